@@ -1,0 +1,104 @@
+/**
+ * The xdev session store: read and write coding-agent session transcripts.
+ *
+ * A session is one JSONL file: line 1 is a fixed-width (256-byte) title slot,
+ * line 2 the header (`{"type":"session","version":3,...}`), and every further
+ * line an entry of an append-only tree (`type`, `id`, `parentId`,
+ * `timestamp`, then a payload). The leaf is the last entry; the context the
+ * model sees is rebuilt from the path root → leaf, after the latest reset and
+ * under the latest compaction. Large images live in a content-addressed blob
+ * store (`blob:sha256:<hex>`). The format is shared with omp, the oh-my-pi
+ * coding agent.
+ *
+ * @example Open a session and print its context
+ * ```ts
+ * import { Session } from "@xdev/session";
+ *
+ * const url = new URL("./fixtures/omp/s1-main.jsonl", import.meta.url);
+ * await using session = await Session.open(url.pathname);
+ * const ctx = session.buildContext();
+ * console.log(session.title, ctx.model, ctx.messages.length);
+ * ```
+ *
+ * @module
+ */
+
+export { BLOB_REF_PREFIX, looksLikeBlobRef, parseBlobRef } from "./src/blob_ref.ts";
+export {
+  type BranchSummaryMessage,
+  buildSessionContext,
+  type BuildContextOptions,
+  type CarriedSettings,
+  collectLabels,
+  type CompactionSummaryMessage,
+  type ContextMessage,
+  type CustomContextMessage,
+  estimateTokens,
+  type ResetRule,
+  type SessionContext,
+} from "./src/context.ts";
+export { type ContextJson, contextToJson } from "./src/context_json.ts";
+export {
+  type AgentMessage,
+  asEntry,
+  type AssistantMessage,
+  BRANCH_MARKER_TYPE,
+  branchMarkerTarget,
+  type BranchSummaryEntry,
+  type CompactionEntry,
+  type ContentBlock,
+  type CredentialPinEntry,
+  type CustomEntry,
+  type CustomMessageEntry,
+  encodeEntry,
+  ENTRY_ID_LENGTH,
+  type EntryEnvelope,
+  type ImageBlock,
+  isEntryOfType,
+  KNOWN_ENTRY_TYPES,
+  type KnownEntry,
+  type LabelEntry,
+  type MessageEntry,
+  type ModeChangeEntry,
+  type ModelChangeEntry,
+  type ModelUsageEntry,
+  newEntryId,
+  type OpaqueEntry,
+  type OtherBlock,
+  type OtherMessage,
+  type ResetBoundaryEntry,
+  type ServiceTierChangeEntry,
+  type SessionEntry,
+  type SessionInitEntry,
+  type StopReason,
+  type TextBlock,
+  type ThinkingBlock,
+  type ThinkingLevelChangeEntry,
+  type TitleChangeEntry,
+  type ToolCallBlock,
+  type ToolResultMessage,
+  type TtsrInjectionEntry,
+  type Usage,
+  type UserMessage,
+} from "./src/entries.ts";
+export { SessionSyntaxError, type SessionSyntaxErrorOptions } from "./src/errors.ts";
+export { asHeader, headerVersion, SESSION_VERSION, type SessionHeader } from "./src/header.ts";
+export type { LoadIssue, LoadIssueKind } from "./src/load_issue.ts";
+export {
+  findDataDir,
+  Session,
+  type SessionBuildContextOptions,
+  type SessionFromStreamOptions,
+  type SessionOpenOptions,
+  type WindowStats,
+} from "./src/session.ts";
+export {
+  cleanTitle,
+  marshalTitleSlot,
+  parseTitleSlot,
+  TITLE_SLOT_BYTES,
+  type TitleSlot,
+  type TitleSlotParse,
+  type TitleSource,
+} from "./src/title_slot.ts";
+export { type ActivePath, type PathEnd, pathTo, resolveLeaf } from "./src/tree.ts";

@@ -1,0 +1,102 @@
+/**
+ * What the CLI writes to, and its argument parser.
+ *
+ * @module
+ */
+
+/** Where the CLI's output goes; tests pass their own. */
+export interface CliIo {
+  /** Write to standard output. */
+  stdout(text: string): void;
+  /** Write to standard error. */
+  stderr(text: string): void;
+  /** Whether standard output is a terminal (progress bars, colors). */
+  isTerminal: boolean;
+  /** The terminal's width in columns. */
+  columns: number;
+}
+
+/** A usage error: exit code 2. */
+export class CliUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CliUsageError";
+  }
+}
+
+/** The process's own streams. */
+export function denoIo(): CliIo {
+  const enc = new TextEncoder();
+  const write = (fd: { writeSync(p: Uint8Array): number }, s: string): void => {
+    let bytes = enc.encode(s);
+    while (bytes.length > 0) bytes = bytes.subarray(fd.writeSync(bytes));
+  };
+  const isTerminal = Deno.stdout.isTerminal();
+  let columns = 80;
+  if (isTerminal) {
+    try {
+      columns = Deno.consoleSize().columns;
+    } catch {
+      columns = 80; // not a real console after all
+    }
+  }
+  return {
+    stdout: (s) => write(Deno.stdout, s),
+    stderr: (s) => write(Deno.stderr, s),
+    isTerminal,
+    columns,
+  };
+}
+
+/** Parsed arguments: positionals and `--flag [value]` options. */
+export interface ParsedArgs {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+/**
+ * Parse `args` against the options a command knows.
+ *
+ * @param args The command's arguments.
+ * @param spec Option name → whether it takes a value.
+ * @returns The parsed arguments.
+ * @throws {CliUsageError} For an unknown option or a missing value.
+ */
+export function parseArgs(args: string[], spec: Record<string, boolean>): ParsedArgs {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      positional.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith("--") || a === "--") {
+      positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf("=");
+    const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
+    if (!(name in spec)) throw new CliUsageError(`unknown option "--${name}"`);
+    if (!spec[name]) {
+      flags.set(name, true);
+      continue;
+    }
+    const value = eq > 0 ? a.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new CliUsageError(`option "--${name}" needs a value`);
+    flags.set(name, value);
+  }
+  return { positional, flags };
+}
+
+/**
+ * A string option's value.
+ *
+ * @param parsed Parsed arguments.
+ * @param name The option.
+ * @returns Its value, if given.
+ */
+export function flagValue(parsed: ParsedArgs, name: string): string | undefined {
+  const v = parsed.flags.get(name);
+  return typeof v === "string" ? v : undefined;
+}

@@ -1,0 +1,108 @@
+/**
+ * The session header (line 2) and the in-memory migration of older versions.
+ *
+ * @module
+ */
+
+import { ENTRY_ID_LENGTH } from "./entries.ts";
+
+/** The header version this library writes. Older files are migrated in memory on open, never on disk. */
+export const SESSION_VERSION = 3;
+
+/** Line 2 of a session file. Fields this library does not know are kept. */
+export interface SessionHeader {
+  type: "session";
+  /** 3 when written here; 1 and 2 are migrated in memory. */
+  version: number;
+  /** A UUIDv7. */
+  id: string;
+  /** ISO-8601 UTC with milliseconds. */
+  timestamp: string;
+  /** Absolute working directory of the session. */
+  cwd: string;
+  /** The session this one was forked from (an id) or a subagent's parent (a path). */
+  parentSession?: string | null;
+  /** May be stale: the title slot is authoritative. */
+  title?: string;
+  /** May be stale: the title slot is authoritative. */
+  titleSource?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Check a parsed line 2 (or line 1 of a slot-less file).
+ *
+ * @param value The parsed JSON.
+ * @returns The header, or why it is not one (never the line's content).
+ */
+export function asHeader(
+  value: unknown,
+): { header: SessionHeader } | { reason: string } {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { reason: "the header is not a JSON object" };
+  }
+  const v = value as Record<string, unknown>;
+  if (v.type !== "session") return { reason: 'the header\'s type is not "session"' };
+  if (typeof v.id !== "string" || v.id.length === 0) {
+    return { reason: "the header has no id" };
+  }
+  if (v.version !== undefined &&
+    !(typeof v.version === "number" && Number.isInteger(v.version) && v.version >= 1)) {
+    return { reason: "the header's version is not a positive integer" };
+  }
+  return { header: v as unknown as SessionHeader };
+}
+
+/** The header's version; a header without one is version 1 (pi's first format). */
+export function headerVersion(header: SessionHeader): number {
+  return typeof header.version === "number" ? header.version : 1;
+}
+
+/**
+ * Bring parsed lines of a version 1 or 2 file to version 3, in place, as omp
+ * does: version 1 lines get ids (minted here in file order, `00000001`,
+ * `00000002` …, so two opens of one file agree) and a `parentId` chain in
+ * file order, and a compaction's `firstKeptEntryIndex` (an index into the
+ * file's records, the header being 0) becomes `firstKeptEntryId`; version 2
+ * messages with role `hookMessage` become role `custom`.
+ *
+ * @param version The header's version.
+ * @param records The parsed lines after the header, in file order, each with
+ * its record index (the header being record 0).
+ * @returns Whether anything was migrated.
+ */
+export function migrateRecords(
+  version: number,
+  records: { index: number; value: Record<string, unknown> }[],
+): boolean {
+  if (version >= SESSION_VERSION) return false;
+  if (version < 2) {
+    const idAt = new Map<number, string>();
+    let previous: string | null = null;
+    let n = 0;
+    for (const r of records) {
+      const id = (++n).toString(16).padStart(ENTRY_ID_LENGTH, "0");
+      r.value.id = id;
+      r.value.parentId = previous;
+      idAt.set(r.index, id);
+      previous = id;
+    }
+    for (const r of records) {
+      const v = r.value;
+      if (v.type !== "compaction" || typeof v.firstKeptEntryIndex !== "number") {
+        continue;
+      }
+      const target = idAt.get(v.firstKeptEntryIndex);
+      if (target !== undefined) v.firstKeptEntryId = target;
+      delete v.firstKeptEntryIndex;
+    }
+  }
+  for (const r of records) {
+    const m = r.value.message;
+    if (r.value.type === "message" && m !== null && typeof m === "object" &&
+      (m as { role?: unknown }).role === "hookMessage") {
+      (m as { role: string }).role = "custom";
+    }
+  }
+  return true;
+}

@@ -1,0 +1,276 @@
+/**
+ * Turning lines into a session: the title slot, the header, the entries, and
+ * a report of every damaged line read around.
+ *
+ * @module
+ */
+
+import { asEntry, type SessionEntry } from "./entries.ts";
+import { SessionSyntaxError } from "./errors.ts";
+import {
+  asHeader,
+  headerVersion,
+  migrateRecords,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "./header.ts";
+import { isNulFill, type Line } from "./line_reader.ts";
+import type { LoadIssue, LoadIssueKind } from "./load_issue.ts";
+import { parseTitleSlot, TITLE_SLOT_BYTES, type TitleSlot } from "./title_slot.ts";
+
+/** What the loader read from a session file. */
+export interface LoadedSession {
+  /** The title slot, when line 1 holds a valid one. */
+  slot: TitleSlot | undefined;
+  /** The header as on disk (version 1 and 2 headers are not rewritten). */
+  header: SessionHeader;
+  /** The entries kept, in file order (migrated when the file is older than version 3). */
+  entries: SessionEntry[];
+  /** The same entries by id (a later duplicate wins). */
+  byId: Map<string, SessionEntry>;
+  /** Damage read around. */
+  issues: LoadIssue[];
+  /** Whether the entries were migrated from version 1 or 2. */
+  migrated: boolean;
+  /** Lines looked at. */
+  seen: number;
+  /** Bytes read. */
+  bytes: number;
+}
+
+/** A decoded line and its position. */
+export interface DecodedLine {
+  value: unknown;
+  line: number;
+  offset: number;
+}
+
+const _strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const _lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Collects issues and hands each to an optional callback.
+ */
+export class IssueLog {
+  readonly issues: LoadIssue[] = [];
+  readonly #onIssue: ((issue: LoadIssue) => void) | undefined;
+
+  constructor(onIssue?: (issue: LoadIssue) => void) {
+    this.#onIssue = onIssue;
+  }
+
+  add(kind: LoadIssueKind, line: number, offset: number, message: string): void {
+    const issue = { kind, line, offset, message };
+    this.issues.push(issue);
+    this.#onIssue?.(issue);
+  }
+}
+
+/**
+ * Decode and parse one line, reporting damage: blank, NUL-filled, oversized,
+ * invalid UTF-8, torn or not JSON. Returns undefined for a line to skip.
+ *
+ * @param line The line.
+ * A line without its "\n" can only be the last one: if it does not parse,
+ * it is a torn append.
+ *
+ * @param line The line.
+ * @param log Where damage goes.
+ * @returns The parsed value, or undefined.
+ */
+export function decodeLine(line: Line, log: IssueLog): unknown {
+  const at = line.index + 1;
+  if (line.oversized === true) {
+    log.add("oversized-line", at, line.offset, `line ${at} is longer than the loader's limit and was skipped`);
+    return undefined;
+  }
+  const bytes = line.bytes;
+  if (bytes.length === 0) {
+    if (line.terminated) log.add("blank-line", at, line.offset, `line ${at} is blank`);
+    return undefined;
+  }
+  if (isNulFill(bytes)) {
+    log.add("nul-fill", at, line.offset, `line ${at} holds ${bytes.length} NUL bytes (a crash left them)`);
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = _strict.decode(bytes);
+  } catch {
+    log.add("invalid-utf8", at, line.offset, `line ${at} is not valid UTF-8; bad bytes read as U+FFFD`);
+    text = _lenient.decode(bytes);
+  }
+  try {
+    const value = JSON.parse(text);
+    if (!line.terminated) {
+      log.add("missing-newline", at, line.offset, `line ${at} has no final newline`);
+    }
+    return value;
+  } catch {
+    if (!line.terminated) {
+      log.add("torn-line", at, line.offset, `line ${at} is torn (an append cut short) and was skipped`);
+    } else log.add("not-json", at, line.offset, `line ${at} is not JSON and was skipped`);
+    return undefined;
+  }
+}
+
+/**
+ * Read the title slot and the header from the first lines.
+ *
+ * Line 1 is a slot, a header (a slot-less legacy file), or damage (reported;
+ * the header is then expected on line 2).
+ */
+export class PrefixReader {
+  slot: TitleSlot | undefined;
+  header: SessionHeader | undefined;
+  readonly #name: string;
+  readonly #log: IssueLog;
+
+  constructor(name: string, log: IssueLog) {
+    this.#name = name;
+    this.#log = log;
+  }
+
+  /**
+   * Feed a line; returns true once the header has been read (this line or an
+   * earlier one), false while the prefix is not complete.
+   */
+  take(line: Line): boolean {
+    if (this.header !== undefined) return true;
+    if (line.index === 0) {
+      const text = _lenient.decode(line.bytes);
+      const parsed = parseTitleSlot(text);
+      if (parsed === undefined) {
+        return this.#takeHeader(line);
+      }
+      if (parsed.ok) {
+        this.slot = parsed.slot;
+        if (parsed.width !== TITLE_SLOT_BYTES) {
+          this.#log.add(
+            "title-slot",
+            1,
+            0,
+            `the title slot is ${parsed.width} bytes, not ${TITLE_SLOT_BYTES}: an omp rename would overwrite the header`,
+          );
+        }
+      } else {
+        this.#log.add("title-slot", 1, 0, `the title slot was ignored: ${parsed.reason}`);
+      }
+      return false;
+    }
+    return this.#takeHeader(line);
+  }
+
+  #takeHeader(line: Line): boolean {
+    const at = line.index + 1;
+    if (at > 2) {
+      throw new SessionSyntaxError("the header is missing", {
+        path: this.#name,
+        line: at,
+        offset: line.offset,
+      });
+    }
+    const value = decodeLine(line, this.#log);
+    if (value === undefined && at === 1) return false; // damage on line 1: try line 2
+    const checked = asHeader(value);
+    if ("reason" in checked) {
+      if (at === 1) {
+        this.#log.add("title-slot", 1, 0, "line 1 is neither a title slot nor a header and was ignored");
+        return false;
+      }
+      throw new SessionSyntaxError(checked.reason, {
+        path: this.#name,
+        line: at,
+        offset: line.offset,
+      });
+    }
+    const header = checked.header;
+    if (headerVersion(header) > SESSION_VERSION) {
+      this.#log.add(
+        "future-version",
+        at,
+        line.offset,
+        `the header says version ${header.version}, newer than ${SESSION_VERSION}: read as version ${SESSION_VERSION}`,
+      );
+    }
+    this.header = header;
+    return true;
+  }
+
+  /** The header, or the error for a file that ended before one. */
+  finish(lines: number, bytes: number): SessionHeader {
+    if (this.header !== undefined) return this.header;
+    throw new SessionSyntaxError(lines === 0 ? "the file is empty" : "the header is missing", {
+      path: this.#name,
+      line: lines + 1,
+      offset: bytes,
+    });
+  }
+}
+
+/**
+ * Load every line of a session: the whole-file path, used for streams that
+ * cannot be read backwards and for version 1 and 2 files.
+ *
+ * @param lines The lines, in order.
+ * @param name The file's path or a name for the stream (used in errors).
+ * @param onIssue Called with each piece of damage as it is found.
+ * @returns The loaded session.
+ * @throws {SessionSyntaxError} When the header is missing or malformed.
+ */
+export async function loadAll(
+  lines: AsyncIterable<Line>,
+  name: string,
+  onIssue?: (issue: LoadIssue) => void,
+): Promise<LoadedSession> {
+  const log = new IssueLog(onIssue);
+  const prefix = new PrefixReader(name, log);
+  const records: { index: number; value: Record<string, unknown>; line: number; offset: number }[] = [];
+  let seen = 0;
+  let bytes = 0;
+  let record = 0;
+  const take = (line: Line): void => {
+    if (prefix.header === undefined) {
+      if (prefix.take(line)) record = 1;
+      return;
+    }
+    const value = decodeLine(line, log);
+    if (value === undefined) return;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      log.add("not-an-entry", line.index + 1, line.offset, `line ${line.index + 1} is not a JSON object and was skipped`);
+      return;
+    }
+    records.push({ index: record++, value: value as Record<string, unknown>, line: line.index + 1, offset: line.offset });
+  };
+  for await (const line of lines) {
+    seen++;
+    bytes = line.offset + line.size;
+    take(line);
+  }
+  const header = prefix.finish(seen, bytes);
+  const migrated = migrateRecords(headerVersion(header), records);
+  const entries: SessionEntry[] = [];
+  const byId = new Map<string, SessionEntry>();
+  for (const r of records) {
+    const checked = asEntry(r.value);
+    if ("reason" in checked) {
+      log.add("not-an-entry", r.line, r.offset, `line ${r.line} was skipped: ${checked.reason}`);
+      continue;
+    }
+    if (byId.has(checked.entry.id)) {
+      log.add("duplicate-id", r.line, r.offset, `line ${r.line} repeats an earlier entry's id; the later entry wins`);
+    }
+    entries.push(checked.entry);
+    byId.set(checked.entry.id, checked.entry);
+  }
+  return {
+    slot: prefix.slot,
+    header,
+    entries,
+    byId,
+    issues: log.issues,
+    migrated,
+    seen,
+    bytes,
+  };
+}
