@@ -12,13 +12,16 @@
  */
 
 import { runContext } from "./src/cli_context.ts";
-import { CliUsageError, type CliIo, denoIo } from "./src/cli_io.ts";
+import { runDemo } from "./src/cli_demo.ts";
+import { type CliIo, CliUsageError, denoIo } from "./src/cli_io.ts";
 
 export type { CliIo } from "./src/cli_io.ts";
 
 const _USAGE = `Usage: cli <command> [options]
 
 Commands:
+  demo [--data-dir D]
+      Copy the bundled sample sessions to a data dir and tour them.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
       Rebuild what the model sees when the session resumes.
 
@@ -45,12 +48,17 @@ Run "cli <command> --help" for a command's options.`;
  * @param io Where output goes (the process's streams by default).
  * @returns The exit code: 0 success, 1 failure, 2 bad usage.
  */
-export async function main(args: string[], io: CliIo = denoIo()): Promise<number> {
+export async function main(
+  args: string[],
+  io: CliIo = denoIo(),
+): Promise<number> {
   const [command, ...rest] = args;
   try {
     switch (command) {
       case "context":
         return await runContext(rest, io);
+      case "demo":
+        return await runDemo(rest, io);
       case undefined:
       case "help":
       case "--help":

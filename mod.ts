@@ -23,11 +23,15 @@
  * @module
  */
 
-export { BLOB_REF_PREFIX, looksLikeBlobRef, parseBlobRef } from "./src/blob_ref.ts";
+export {
+  BLOB_REF_PREFIX,
+  looksLikeBlobRef,
+  parseBlobRef,
+} from "./src/blob_ref.ts";
 export {
   type BranchSummaryMessage,
-  buildSessionContext,
   type BuildContextOptions,
+  buildSessionContext,
   type CarriedSettings,
   collectLabels,
   type CompactionSummaryMessage,
@@ -81,8 +85,16 @@ export {
   type Usage,
   type UserMessage,
 } from "./src/entries.ts";
-export { SessionSyntaxError, type SessionSyntaxErrorOptions } from "./src/errors.ts";
-export { asHeader, headerVersion, SESSION_VERSION, type SessionHeader } from "./src/header.ts";
+export {
+  SessionSyntaxError,
+  type SessionSyntaxErrorOptions,
+} from "./src/errors.ts";
+export {
+  asHeader,
+  headerVersion,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "./src/header.ts";
 export type { LoadIssue, LoadIssueKind } from "./src/load_issue.ts";
 export {
   findDataDir,
@@ -101,4 +113,9 @@ export {
   type TitleSlotParse,
   type TitleSource,
 } from "./src/title_slot.ts";
-export { type ActivePath, type PathEnd, pathTo, resolveLeaf } from "./src/tree.ts";
+export {
+  type ActivePath,
+  type PathEnd,
+  pathTo,
+  resolveLeaf,
+} from "./src/tree.ts";

@@ -10,7 +10,8 @@ import { contextToJson } from "./context_json.ts";
 import { type CliIo, CliUsageError, flagValue, parseArgs } from "./cli_io.ts";
 import { Session } from "./session.ts";
 
-const _HELP = `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
+const _HELP =
+  `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
 
 Rebuild the context of a session file: the messages the model sees on
 resume, the models, the thinking level and the labels.
@@ -32,20 +33,32 @@ Options:
  * @returns The exit code.
  */
 export async function runContext(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, { "data-dir": true, json: false, rule: true, help: false });
+  const parsed = parseArgs(args, {
+    "data-dir": true,
+    json: false,
+    rule: true,
+    help: false,
+  });
   if (parsed.flags.has("help")) {
     io.stdout(_HELP);
     return 0;
   }
   const [file, ...extra] = parsed.positional;
   if (file === undefined) throw new CliUsageError("context: missing <file>");
-  if (extra.length > 0) throw new CliUsageError(`context: unexpected argument "${extra[0]}"`);
+  if (extra.length > 0) {
+    throw new CliUsageError(`context: unexpected argument "${extra[0]}"`);
+  }
   const rule = flagValue(parsed, "rule") ?? "xdev";
   if (rule !== "xdev" && rule !== "omp") {
-    throw new CliUsageError(`context: --rule must be xdev or omp, not "${rule}"`);
+    throw new CliUsageError(
+      `context: --rule must be xdev or omp, not "${rule}"`,
+    );
   }
   const dataDir = flagValue(parsed, "data-dir");
-  await using session = await Session.open(file, dataDir === undefined ? {} : { dataDir });
+  await using session = await Session.open(
+    file,
+    dataDir === undefined ? {} : { dataDir },
+  );
   const ctx = session.buildContext({ resetRule: rule });
   if (parsed.flags.has("json")) {
     const json = await contextToJson(ctx, session.title, session.titleSource);
@@ -54,9 +67,13 @@ export async function runContext(args: string[], io: CliIo): Promise<number> {
   }
   const head = [
     `# ${session.title ?? "(untitled)"}`,
-    `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${ctx.leafId ?? "-"} · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
+    `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
+      ctx.leafId ?? "-"
+    } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
   ];
-  if (ctx.pathEnd !== "root") head.push(`(the path stops early: ${ctx.pathEnd})`);
+  if (ctx.pathEnd !== "root") {
+    head.push(`(the path stops early: ${ctx.pathEnd})`);
+  }
   for (const issue of session.issues) head.push(`! ${issue.message}`);
   io.stdout(`${head.join("\n")}\n`);
   for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
@@ -77,11 +94,17 @@ export function renderMessage(message: ContextMessage): string {
     case "branchSummary":
       return `── summary of an abandoned branch ──\n${m.summary}`;
     case "custom":
-      return `── ${m.customType}${m.display ? "" : " (hidden)"} ──\n${_content(m.content)}`;
+      return `── ${m.customType}${m.display ? "" : " (hidden)"} ──\n${
+        _content(m.content)
+      }`;
     case "assistant":
-      return `── assistant (${m.provider}/${m.model}) ──\n${_content(m.content)}`;
+      return `── assistant (${m.provider}/${m.model}) ──\n${
+        _content(m.content)
+      }`;
     case "toolResult":
-      return `── ${m.toolName} result${m.isError ? " (error)" : ""} ──\n${_content(m.content)}`;
+      return `── ${m.toolName} result${m.isError ? " (error)" : ""} ──\n${
+        _content(m.content)
+      }`;
     default:
       return `── ${m.role} ──\n${_content(m.content)}`;
   }
@@ -100,7 +123,9 @@ function _content(content: unknown): string {
         return `→ ${b.name}(${JSON.stringify(b.arguments)})`;
       case "image": {
         const data = String(b.data);
-        return data.startsWith("blob:") ? `[image ${b.mimeType}, blob missing]` : `[image ${b.mimeType}, ${Math.floor(data.length * 3 / 4)} bytes]`;
+        return data.startsWith("blob:")
+          ? `[image ${b.mimeType}, blob missing]`
+          : `[image ${b.mimeType}, ${Math.floor(data.length * 3 / 4)} bytes]`;
       }
       default:
         return `[${b.type}]`;

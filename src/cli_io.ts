@@ -12,7 +12,7 @@ export interface CliIo {
   stderr(text: string): void;
   /** Whether standard output is a terminal (progress bars, colors). */
   isTerminal: boolean;
-  /** The terminal's width in columns. */
+  /** The terminal's width in columns; Infinity when output is not a terminal. */
   columns: number;
 }
 
@@ -32,7 +32,7 @@ export function denoIo(): CliIo {
     while (bytes.length > 0) bytes = bytes.subarray(fd.writeSync(bytes));
   };
   const isTerminal = Deno.stdout.isTerminal();
-  let columns = 80;
+  let columns = Number.POSITIVE_INFINITY;
   if (isTerminal) {
     try {
       columns = Deno.consoleSize().columns;
@@ -62,7 +62,10 @@ export interface ParsedArgs {
  * @returns The parsed arguments.
  * @throws {CliUsageError} For an unknown option or a missing value.
  */
-export function parseArgs(args: string[], spec: Record<string, boolean>): ParsedArgs {
+export function parseArgs(
+  args: string[],
+  spec: Record<string, boolean>,
+): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < args.length; i++) {
@@ -83,7 +86,9 @@ export function parseArgs(args: string[], spec: Record<string, boolean>): Parsed
       continue;
     }
     const value = eq > 0 ? a.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new CliUsageError(`option "--${name}" needs a value`);
+    if (value === undefined) {
+      throw new CliUsageError(`option "--${name}" needs a value`);
+    }
     flags.set(name, value);
   }
   return { positional, flags };
@@ -96,7 +101,10 @@ export function parseArgs(args: string[], spec: Record<string, boolean>): Parsed
  * @param name The option.
  * @returns Its value, if given.
  */
-export function flagValue(parsed: ParsedArgs, name: string): string | undefined {
+export function flagValue(
+  parsed: ParsedArgs,
+  name: string,
+): string | undefined {
   const v = parsed.flags.get(name);
   return typeof v === "string" ? v : undefined;
 }

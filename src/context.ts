@@ -209,7 +209,9 @@ function _settings(
     : { ...carried, models: { ...carried.models } };
   for (const e of path) {
     if (e.type === "thinking_level_change") {
-      const level = typeof e.thinkingLevel === "string" ? e.thinkingLevel : null;
+      const level = typeof e.thinkingLevel === "string"
+        ? e.thinkingLevel
+        : null;
       const configured = typeof e.configured === "string" ? e.configured : null;
       s.thinkingLevel = level ?? "off";
       s.configuredThinkingLevel = configured ?? level;
@@ -220,7 +222,9 @@ function _settings(
       if (role === "default") s.explicitDefaultModel = true;
     } else if (e.type === "message" && !s.explicitDefaultModel) {
       const m = e.message as AssistantMessage | undefined;
-      if (m?.role === "assistant") s.models.default = `${m.provider}/${m.model}`;
+      if (m?.role === "assistant") {
+        s.models.default = `${m.provider}/${m.model}`;
+      }
     }
   }
   return s;
@@ -278,7 +282,10 @@ function _toMessage(
       };
     }
     case "custom_message": {
-      if (typeof e.customType === "string" && _HIDDEN_CUSTOM_TYPES.has(e.customType)) return;
+      if (
+        typeof e.customType === "string" &&
+        _HIDDEN_CUSTOM_TYPES.has(e.customType)
+      ) return;
       const content = e.content;
       if (typeof content !== "string" && !Array.isArray(content)) return;
       const m: CustomContextMessage = {
@@ -295,7 +302,9 @@ function _toMessage(
     }
     case "message": {
       const m = e.message as AgentMessage | undefined;
-      if (m === null || typeof m !== "object" || typeof m.role !== "string") return;
+      if (m === null || typeof m !== "object" || typeof m.role !== "string") {
+        return;
+      }
       if (m.role === "assistant") {
         const a = m as AssistantMessage;
         if (!Array.isArray(a.content)) return;
@@ -317,7 +326,9 @@ function _resolveContent<T extends string | ContentBlock[]>(
   content: T,
   options: BuildContextOptions,
 ): T {
-  if (typeof content === "string" || options.resolveBlob === undefined) return content;
+  if (typeof content === "string" || options.resolveBlob === undefined) {
+    return content;
+  }
   let out: ContentBlock[] | undefined;
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
@@ -339,7 +350,8 @@ function _isEmptyErrorTurn(m: AssistantMessage): boolean {
       case "text":
         return typeof b.text === "string" && b.text.trim().length > 0;
       case "thinking":
-        return (typeof b.thinking === "string" && b.thinking.trim().length > 0) ||
+        return (typeof b.thinking === "string" &&
+          b.thinking.trim().length > 0) ||
           (typeof b.thinkingSignature === "string" &&
             b.thinkingSignature.trim().length > 0);
       case "redactedThinking":
@@ -389,10 +401,14 @@ function _clean(
     const a = m as AssistantMessage;
     if (a.stopReason !== "aborted" && a.stopReason !== "error") continue;
     const next = messages[i + 1];
-    if (next?.role === "custom" &&
-      (next as CustomContextMessage).customType === "interrupted-thinking") continue;
+    if (
+      next?.role === "custom" &&
+      (next as CustomContextMessage).customType === "interrupted-thinking"
+    ) continue;
     const calls = new Set<string>();
-    for (const b of a.content) if (b.type === "toolCall") calls.add(String(b.id));
+    for (const b of a.content) {
+      if (b.type === "toolCall") calls.add(String(b.id));
+    }
     messages.splice(i, 1);
     for (let j = messages.length - 1; j >= i && calls.size > 0; j--) {
       const r = messages[j]!;
@@ -421,12 +437,15 @@ export function estimateTokens(messages: readonly ContextMessage[]): number {
     if (u === undefined || u === null || typeof u !== "object") continue;
     base = typeof u.totalTokens === "number" && u.totalTokens > 0
       ? u.totalTokens
-      : (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
+      : (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) +
+        (u.cacheWrite ?? 0);
     from = i + 1;
     break;
   }
   let chars = 0;
-  for (let i = from; i < messages.length; i++) chars += _textLength(messages[i]!);
+  for (let i = from; i < messages.length; i++) {
+    chars += _textLength(messages[i]!);
+  }
   return base + Math.ceil(chars / _CHARS_PER_TOKEN);
 }
 
@@ -438,8 +457,11 @@ function _textLength(m: ContextMessage): number {
   let n = 0;
   for (const b of content as ContentBlock[]) {
     if (b.type === "text" && typeof b.text === "string") n += b.text.length;
-    else if (b.type === "thinking" && typeof b.thinking === "string") n += b.thinking.length;
-    else if (b.type === "toolCall") n += JSON.stringify(b.arguments ?? null).length;
+    else if (b.type === "thinking" && typeof b.thinking === "string") {
+      n += b.thinking.length;
+    } else if (b.type === "toolCall") {
+      n += JSON.stringify(b.arguments ?? null).length;
+    }
   }
   return n;
 }

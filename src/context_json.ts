@@ -45,7 +45,11 @@ export async function contextToJson(
   for (const m of ctx.messages) messages.push(await _message(m));
   return {
     title: title ?? null,
-    titleSource: titleSource === undefined ? null : titleSource === "manual" ? "user" : titleSource,
+    titleSource: titleSource === undefined
+      ? null
+      : titleSource === "manual"
+      ? "user"
+      : titleSource,
     leafId: ctx.leafId,
     activePath: ctx.activePath,
     models: ctx.models,
@@ -117,20 +121,33 @@ async function _block(block: unknown): Promise<unknown> {
       return {
         type: "thinking",
         thinking: b.thinking,
-        signed: typeof b.thinkingSignature === "string" && b.thinkingSignature.length > 0,
+        signed: typeof b.thinkingSignature === "string" &&
+          b.thinkingSignature.length > 0,
       };
     case "redactedThinking":
       return { type: "redactedThinking" };
     case "toolCall":
-      return { type: "toolCall", id: b.id, name: b.name, arguments: b.arguments };
+      return {
+        type: "toolCall",
+        id: b.id,
+        name: b.name,
+        arguments: b.arguments,
+      };
     case "image": {
       const data = typeof b.data === "string" ? b.data : "";
       if (data.startsWith(BLOB_REF_PREFIX)) {
         return { type: "image", mimeType: b.mimeType, unresolvedRef: data };
       }
       const bytes = _fromBase64(data);
-      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-      return { type: "image", mimeType: b.mimeType, sha256: digest.toHex(), bytes: bytes.length };
+      const digest = new Uint8Array(
+        await crypto.subtle.digest("SHA-256", bytes),
+      );
+      return {
+        type: "image",
+        mimeType: b.mimeType,
+        sha256: digest.toHex(),
+        bytes: bytes.length,
+      };
     }
     default:
       return { type: b.type };
@@ -144,6 +161,8 @@ function _fromBase64(data: string): Uint8Array<ArrayBuffer> {
     // Node's Buffer.from(…, "base64"), which the oracle uses, is lenient:
     // strip what is not base64 and decode the rest.
     const clean = data.replace(/[^A-Za-z0-9+/]/g, "");
-    return Uint8Array.fromBase64(clean.slice(0, clean.length - (clean.length % 4))) as Uint8Array<ArrayBuffer>;
+    return Uint8Array.fromBase64(
+      clean.slice(0, clean.length - (clean.length % 4)),
+    ) as Uint8Array<ArrayBuffer>;
   }
 }

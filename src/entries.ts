@@ -447,8 +447,10 @@ export function asEntry(
   if (typeof v.id !== "string" || v.id.length === 0) {
     return { reason: "the entry has no id" };
   }
-  if (v.parentId !== null && v.parentId !== undefined &&
-    typeof v.parentId !== "string") {
+  if (
+    v.parentId !== null && v.parentId !== undefined &&
+    typeof v.parentId !== "string"
+  ) {
     return { reason: "the entry's parentId is not a string" };
   }
   return { entry: v as unknown as SessionEntry };

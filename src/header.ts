@@ -42,12 +42,17 @@ export function asHeader(
     return { reason: "the header is not a JSON object" };
   }
   const v = value as Record<string, unknown>;
-  if (v.type !== "session") return { reason: 'the header\'s type is not "session"' };
+  if (v.type !== "session") {
+    return { reason: 'the header\'s type is not "session"' };
+  }
   if (typeof v.id !== "string" || v.id.length === 0) {
     return { reason: "the header has no id" };
   }
-  if (v.version !== undefined &&
-    !(typeof v.version === "number" && Number.isInteger(v.version) && v.version >= 1)) {
+  if (
+    v.version !== undefined &&
+    !(typeof v.version === "number" && Number.isInteger(v.version) &&
+      v.version >= 1)
+  ) {
     return { reason: "the header's version is not a positive integer" };
   }
   return { header: v as unknown as SessionHeader };
@@ -89,7 +94,9 @@ export function migrateRecords(
     }
     for (const r of records) {
       const v = r.value;
-      if (v.type !== "compaction" || typeof v.firstKeptEntryIndex !== "number") {
+      if (
+        v.type !== "compaction" || typeof v.firstKeptEntryIndex !== "number"
+      ) {
         continue;
       }
       const target = idAt.get(v.firstKeptEntryIndex);
@@ -99,8 +106,10 @@ export function migrateRecords(
   }
   for (const r of records) {
     const m = r.value.message;
-    if (r.value.type === "message" && m !== null && typeof m === "object" &&
-      (m as { role?: unknown }).role === "hookMessage") {
+    if (
+      r.value.type === "message" && m !== null && typeof m === "object" &&
+      (m as { role?: unknown }).role === "hookMessage"
+    ) {
       (m as { role: string }).role = "custom";
     }
   }

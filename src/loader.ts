@@ -16,7 +16,11 @@ import {
 } from "./header.ts";
 import { isNulFill, type Line } from "./line_reader.ts";
 import type { LoadIssue, LoadIssueKind } from "./load_issue.ts";
-import { parseTitleSlot, TITLE_SLOT_BYTES, type TitleSlot } from "./title_slot.ts";
+import {
+  parseTitleSlot,
+  TITLE_SLOT_BYTES,
+  type TitleSlot,
+} from "./title_slot.ts";
 
 /** What the loader read from a session file. */
 export interface LoadedSession {
@@ -59,7 +63,12 @@ export class IssueLog {
     this.#onIssue = onIssue;
   }
 
-  add(kind: LoadIssueKind, line: number, offset: number, message: string): void {
+  add(
+    kind: LoadIssueKind,
+    line: number,
+    offset: number,
+    message: string,
+  ): void {
     const issue = { kind, line, offset, message };
     this.issues.push(issue);
     this.#onIssue?.(issue);
@@ -81,35 +90,67 @@ export class IssueLog {
 export function decodeLine(line: Line, log: IssueLog): unknown {
   const at = line.index + 1;
   if (line.oversized === true) {
-    log.add("oversized-line", at, line.offset, `line ${at} is longer than the loader's limit and was skipped`);
+    log.add(
+      "oversized-line",
+      at,
+      line.offset,
+      `line ${at} is longer than the loader's limit and was skipped`,
+    );
     return undefined;
   }
   const bytes = line.bytes;
   if (bytes.length === 0) {
-    if (line.terminated) log.add("blank-line", at, line.offset, `line ${at} is blank`);
+    if (line.terminated) {
+      log.add("blank-line", at, line.offset, `line ${at} is blank`);
+    }
     return undefined;
   }
   if (isNulFill(bytes)) {
-    log.add("nul-fill", at, line.offset, `line ${at} holds ${bytes.length} NUL bytes (a crash left them)`);
+    log.add(
+      "nul-fill",
+      at,
+      line.offset,
+      `line ${at} holds ${bytes.length} NUL bytes (a crash left them)`,
+    );
     return undefined;
   }
   let text: string;
   try {
     text = _strict.decode(bytes);
   } catch {
-    log.add("invalid-utf8", at, line.offset, `line ${at} is not valid UTF-8; bad bytes read as U+FFFD`);
+    log.add(
+      "invalid-utf8",
+      at,
+      line.offset,
+      `line ${at} is not valid UTF-8; bad bytes read as U+FFFD`,
+    );
     text = _lenient.decode(bytes);
   }
   try {
     const value = JSON.parse(text);
     if (!line.terminated) {
-      log.add("missing-newline", at, line.offset, `line ${at} has no final newline`);
+      log.add(
+        "missing-newline",
+        at,
+        line.offset,
+        `line ${at} has no final newline`,
+      );
     }
     return value;
   } catch {
     if (!line.terminated) {
-      log.add("torn-line", at, line.offset, `line ${at} is torn (an append cut short) and was skipped`);
-    } else log.add("not-json", at, line.offset, `line ${at} is not JSON and was skipped`);
+      log.add(
+        "torn-line",
+        at,
+        line.offset,
+        `line ${at} is torn (an append cut short) and was skipped`,
+      );
+    } else {log.add(
+        "not-json",
+        at,
+        line.offset,
+        `line ${at} is not JSON and was skipped`,
+      );}
     return undefined;
   }
 }
@@ -154,7 +195,12 @@ export class PrefixReader {
           );
         }
       } else {
-        this.#log.add("title-slot", 1, 0, `the title slot was ignored: ${parsed.reason}`);
+        this.#log.add(
+          "title-slot",
+          1,
+          0,
+          `the title slot was ignored: ${parsed.reason}`,
+        );
       }
       return false;
     }
@@ -175,7 +221,12 @@ export class PrefixReader {
     const checked = asHeader(value);
     if ("reason" in checked) {
       if (at === 1) {
-        this.#log.add("title-slot", 1, 0, "line 1 is neither a title slot nor a header and was ignored");
+        this.#log.add(
+          "title-slot",
+          1,
+          0,
+          "line 1 is neither a title slot nor a header and was ignored",
+        );
         return false;
       }
       throw new SessionSyntaxError(checked.reason, {
@@ -200,11 +251,14 @@ export class PrefixReader {
   /** The header, or the error for a file that ended before one. */
   finish(lines: number, bytes: number): SessionHeader {
     if (this.header !== undefined) return this.header;
-    throw new SessionSyntaxError(lines === 0 ? "the file is empty" : "the header is missing", {
-      path: this.#name,
-      line: lines + 1,
-      offset: bytes,
-    });
+    throw new SessionSyntaxError(
+      lines === 0 ? "the file is empty" : "the header is missing",
+      {
+        path: this.#name,
+        line: lines + 1,
+        offset: bytes,
+      },
+    );
   }
 }
 
@@ -225,7 +279,12 @@ export async function loadAll(
 ): Promise<LoadedSession> {
   const log = new IssueLog(onIssue);
   const prefix = new PrefixReader(name, log);
-  const records: { index: number; value: Record<string, unknown>; line: number; offset: number }[] = [];
+  const records: {
+    index: number;
+    value: Record<string, unknown>;
+    line: number;
+    offset: number;
+  }[] = [];
   let seen = 0;
   let bytes = 0;
   let record = 0;
@@ -237,10 +296,20 @@ export async function loadAll(
     const value = decodeLine(line, log);
     if (value === undefined) return;
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      log.add("not-an-entry", line.index + 1, line.offset, `line ${line.index + 1} is not a JSON object and was skipped`);
+      log.add(
+        "not-an-entry",
+        line.index + 1,
+        line.offset,
+        `line ${line.index + 1} is not a JSON object and was skipped`,
+      );
       return;
     }
-    records.push({ index: record++, value: value as Record<string, unknown>, line: line.index + 1, offset: line.offset });
+    records.push({
+      index: record++,
+      value: value as Record<string, unknown>,
+      line: line.index + 1,
+      offset: line.offset,
+    });
   };
   for await (const line of lines) {
     seen++;
@@ -254,11 +323,21 @@ export async function loadAll(
   for (const r of records) {
     const checked = asEntry(r.value);
     if ("reason" in checked) {
-      log.add("not-an-entry", r.line, r.offset, `line ${r.line} was skipped: ${checked.reason}`);
+      log.add(
+        "not-an-entry",
+        r.line,
+        r.offset,
+        `line ${r.line} was skipped: ${checked.reason}`,
+      );
       continue;
     }
     if (byId.has(checked.entry.id)) {
-      log.add("duplicate-id", r.line, r.offset, `line ${r.line} repeats an earlier entry's id; the later entry wins`);
+      log.add(
+        "duplicate-id",
+        r.line,
+        r.offset,
+        `line ${r.line} repeats an earlier entry's id; the later entry wins`,
+      );
     }
     entries.push(checked.entry);
     byId.set(checked.entry.id, checked.entry);

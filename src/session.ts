@@ -11,7 +11,11 @@ import {
   type ResetRule,
   type SessionContext,
 } from "./context.ts";
-import { branchMarkerTarget, type ContentBlock, type SessionEntry } from "./entries.ts";
+import {
+  branchMarkerTarget,
+  type ContentBlock,
+  type SessionEntry,
+} from "./entries.ts";
 import type { SessionHeader } from "./header.ts";
 import { readLines, readLinesFromReader } from "./line_reader.ts";
 import { IssueLog, loadAll, type LoadedSession } from "./loader.ts";
@@ -101,7 +105,10 @@ export class Session implements AsyncDisposable {
    * @throws {SessionSyntaxError} When the header is missing or malformed.
    * @throws {Deno.errors.NotFound} When the file does not exist.
    */
-  static async open(path: string, options: SessionOpenOptions = {}): Promise<Session> {
+  static async open(
+    path: string,
+    options: SessionOpenOptions = {},
+  ): Promise<Session> {
     const file = await Deno.open(path, { read: true });
     let loaded: LoadedSession;
     try {
@@ -132,9 +139,14 @@ export class Session implements AsyncDisposable {
   ): Promise<Session> {
     const name = options.name ?? "<stream>";
     const loaded = await loadAll(readLines(stream), name, options.onIssue);
-    const blobs = options.resolveBlobs === false || options.dataDir === undefined
-      ? new Map<string, string>()
-      : await _readBlobs(loaded, join(options.dataDir, "blobs"), options.onIssue);
+    const blobs =
+      options.resolveBlobs === false || options.dataDir === undefined
+        ? new Map<string, string>()
+        : await _readBlobs(
+          loaded,
+          join(options.dataDir, "blobs"),
+          options.onIssue,
+        );
     _checkLeaf(loaded, options.onIssue);
     return new Session(undefined, loaded, blobs);
   }
@@ -160,7 +172,9 @@ export class Session implements AsyncDisposable {
    */
   get title(): string | undefined {
     const slot = this.#loaded.slot;
-    if (slot !== undefined) return slot.title.length > 0 ? slot.title : undefined;
+    if (slot !== undefined) {
+      return slot.title.length > 0 ? slot.title : undefined;
+    }
     const t = this.#loaded.header.title;
     return typeof t === "string" && t.length > 0 ? t : undefined;
   }
@@ -286,7 +300,12 @@ function _checkLeaf(
   const to = branchMarkerTarget(last);
   if (to !== undefined && !loaded.byId.has(to)) {
     const log = new IssueLog(onIssue);
-    log.add("bad-branch-marker", 0, -1, "the last entry is a branch marker whose target is not in the session; the marker is the leaf");
+    log.add(
+      "bad-branch-marker",
+      0,
+      -1,
+      "the last entry is a branch marker whose target is not in the session; the marker is the leaf",
+    );
     loaded.issues.push(...log.issues);
   }
 }
@@ -295,11 +314,15 @@ function _checkLeaf(
 function* _imageRefs(entries: readonly SessionEntry[]): Generator<string> {
   for (const e of entries) {
     let content: unknown;
-    if (e.type === "message") content = (e.message as { content?: unknown } | null)?.content;
-    else if (e.type === "custom_message") content = e.content;
+    if (e.type === "message") {
+      content = (e.message as { content?: unknown } | null)?.content;
+    } else if (e.type === "custom_message") content = e.content;
     if (!Array.isArray(content)) continue;
     for (const b of content as ContentBlock[]) {
-      if (b?.type === "image" && typeof b.data === "string" && b.data.startsWith(BLOB_REF_PREFIX)) {
+      if (
+        b?.type === "image" && typeof b.data === "string" &&
+        b.data.startsWith(BLOB_REF_PREFIX)
+      ) {
         yield b.data;
       }
     }
@@ -319,7 +342,12 @@ async function _readBlobs(
     if (hex === undefined) {
       if (!refused.has(ref)) {
         refused.add(ref);
-        log.add("bad-blob-ref", 0, -1, "a blob reference is not blob:sha256:<64 lowercase hex> and was not followed");
+        log.add(
+          "bad-blob-ref",
+          0,
+          -1,
+          "a blob reference is not blob:sha256:<64 lowercase hex> and was not followed",
+        );
       }
       continue;
     }
@@ -330,7 +358,12 @@ async function _readBlobs(
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
       refused.add(hex);
-      log.add("missing-blob", 0, -1, `blob ${hex} is missing from ${blobsDir}; the reference stays in place`);
+      log.add(
+        "missing-blob",
+        0,
+        -1,
+        `blob ${hex} is missing from ${blobsDir}; the reference stays in place`,
+      );
     }
   }
   loaded.issues.push(...log.issues);

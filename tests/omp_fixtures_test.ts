@@ -32,7 +32,11 @@ for (const name of names) {
     );
     await using session = await Session.open(path);
     const actual = JSON.parse(JSON.stringify(
-      await contextToJson(session.buildContext(), session.title, session.titleSource),
+      await contextToJson(
+        session.buildContext(),
+        session.title,
+        session.titleSource,
+      ),
     ));
     for (const field of FIELDS) {
       await t.step(field, () => {
