@@ -97,6 +97,19 @@ export {
 } from "./src/header.ts";
 export type { LoadIssue, LoadIssueKind } from "./src/load_issue.ts";
 export {
+  canonicalCwdSlug,
+  cwdSlug,
+  type CwdSlugOptions,
+  parseSessionFileName,
+  resolveDataDir,
+  type ResolveDataDirOptions,
+  sessionDirFor,
+  type SessionFileName,
+  sessionFileName,
+  sessionsDir,
+  uuidv7,
+} from "./src/places.ts";
+export {
   findDataDir,
   Session,
   type SessionBuildContextOptions,

@@ -6,6 +6,7 @@
 
 import { dirname, join, resolve } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "./blob_ref.ts";
+import { BlobStore } from "./blob_store.ts";
 import {
   buildSessionContext,
   type ResetRule,
@@ -335,6 +336,7 @@ async function _readBlobs(
   onIssue: ((issue: LoadIssue) => void) | undefined,
 ): Promise<Map<string, string>> {
   const log = new IssueLog(onIssue);
+  const store = new BlobStore(blobsDir);
   const blobs = new Map<string, string>();
   const refused = new Set<string>();
   for (const ref of _imageRefs(loaded.entries)) {
@@ -352,17 +354,24 @@ async function _readBlobs(
       continue;
     }
     if (blobs.has(hex) || refused.has(hex)) continue;
+    let bytes: Uint8Array | undefined;
+    let why = "is missing";
     try {
-      const bytes = await Deno.readFile(join(blobsDir, hex));
-      blobs.set(hex, bytes.toBase64());
+      bytes = await store.get(ref);
     } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      // A symlinked blob folder or blob, or another thing in its place: a
+      // hostile data dir is reported, never followed.
+      if (!(err instanceof Error) || err instanceof TypeError) throw err;
+      why = `cannot be used (${err.message})`;
+    }
+    if (bytes !== undefined) blobs.set(hex, bytes.toBase64());
+    else {
       refused.add(hex);
       log.add(
         "missing-blob",
         0,
         -1,
-        `blob ${hex} is missing from ${blobsDir}; the reference stays in place`,
+        `blob ${hex} ${why}; the reference stays in place`,
       );
     }
   }

@@ -102,3 +102,40 @@ Deno.test("Session.open() with resolveBlobs false leaves every ref in place", as
   const images = JSON.stringify(json.messages).match(/unresolvedRef/g) ?? [];
   equal(images.length, 1);
 });
+
+Deno.test("Session.open() reports a symlinked blob folder and does not follow it", async () => {
+  await using outside = await tempDir();
+  await using dir = await tempDir();
+  const png = new Uint8Array([1, 2, 3]);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", png))
+    .toHex();
+  await Deno.writeFile(`${outside.path}/${digest}`, png);
+  await Deno.symlink(outside.path, `${dir.path}/blobs`);
+  const entry = {
+    type: "message",
+    id: "0000000a",
+    parentId: null,
+    timestamp: T0,
+    message: {
+      role: "user",
+      content: [{
+        type: "image",
+        mimeType: "image/png",
+        data: `blob:sha256:${digest}`,
+      }],
+    },
+  };
+  const path = `${dir.path}/s.jsonl`;
+  await Deno.writeFile(path, sessionBytes([entry]));
+  await using session = await Session.open(path);
+  deepStrictEqual(session.issues.map((i) => i.kind), ["missing-blob"]);
+  const json = await contextToJson(
+    session.buildContext(),
+    session.title,
+    session.titleSource,
+  );
+  equal(
+    (json.messages[0]!.content as Record<string, unknown>[])[0]!.unresolvedRef,
+    `blob:sha256:${digest}`,
+  );
+});

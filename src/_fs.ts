@@ -1,0 +1,104 @@
+/**
+ * The private filesystem seam: every filesystem call the store makes goes
+ * through {@linkcode _fs}, so a test can swap in a filesystem that writes
+ * short, runs out of space or fails between write and rename.
+ *
+ * Tests override it with {@linkcode _setFs}, which returns the function that
+ * restores the previous one:
+ *
+ * ```ts ignore
+ * const restore = _setFs({ ..._realFs, rename: () => Promise.reject(new Error("crash")) });
+ * try { ... } finally { restore(); }
+ * ```
+ *
+ * Never exported from `mod.ts`.
+ *
+ * @module
+ */
+
+/** The part of an open file the store uses; `Deno.FsFile` satisfies it. */
+export interface _FsFile extends Disposable {
+  /** Writes some of `p`; returns how many bytes were written (maybe fewer). */
+  write(p: Uint8Array): Promise<number>;
+  /** Flushes the file's data (not necessarily its metadata) to disk. */
+  syncData(): Promise<void>;
+  /** Closes the handle. */
+  close(): void;
+}
+
+/** The filesystem operations the store uses, each as `Deno.*` defines it. */
+export interface _Fs {
+  open(path: string, options: Deno.OpenOptions): Promise<_FsFile>;
+  mkdir(path: string, options?: Deno.MkdirOptions): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+  stat(path: string): Promise<Deno.FileInfo>;
+  lstat(path: string): Promise<Deno.FileInfo>;
+  readFile(path: string): Promise<Uint8Array>;
+  rename(oldPath: string, newPath: string): Promise<void>;
+  link(oldPath: string, newPath: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  realPath(path: string): Promise<string>;
+  readDir(path: string): AsyncIterable<Deno.DirEntry>;
+}
+
+/** The real filesystem, backed by the `Deno` namespace. */
+export const _realFs: _Fs = {
+  open: (path, options) => Deno.open(path, options),
+  mkdir: (path, options) => Deno.mkdir(path, options),
+  chmod: (path, mode) => Deno.chmod(path, mode),
+  stat: (path) => Deno.stat(path),
+  lstat: (path) => Deno.lstat(path),
+  readFile: (path) => Deno.readFile(path),
+  rename: (oldPath, newPath) => Deno.rename(oldPath, newPath),
+  link: (oldPath, newPath) => Deno.link(oldPath, newPath),
+  remove: (path) => Deno.remove(path),
+  realPath: (path) => Deno.realPath(path),
+  readDir: (path) => Deno.readDir(path),
+};
+
+let _current: _Fs = _realFs;
+
+/** The filesystem in use: {@linkcode _realFs} unless a test swapped it. */
+export function _fs(): _Fs {
+  return _current;
+}
+
+/**
+ * Uses `fs` for every filesystem call until the returned function is called.
+ *
+ * @param fs The replacement, typically `{ ..._realFs, <one faulty call> }`.
+ * @returns A function that restores the filesystem in use before this call.
+ */
+export function _setFs(fs: _Fs): () => void {
+  const previous = _current;
+  _current = fs;
+  return () => {
+    _current = previous;
+  };
+}
+
+/**
+ * Writes all of `bytes`, looping on short writes.
+ *
+ * @param file An open file.
+ * @param bytes What to write.
+ * @throws {Deno.errors.WriteZero} When a write makes no progress.
+ */
+export async function _writeAll(
+  file: _FsFile,
+  bytes: Uint8Array,
+): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const n = await file.write(bytes.subarray(offset));
+    if (n <= 0) {
+      throw new Deno.errors.WriteZero(
+        `Cannot write: the file took 0 bytes at byte ${offset} of ${bytes.length}`,
+      );
+    }
+    offset += n;
+  }
+}
+
+/** Whether running on Windows, where POSIX modes and directory fsync do not apply. */
+export const _IS_WINDOWS: boolean = Deno.build.os === "windows";
