@@ -29,6 +29,12 @@ export {
   parseBlobRef,
 } from "./src/blob_ref.ts";
 export {
+  type BlobPutOptions,
+  BlobStore,
+  type BlobStoreOptions,
+  imageExtension,
+} from "./src/blob_store.ts";
+export {
   type BranchSummaryMessage,
   type BuildContextOptions,
   buildSessionContext,
@@ -95,6 +101,18 @@ export {
   SESSION_VERSION,
   type SessionHeader,
 } from "./src/header.ts";
+export {
+  fileReaderAt,
+  isNulFill,
+  type Line,
+  type Reader,
+  type ReaderAt,
+  readLines,
+  readLinesBackward,
+  type ReadLinesBackwardOptions,
+  readLinesFromReader,
+  type ReadLinesOptions,
+} from "./src/line_reader.ts";
 export type { LoadIssue, LoadIssueKind } from "./src/load_issue.ts";
 export {
   canonicalCwdSlug,

@@ -17,28 +17,43 @@ import { type ActivePath, type PathEnd, pathTo } from "./tree.ts";
 
 /** The summary that stands for history before a compaction. */
 export interface CompactionSummaryMessage {
+  /** The discriminator. */
   role: "compactionSummary";
+  /** The compaction's summary. */
   summary: string;
+  /** The compaction's short summary, when it has one. */
   shortSummary?: string;
+  /** The context's tokens before the compaction; 0 when it gave none. */
   tokensBefore: number;
+  /** The compaction entry's timestamp (ISO-8601). */
   timestamp: string;
 }
 
 /** The summary of an abandoned branch. */
 export interface BranchSummaryMessage {
+  /** The discriminator. */
   role: "branchSummary";
+  /** The summary, never empty. */
   summary: string;
+  /** The branch point, or `"root"`. */
   fromId: string;
+  /** The branch_summary entry's timestamp (ISO-8601). */
   timestamp: string;
 }
 
 /** A harness message (from a `custom_message` entry). */
 export interface CustomContextMessage {
+  /** The discriminator. */
   role: "custom";
+  /** Who injected the message; `custom` when the entry named no one. */
   customType: string;
+  /** The message, with blob references resolved where the blobs exist. */
   content: string | ContentBlock[];
+  /** Whether the UI shows it; false when the entry did not say. */
   display: boolean;
+  /** Extra data the harness attached. */
   details?: unknown;
+  /** The custom_message entry's timestamp (ISO-8601). */
   timestamp: string;
 }
 
@@ -98,9 +113,13 @@ export interface BuildContextOptions {
 
 /** Settings found on a path prefix that was not kept in memory. */
 export interface CarriedSettings {
+  /** `provider/modelId` per role (`default`, `smol` …). */
   models: Record<string, string>;
+  /** Whether a `model_change` set the default; assistant messages then no longer do. */
   explicitDefaultModel: boolean;
+  /** The thinking level; `off` without a change. */
   thinkingLevel: string;
+  /** The configured selector (`auto` or a level; else the level), or null. */
   configuredThinkingLevel: string | null;
 }
 
@@ -116,6 +135,7 @@ const _CHARS_PER_TOKEN = 4;
  * @example A two-message session
  * ```ts
  * import { buildSessionContext, type SessionEntry } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
  * const t = "2026-01-01T00:00:00.000Z";
  * const entries: SessionEntry[] = [
  *   { type: "message", id: "0000000a", parentId: null, timestamp: t,
@@ -126,7 +146,8 @@ const _CHARS_PER_TOKEN = 4;
  * ];
  * const byId = new Map(entries.map((e) => [e.id, e]));
  * const ctx = buildSessionContext(entries, byId, "0000000b");
- * console.assert(ctx.messages.length === 2 && ctx.model === "p/m");
+ * equal(ctx.messages.length, 2);
+ * equal(ctx.model, "p/m");
  * ```
  *
  * @param entries The loaded entries in file order (labels come from all of them).
@@ -164,6 +185,22 @@ export function buildSessionContext(
 /**
  * Labels in effect, in file order: a `label` entry sets its target's label,
  * one without `label` clears it.
+ *
+ * @example Setting and clearing labels
+ * ```ts
+ * import { collectLabels, type SessionEntry } from "@xdev/session";
+ * import { deepEqual } from "node:assert/strict";
+ * const t = "2026-01-01T00:00:00.000Z";
+ * const entries: SessionEntry[] = [
+ *   { type: "label", id: "0000000b", parentId: "0000000a", timestamp: t,
+ *     targetId: "0000000a", label: "start" },
+ *   { type: "label", id: "0000000c", parentId: "0000000b", timestamp: t,
+ *     targetId: "0000000b", label: "gone" },
+ *   { type: "label", id: "0000000d", parentId: "0000000c", timestamp: t,
+ *     targetId: "0000000b" },
+ * ];
+ * deepEqual(collectLabels(entries), { "0000000a": "start" });
+ * ```
  *
  * @param entries Entries in file order.
  * @returns Entry id → label.
@@ -423,6 +460,18 @@ function _clean(
 /**
  * Estimate the tokens of a context: the last assistant usage plus the text
  * after it at ~4 characters a token (all text when no usage was reported).
+ *
+ * @example Usage plus the text after it
+ * ```ts
+ * import { estimateTokens } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ * const tokens = estimateTokens([
+ *   { role: "assistant", content: [{ type: "text", text: "hello" }],
+ *     usage: { input: 100, output: 20, totalTokens: 120 } },
+ *   { role: "user", content: "12345678" },
+ * ]);
+ * equal(tokens, 122);
+ * ```
  *
  * @param messages A rebuilt context.
  * @returns The estimate.

@@ -10,15 +10,23 @@ import { BLOB_REF_PREFIX } from "./blob_ref.ts";
 
 /** The fields `context --json` prints. */
 export interface ContextJson {
+  /** The session's title, or null. */
   title: string | null;
   /** On-disk vocabulary, as omp reports it: `auto`, `user` or `subagent`. */
   titleSource: string | null;
+  /** The active leaf, or null for a session without entries. */
   leafId: string | null;
+  /** The active path, root first. */
   activePath: { id: string; type: string }[];
+  /** `provider/modelId` per role (`default`, `smol` …). */
   models: Record<string, string>;
+  /** `models.default`, or null. */
   model: string | null;
+  /** The thinking level; `off` without a change. */
   thinkingLevel: string;
+  /** Labels in effect: entry id → label. */
   labels: Record<string, string>;
+  /** The context's messages, normalized as {@linkcode contextToJson} says. */
   messages: Record<string, unknown>[];
 }
 
@@ -30,6 +38,25 @@ type _Json = Record<string, unknown>;
  * dropped (thinking keeps `signed`); images become
  * `{type, mimeType, sha256, bytes}` of the decoded bytes, or
  * `{type, mimeType, unresolvedRef}` when the blob was missing.
+ *
+ * @example Normalizing a one-message context
+ * ```ts
+ * import {
+ *   buildSessionContext,
+ *   contextToJson,
+ *   type SessionEntry,
+ * } from "@xdev/session";
+ * import { deepEqual, equal } from "node:assert/strict";
+ * const entry: SessionEntry = {
+ *   type: "message", id: "0000000a", parentId: null,
+ *   timestamp: "2026-01-01T00:00:00.000Z",
+ *   message: { role: "user", content: "hi", timestamp: 1 },
+ * };
+ * const ctx = buildSessionContext([entry], new Map([[entry.id, entry]]), entry.id);
+ * const json = await contextToJson(ctx, "Greeting", "manual");
+ * equal(json.titleSource, "user");
+ * deepEqual(json.messages, [{ role: "user", content: "hi" }]);
+ * ```
  *
  * @param ctx A rebuilt context.
  * @param title The session's title.

@@ -22,25 +22,37 @@ export interface EntryEnvelope {
 
 /** A text block. */
 export interface TextBlock {
+  /** The discriminator. */
   type: "text";
+  /** The text. */
   text: string;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
 /** A model's visible reasoning; signed when the provider attached a signature. */
 export interface ThinkingBlock {
+  /** The discriminator. */
   type: "thinking";
+  /** The reasoning text. */
   thinking: string;
+  /** The provider's signature; dropped from a turn that loses a tool call. */
   thinkingSignature?: string;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
 /** A tool call made by the assistant. */
 export interface ToolCallBlock {
+  /** The discriminator. */
   type: "toolCall";
+  /** The call's id, which the result's `toolCallId` names. */
   id: string;
+  /** The tool called. */
   name: string;
+  /** The arguments, as the model wrote them. */
   arguments: unknown;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
@@ -49,15 +61,21 @@ export interface ToolCallBlock {
  * store when it was stored out of band.
  */
 export interface ImageBlock {
+  /** The discriminator. */
   type: "image";
+  /** Base64 bytes, or a `blob:sha256:<hex>` reference. */
   data: string;
+  /** The image's media type, such as `image/png`. */
   mimeType: string;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
 /** A block type this library does not model; kept as read. */
 export interface OtherBlock {
+  /** The discriminator (`redactedThinking` …). */
   type: string;
+  /** The block's other fields, kept as read. */
   [key: string]: unknown;
 }
 
@@ -71,10 +89,15 @@ export type ContentBlock =
 
 /** Token counts and cost of one model call. */
 export interface Usage {
+  /** Input tokens. */
   input: number;
+  /** Output tokens. */
   output: number;
+  /** Input tokens read from the provider's cache. */
   cacheRead?: number;
+  /** Input tokens written to the provider's cache. */
   cacheWrite?: number;
+  /** All tokens of the call; when absent or 0, the four counts are summed. */
   totalTokens?: number;
   /** omp 18.3.4 crashes on a usage without cost: the writer always fills one. */
   cost?: {
@@ -84,14 +107,19 @@ export interface Usage {
     cacheWrite?: number;
     total: number;
   };
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
 /** A user turn. */
 export interface UserMessage {
+  /** The discriminator. */
   role: "user";
+  /** Plain text, or blocks. */
   content: string | ContentBlock[];
+  /** Milliseconds since the Unix epoch. */
   timestamp?: number;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
@@ -100,33 +128,53 @@ export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
 /** An assistant turn. */
 export interface AssistantMessage {
+  /** The discriminator. */
   role: "assistant";
+  /** The reply: text, thinking, tool calls and images. */
   content: ContentBlock[];
+  /** The provider API the call went through. */
   api?: string;
+  /** The provider; with `model`, the default model when no `model_change` sets one. */
   provider?: string;
+  /** The model id at that provider. */
   model?: string;
+  /** Tokens and cost of the call. */
   usage?: Usage;
+  /** Why the turn ended; `aborted` and `error` turns never reach the context. */
   stopReason?: StopReason | string;
+  /** What went wrong, when the turn failed. */
   errorMessage?: string;
+  /** Milliseconds since the Unix epoch. */
   timestamp?: number;
+  /** Fields this library does not model (`retryRecovery` …); kept as read. */
   [key: string]: unknown;
 }
 
 /** The result of one tool call. */
 export interface ToolResultMessage {
+  /** The discriminator. */
   role: "toolResult";
+  /** The `id` of the tool call this answers. */
   toolCallId: string;
+  /** The tool that ran. */
   toolName: string;
+  /** The tool's output. */
   content: ContentBlock[];
+  /** Whether the tool failed. */
   isError: boolean;
+  /** Extra data the tool attached. */
   details?: unknown;
+  /** Milliseconds since the Unix epoch. */
   timestamp?: number;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
 /** A message of another role (developer, custom, bashExecution …). */
 export interface OtherMessage {
+  /** The discriminator. */
   role: string;
+  /** The message's other fields, kept as read. */
   [key: string]: unknown;
 }
 
@@ -139,140 +187,201 @@ export type AgentMessage =
 
 /** A conversation message. */
 export interface MessageEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "message";
+  /** The message. */
   message: AgentMessage;
 }
 
 /** The active model for a role changed. */
 export interface ModelChangeEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "model_change";
   /** `provider/modelId`. */
   model: string;
   /** Absent means `default`; also `smol`, `slow`, `fallback` … */
   role?: string;
+  /** Whether `model` was resolved as a fallback (omp always writes it). */
   resolvedModelIsFallback?: boolean;
 }
 
 /** The thinking level changed. */
 export interface ThinkingLevelChangeEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "thinking_level_change";
+  /** The new level; null reads as `off`. */
   thinkingLevel: string | null;
+  /** The configured selector (`auto` or a level), or null. */
   configured?: string | null;
 }
 
 /** The provider service tier changed. */
 export interface ServiceTierChangeEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "service_tier_change";
+  /** The new tier (an object), or null. */
   serviceTier: unknown;
 }
 
 /** History before `firstKeptEntryId` was replaced by a summary. */
 export interface CompactionEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "compaction";
+  /** The summary that stands for the history before the kept window. */
   summary: string;
+  /** A short form of the summary. */
   shortSummary?: string;
   /** null: the summary alone stands for everything before the compaction. */
   firstKeptEntryId: string | null;
+  /** The context's tokens before the compaction. */
   tokensBefore: number;
+  /** The context's tokens after it. */
   tokensAfter?: number;
+  /** How it was made: `remote`, `snapcompact`, `handoff`, `soft`, `shake`. */
   method?: string;
+  /** Extra data the compactor attached. */
   details?: unknown;
+  /** Fields this library does not model; kept as read. */
   [key: string]: unknown;
 }
 
 /** A summary of an abandoned branch, attached at the branch point. */
 export interface BranchSummaryEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "branch_summary";
   /** The branch point, or `"root"`. */
   fromId: string;
+  /** The summary; an empty one reaches no context. */
   summary: string;
+  /** Extra data the summarizer attached. */
   details?: unknown;
+  /** Whether an extension wrote the summary. */
   fromExtension?: boolean;
 }
 
 /** `/clear`: nothing before it reaches the model. */
 export interface ResetBoundaryEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "reset_boundary";
 }
 
 /** Harness state that never reaches the model. */
 export interface CustomEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "custom";
+  /** Who owns the entry; `branch` for the branch marker. */
   customType: string;
+  /** The owner's state (`{ to }` for the branch marker). */
   data?: unknown;
 }
 
 /** A message injected by a harness or hook (role `custom` in the context). */
 export interface CustomMessageEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "custom_message";
+  /** Who injected the message. */
   customType: string;
+  /** The message: text, or text and image blocks. */
   content: string | ContentBlock[];
+  /** Whether the UI shows it. */
   display: boolean;
+  /** Extra data the harness attached. */
   details?: unknown;
+  /** The source the message is attributed to. */
   attribution?: string;
 }
 
 /** A label set on (or, without `label`, cleared from) an entry. */
 export interface LabelEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "label";
+  /** The labelled entry's id. */
   targetId: string;
+  /** The label; absent clears it. */
   label?: string;
 }
 
 /** The session was renamed. */
 export interface TitleChangeEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "title_change";
+  /** The full cleaned title, never cut to fit the slot. */
   title: string;
   /** On disk: `auto`, `user` or (ours) `subagent`. */
   source: string;
+  /** The title before the rename, if any. */
   previousTitle?: string;
+  /** What prompted the rename. */
   trigger?: string;
 }
 
 /** The contract a subagent session starts with. */
 export interface SessionInitEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "session_init";
+  /** The subagent's system prompt. */
   systemPrompt: string;
+  /** The task it was given. */
   task: string;
+  /** The tools it may use. */
   tools: string[];
+  /** The rest of the contract (`agent`, `modelRole`, `outputSchema` …). */
   [key: string]: unknown;
 }
 
 /** A side call's model usage (title generation and the like). */
 export interface ModelUsageEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "model_usage";
+  /** What the call was for. */
   purpose: string;
+  /** The provider API the call went through. */
   api: string;
+  /** The provider. */
   provider: string;
+  /** The model id at that provider. */
   model: string;
+  /** Tokens and cost of the call. */
   usage: Usage;
+  /** Why the call ended. */
   stopReason: string;
+  /** The model role used, if any. */
   role?: string;
+  /** What went wrong, when the call failed. */
   errorMessage?: string;
 }
 
 /** The agent's mode changed (`plan`, `none` …). */
 export interface ModeChangeEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "mode_change";
+  /** The new mode. */
   mode: string;
+  /** Extra data for the mode. */
   data?: unknown;
 }
 
 /** Rules injected by time-to-skip-rules. */
 export interface TtsrInjectionEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "ttsr_injection";
+  /** The rules injected. */
   injectedRules: string[];
 }
 
 /** A credential pinned for a provider. */
 export interface CredentialPinEntry extends EntryEnvelope {
+  /** The discriminator. */
   type: "credential_pin";
+  /** The provider the credential is pinned for. */
   provider: string;
+  /** A hash naming the pinned credential. */
   hash: string;
 }
 
 /** An entry of a type this library does not know; kept byte for byte. */
 export interface OpaqueEntry extends EntryEnvelope {
+  /** The payload, kept as read. */
   [key: string]: unknown;
 }
 
@@ -330,12 +439,14 @@ export const ENTRY_ID_LENGTH = 8;
  * @example Reading a compaction
  * ```ts
  * import { isEntryOfType, type SessionEntry } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
  * const e: SessionEntry = {
  *   type: "compaction", id: "0000000a", parentId: null,
  *   timestamp: "2026-01-01T00:00:00.000Z", summary: "s",
  *   firstKeptEntryId: null, tokensBefore: 10,
  * };
- * if (isEntryOfType(e, "compaction")) console.assert(e.summary === "s");
+ * equal(isEntryOfType(e, "compaction"), true);
+ * if (isEntryOfType(e, "compaction")) equal(e.summary, "s");
  * ```
  *
  * @param entry Any entry.
@@ -353,14 +464,15 @@ export function isEntryOfType<T extends KnownEntry["type"]>(
  * Whether an entry is the branch marker of DESIGN §3.6: a `custom` entry
  * with `customType: "branch"` whose `data.to` names the new leaf.
  *
- * @example
+ * @example Following a branch marker
  * ```ts
  * import { branchMarkerTarget } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
  * const marker = {
  *   type: "custom", customType: "branch", data: { to: "0000000a" },
  *   id: "0000000b", parentId: "0000000a", timestamp: "2026-01-01T00:00:00.000Z",
  * };
- * console.assert(branchMarkerTarget(marker) === "0000000a");
+ * equal(branchMarkerTarget(marker), "0000000a");
  * ```
  *
  * @param entry Any entry.
@@ -379,11 +491,12 @@ export function branchMarkerTarget(entry: SessionEntry): string | undefined {
 /**
  * Mint an entry id: 8 lowercase hex characters not in `taken`.
  *
- * @example
+ * @example Minting an id
  * ```ts
  * import { newEntryId } from "@xdev/session";
- * const id = newEntryId(new Set());
- * console.assert(/^[0-9a-f]{8}$/.test(id));
+ * import { equal } from "node:assert/strict";
+ * const id = newEntryId(new Set(["0000000a"]));
+ * equal(/^[0-9a-f]{8}$/.test(id) && id !== "0000000a", true);
  * ```
  *
  * @param taken Ids already used in the session.
@@ -408,14 +521,18 @@ export function newEntryId(taken: { has(id: string): boolean }): string {
  * Keys keep their order: entries read from disk encode to the bytes omp
  * wrote, and entries built by this library put the envelope first.
  *
- * @example
+ * @example Encoding a reset
  * ```ts
  * import { encodeEntry } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
  * const line = encodeEntry({
  *   type: "reset_boundary", id: "0000000a", parentId: null,
  *   timestamp: "2026-01-01T00:00:00.000Z",
  * });
- * console.assert(line.startsWith('{"type":"reset_boundary","id":"0000000a"'));
+ * equal(
+ *   line,
+ *   '{"type":"reset_boundary","id":"0000000a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}',
+ * );
  * ```
  *
  * @param entry The entry.
@@ -432,6 +549,17 @@ export function encodeEntry(entry: SessionEntry): string {
  * `message` without a role, say) still sits in the tree as a chain node and
  * contributes nothing to the context, so its children stay reachable.
  * `parentId` may be missing (legacy lines before migration): read it as null.
+ *
+ * @example Checking parsed lines
+ * ```ts
+ * import { asEntry } from "@xdev/session";
+ * import { deepEqual, equal } from "node:assert/strict";
+ * const t = "2026-01-01T00:00:00.000Z";
+ * const value = { type: "x", id: "0000000a", parentId: null, timestamp: t };
+ * deepEqual(asEntry(value), { entry: value });
+ * deepEqual(asEntry({ type: "x" }), { reason: "the entry has no id" });
+ * equal("reason" in asEntry([]), true);
+ * ```
  *
  * @param value A parsed line.
  * @returns The value typed as an entry, or a reason it is not one.

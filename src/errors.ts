@@ -25,13 +25,18 @@ export interface SessionSyntaxErrorOptions {
  * @example Catching an unreadable header
  * ```ts
  * import { SessionSyntaxError } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
  * const err = new SessionSyntaxError("the header is not a JSON object", {
  *   path: "a.jsonl",
  *   line: 2,
  *   offset: 256,
  * });
- * console.assert(err instanceof SyntaxError);
- * console.assert(err.line === 2);
+ * equal(err instanceof SyntaxError, true);
+ * equal(err.line, 2);
+ * equal(
+ *   err.message,
+ *   'Cannot read session "a.jsonl": the header is not a JSON object (line 2, byte 256)',
+ * );
  * ```
  */
 export class SessionSyntaxError extends SyntaxError {
@@ -43,6 +48,8 @@ export class SessionSyntaxError extends SyntaxError {
   readonly offset: number;
 
   /**
+   * Build the error from what is wrong and where.
+   *
    * @param reason What is wrong, without the line's content.
    * @param options Where it is wrong.
    */

@@ -11,6 +11,7 @@ export const SESSION_VERSION = 3;
 
 /** Line 2 of a session file. Fields this library does not know are kept. */
 export interface SessionHeader {
+  /** The discriminator. */
   type: "session";
   /** 3 when written here; 1 and 2 are migrated in memory. */
   version: number;
@@ -26,11 +27,26 @@ export interface SessionHeader {
   title?: string;
   /** May be stale: the title slot is authoritative. */
   titleSource?: string;
+  /** Fields this library does not know (`additionalDirectories` …); kept on any rewrite. */
   [key: string]: unknown;
 }
 
 /**
  * Check a parsed line 2 (or line 1 of a slot-less file).
+ *
+ * @example Checking a header
+ * ```ts
+ * import { asHeader } from "@xdev/session";
+ * import { deepEqual } from "node:assert/strict";
+ * const header = {
+ *   type: "session", version: 3, id: "0190a3c4-0000-7000-8000-000000000000",
+ *   timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work",
+ * };
+ * deepEqual(asHeader(header), { header });
+ * deepEqual(asHeader({ ...header, version: 0 }), {
+ *   reason: "the header's version is not a positive integer",
+ * });
+ * ```
  *
  * @param value The parsed JSON.
  * @returns The header, or why it is not one (never the line's content).
@@ -58,7 +74,25 @@ export function asHeader(
   return { header: v as unknown as SessionHeader };
 }
 
-/** The header's version; a header without one is version 1 (pi's first format). */
+/**
+ * The header's version; a header without one is version 1 (pi's first format).
+ *
+ * @example Reading a legacy header
+ * ```ts
+ * import { headerVersion, type SessionHeader } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ * const header: SessionHeader = {
+ *   type: "session", version: 3, id: "0190a3c4-0000-7000-8000-000000000000",
+ *   timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work",
+ * };
+ * equal(headerVersion(header), 3);
+ * const { version: _, ...legacy } = header;
+ * equal(headerVersion(legacy as SessionHeader), 1);
+ * ```
+ *
+ * @param header A checked header.
+ * @returns Its version, or 1 when it has none.
+ */
 export function headerVersion(header: SessionHeader): number {
   return typeof header.version === "number" ? header.version : 1;
 }

@@ -90,7 +90,8 @@ export interface ReaderAt {
  * spanning many chunks is concatenated once, at its end. Stopping the loop
  * early cancels the stream.
  *
- * @param stream The bytes. Its chunks are kept (not copied) while a line spans them.
+ * @param stream The bytes. A chunk of 64 KiB or more that a line spans is
+ * kept, not copied, until the line ends: the producer must not reuse it.
  * @param options Limits.
  * @returns The lines, in order.
  * @throws {RangeError} If `maxLineBytes` is not a non-negative integer or Infinity.
@@ -117,8 +118,9 @@ export function readLines(
 
 /**
  * Split the bytes of a reader into lines, as {@linkcode readLines} does, with
- * sequential reads into one reused 1 MiB buffer (several times faster than
- * `file.readable`). Short reads are fine. The reader is not closed.
+ * sequential reads into one reused 1 MiB buffer (about twice as fast as
+ * `readLines(file.readable)`, which pays for a web stream). Short reads are
+ * fine. The reader is not closed.
  *
  * @param reader A `Deno.FsFile`, or anything with the same `read`.
  * @param options Limits.

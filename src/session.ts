@@ -72,7 +72,7 @@ const _DATA_DIR_SEARCH_DEPTH = 8;
  * @example Open a session and rebuild its context
  * ```ts
  * import { Session } from "@xdev/session";
- * const url = new URL("./fixtures/omp/s1-main.jsonl", import.meta.url);
+ * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
  * await using session = await Session.open(url.pathname);
  * const ctx = session.buildContext();
  * console.assert(ctx.leafId === session.leafId);
