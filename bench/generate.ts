@@ -16,6 +16,7 @@
  * @module
  */
 
+import { SETTINGS_CHECKPOINT_TYPE } from "../src/window.ts";
 import {
   type AssistantMessage,
   type ContentBlock,
@@ -59,6 +60,13 @@ export interface GenerateOptions {
    * lastCompactionBeforeEnd / 2) bytes. Default false.
    */
   branchBackAtEnd?: boolean;
+  /**
+   * Write a settings checkpoint (a `custom` entry of type `xdev.settings`)
+   * after every compaction and reset, as this library's writer does, so the
+   * windowed loader can stop there. Default true; false gives what omp
+   * writes.
+   */
+  checkpoints?: boolean;
 }
 
 /** What {@linkcode generateTranscript} wrote. */
@@ -249,6 +257,7 @@ interface _Config {
   lastCompactionBeforeEnd: number;
   onProgress: ((written: number, total: number) => void) | undefined;
   branchBackAtEnd: boolean;
+  checkpoints: boolean;
 }
 
 function _config(options: GenerateOptions): _Config {
@@ -310,6 +319,7 @@ function _config(options: GenerateOptions): _Config {
     ),
     onProgress: options.onProgress,
     branchBackAtEnd: options.branchBackAtEnd === true,
+    checkpoints: options.checkpoints !== false,
   };
 }
 
@@ -911,6 +921,7 @@ class _Transcript {
       if (await this.#write(this.#envelope("reset_boundary", 30), "other")) {
         return true;
       }
+      if (await this.#checkpoint()) return true;
     }
     if (this.#modelChangeDue || this.#r.chance(0.02)) {
       this.#modelChangeDue = false;
@@ -939,7 +950,26 @@ class _Transcript {
     this.#lastCompactionOffset = offset;
     this.#nextCompaction = offset + this.#c.compactionEvery;
     this.#modelChangeDue = r.chance(0.5);
-    return await this.#write(entry, "other");
+    if (await this.#write(entry, "other")) return true;
+    return await this.#checkpoint();
+  }
+
+  /** The settings checkpoint after a boundary (see the `checkpoints` option). */
+  async #checkpoint(): Promise<boolean> {
+    if (!this.#c.checkpoints) return false;
+    const { provider, model } = _MODELS[this.#model]!;
+    return await this.#write({
+      ...this.#envelope("custom", 0),
+      customType: SETTINGS_CHECKPOINT_TYPE,
+      data: {
+        v: 1,
+        models: { default: `${provider}/${model}` },
+        explicitDefaultModel: true,
+        thinkingLevel: "medium",
+        configuredThinkingLevel: "medium",
+        labels: {},
+      },
+    }, "other");
   }
 
   /** Index in #recent of the first kept entry: the latest user message a few entries back. */
@@ -1177,7 +1207,9 @@ class _Transcript {
     this.#leaf = entry.id;
     this.#recent.push({ id: entry.id, kind, model: this.#model });
     if (this.#recent.length > _RECENT_KEPT) this.#recent.shift();
-    return this.#w.bytes >= this.#c.size;
+    // With branchBackAtEnd the file does not end before the branch is written.
+    return this.#w.bytes >= this.#c.size &&
+      (this.#branchAt === undefined || this.#branched);
   }
 }
 

@@ -105,10 +105,23 @@ export interface BuildContextOptions {
    */
   resetRule?: ResetRule;
   /**
-   * Settings carried from the part of the path that was not loaded (the
-   * windowed loader): applied before the path's own entries.
+   * What the windowed loader learned about the part of the file it did not
+   * keep: its settings are applied before the path's own entries, its labels
+   * replace a scan of `entries`, and its path prefix leads the active path.
    */
-  carried?: CarriedSettings;
+  window?: WindowPrefix;
+}
+
+/** What the windowed loader knows about the part of a file it did not keep. */
+export interface WindowPrefix {
+  /** Settings folded along the path before the window. */
+  carried: CarriedSettings;
+  /** Labels in effect over the whole file. */
+  labels: Record<string, string>;
+  /** The path before the window, root first (empty when a checkpoint ended the walk). */
+  pathPrefix: { id: string; type: string }[];
+  /** How the walk from the leaf ended. */
+  pathEnd: PathEnd;
 }
 
 /** Settings found on a path prefix that was not kept in memory. */
@@ -163,7 +176,8 @@ export function buildSessionContext(
   options: BuildContextOptions = {},
 ): SessionContext {
   const path = pathTo(leafId, byId);
-  const settings = _settings(path.entries, options.carried);
+  const window = options.window;
+  const settings = _settings(path.entries, window?.carried);
   const emitted = _emit(path, options.resetRule ?? "xdev");
   const messages = _clean(emitted.map((e) => _toMessage(e, options)))
     .filter((m): m is ContextMessage => m !== undefined);
@@ -174,10 +188,14 @@ export function buildSessionContext(
     model: models.default ?? null,
     thinkingLevel: settings.thinkingLevel,
     configuredThinkingLevel: settings.configuredThinkingLevel,
-    labels: collectLabels(entries),
+    labels: window?.labels ?? collectLabels(entries),
     leafId,
-    activePath: path.entries.map((e) => ({ id: e.id, type: e.type })),
-    pathEnd: path.end,
+    activePath: [
+      ...(window?.pathPrefix ?? []),
+      ...path.entries.map((e) => ({ id: e.id, type: e.type })),
+    ],
+    // A windowed path stops at the window's edge by design.
+    pathEnd: window?.pathEnd ?? path.end,
     tokens: estimateTokens(messages),
   };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { WindowPrefix } from "./context.ts";
 import { asEntry, type SessionEntry } from "./entries.ts";
 import { SessionSyntaxError } from "./errors.ts";
 import {
@@ -40,6 +41,12 @@ export interface LoadedSession {
   seen: number;
   /** Bytes read. */
   bytes: number;
+  /** Whether the windowed loader kept only the window. */
+  windowed: boolean;
+  /** The leaf, when the loader settled it (the windowed loader does). */
+  leafId?: string | null;
+  /** What the windowed loader learned about the part it did not keep. */
+  window?: WindowPrefix;
 }
 
 /** A decoded line and its position. */
@@ -73,13 +80,17 @@ export class IssueLog {
     this.issues.push(issue);
     this.#onIssue?.(issue);
   }
+
+  /** Hand issues collected elsewhere to this log, in order. */
+  replay(issues: Iterable<LoadIssue>): void {
+    for (const i of issues) this.add(i.kind, i.line, i.offset, i.message);
+  }
 }
 
 /**
  * Decode and parse one line, reporting damage: blank, NUL-filled, oversized,
  * invalid UTF-8, torn or not JSON. Returns undefined for a line to skip.
  *
- * @param line The line.
  * A line without its "\n" can only be the last one: if it does not parse,
  * it is a torn append.
  *
@@ -88,20 +99,21 @@ export class IssueLog {
  * @returns The parsed value, or undefined.
  */
 export function decodeLine(line: Line, log: IssueLog): unknown {
-  const at = line.index + 1;
+  const at = line.index + 1; // 0 when read backwards (the number is unknown)
+  const where = at > 0 ? `line ${at}` : `the line at byte ${line.offset}`;
   if (line.oversized === true) {
     log.add(
       "oversized-line",
       at,
       line.offset,
-      `line ${at} is longer than the loader's limit and was skipped`,
+      `${where} is longer than the loader's limit and was skipped`,
     );
     return undefined;
   }
   const bytes = line.bytes;
   if (bytes.length === 0) {
     if (line.terminated) {
-      log.add("blank-line", at, line.offset, `line ${at} is blank`);
+      log.add("blank-line", at, line.offset, `${where} is blank`);
     }
     return undefined;
   }
@@ -110,7 +122,7 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
       "nul-fill",
       at,
       line.offset,
-      `line ${at} holds ${bytes.length} NUL bytes (a crash left them)`,
+      `${where} holds ${bytes.length} NUL bytes (a crash left them)`,
     );
     return undefined;
   }
@@ -122,7 +134,7 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
       "invalid-utf8",
       at,
       line.offset,
-      `line ${at} is not valid UTF-8; bad bytes read as U+FFFD`,
+      `${where} is not valid UTF-8; bad bytes read as U+FFFD`,
     );
     text = _lenient.decode(bytes);
   }
@@ -133,7 +145,7 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
         "missing-newline",
         at,
         line.offset,
-        `line ${at} has no final newline`,
+        `${where} has no final newline`,
       );
     }
     return value;
@@ -143,13 +155,13 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
         "torn-line",
         at,
         line.offset,
-        `line ${at} is torn (an append cut short) and was skipped`,
+        `${where} is torn (an append cut short) and was skipped`,
       );
     } else {log.add(
         "not-json",
         at,
         line.offset,
-        `line ${at} is not JSON and was skipped`,
+        `${where} is not JSON and was skipped`,
       );}
     return undefined;
   }
@@ -351,5 +363,6 @@ export async function loadAll(
     migrated,
     seen,
     bytes,
+    windowed: false,
   };
 }

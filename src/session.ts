@@ -17,9 +17,19 @@ import {
   type ContentBlock,
   type SessionEntry,
 } from "./entries.ts";
-import type { SessionHeader } from "./header.ts";
-import { readLines, readLinesFromReader } from "./line_reader.ts";
-import { IssueLog, loadAll, type LoadedSession } from "./loader.ts";
+import {
+  headerVersion,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "./header.ts";
+import { fileReaderAt, readLines, readLinesFromReader } from "./line_reader.ts";
+import {
+  IssueLog,
+  loadAll,
+  type LoadedSession,
+  PrefixReader,
+} from "./loader.ts";
+import { loadWindow } from "./window.ts";
 import type { LoadIssue } from "./load_issue.ts";
 import { resolveLeaf } from "./tree.ts";
 import type { TitleSlot, TitleSource } from "./title_slot.ts";
@@ -35,6 +45,12 @@ export interface SessionOpenOptions {
   resolveBlobs?: boolean;
   /** Called with each piece of damage as the loader reads around it. */
   onIssue?: (issue: LoadIssue) => void;
+  /**
+   * Keep only the window (default true): the file is read backwards from
+   * the end and only the active path back to the governing reset or
+   * compaction window is parsed and kept. False reads and keeps every line.
+   */
+  window?: boolean;
 }
 
 /** Options for {@linkcode Session.fromStream}. */
@@ -94,7 +110,9 @@ export class Session implements AsyncDisposable {
     this.#path = path;
     this.#loaded = loaded;
     this.#blobs = blobs;
-    this.#leafId = resolveLeaf(loaded.entries, loaded.byId);
+    this.#leafId = loaded.leafId !== undefined
+      ? loaded.leafId
+      : resolveLeaf(loaded.entries, loaded.byId);
   }
 
   /**
@@ -111,9 +129,19 @@ export class Session implements AsyncDisposable {
     options: SessionOpenOptions = {},
   ): Promise<Session> {
     const file = await Deno.open(path, { read: true });
-    let loaded: LoadedSession;
+    let loaded: LoadedSession | undefined;
     try {
-      loaded = await loadAll(readLinesFromReader(file), path, options.onIssue);
+      if (options.window !== false) {
+        loaded = await _openWindowed(file, path, options.onIssue);
+      }
+      if (loaded === undefined) {
+        await file.seek(0, Deno.SeekMode.Start);
+        loaded = await loadAll(
+          readLinesFromReader(file),
+          path,
+          options.onIssue,
+        );
+      }
     } finally {
       file.close();
     }
@@ -234,6 +262,9 @@ export class Session implements AsyncDisposable {
       {
         resolveBlob: (hex) => blobs.get(hex),
         resetRule: options.resetRule ?? "xdev",
+        ...(this.#loaded.window === undefined
+          ? {}
+          : { window: this.#loaded.window }),
       },
     );
   }
@@ -247,7 +278,7 @@ export class Session implements AsyncDisposable {
     return {
       retained: this.#loaded.entries.length,
       seen: this.#loaded.seen,
-      windowed: false,
+      windowed: this.#loaded.windowed,
       bytesRead: this.#loaded.bytes,
     };
   }
@@ -290,6 +321,65 @@ export async function findDataDir(file: string): Promise<string | undefined> {
     dir = up;
   }
   return undefined;
+}
+
+/** Bytes read per call while looking for the header. */
+const _PREFIX_READ_BYTES = 64 * 1024;
+
+/**
+ * The windowed open: the title slot and header forward, then the window
+ * backwards. Undefined when the file needs a full read (version 1 or 2, or a
+ * path the backward walk cannot complete).
+ */
+async function _openWindowed(
+  file: Deno.FsFile,
+  path: string,
+  onIssue: ((issue: LoadIssue) => void) | undefined,
+): Promise<LoadedSession | undefined> {
+  const size = (await file.stat()).size;
+  const prefixLog = new IssueLog();
+  const prefix = new PrefixReader(path, prefixLog);
+  let prefixBytes = 0;
+  let bodyStart = 0;
+  let lines = 0;
+  const reader = {
+    read: async (p: Uint8Array): Promise<number | null> => {
+      const n = await file.read(p.subarray(0, _PREFIX_READ_BYTES));
+      if (n !== null) prefixBytes += n;
+      return n;
+    },
+  };
+  for await (const line of readLinesFromReader(reader)) {
+    lines++;
+    bodyStart = line.offset + line.size;
+    if (prefix.take(line)) break;
+  }
+  const header = prefix.finish(lines, bodyStart);
+  if (headerVersion(header) < SESSION_VERSION) return undefined;
+  const windowLog = new IssueLog();
+  const w = await loadWindow(fileReaderAt(file, size), bodyStart, windowLog);
+  if (w === undefined) return undefined;
+  const log = new IssueLog(onIssue);
+  log.replay(prefixLog.issues);
+  log.replay(windowLog.issues.sort((a, b) => a.offset - b.offset));
+  return {
+    slot: prefix.slot,
+    header,
+    entries: w.entries,
+    byId: new Map(w.entries.map((e) => [e.id, e])),
+    issues: log.issues,
+    migrated: false,
+    seen: lines + w.seen,
+    bytes: prefixBytes + w.bytes,
+    windowed: true,
+    leafId: w.leafId,
+    window: {
+      carried: w.carried,
+      labels: w.labels,
+      pathPrefix: w.pathPrefix,
+      pathEnd: w.pathEnd,
+    },
+  };
 }
 
 function _checkLeaf(
