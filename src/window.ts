@@ -200,6 +200,15 @@ export async function loadWindow(
   let lowest = source.size;
   let checkpoint = false;
 
+  const useCheckpoint = (cp: SettingsCheckpoint): void => {
+    settings.checkpoint = cp;
+    for (const [target, label] of Object.entries(cp.labels)) {
+      if (!labels.has(target) && typeof label === "string") {
+        labels.set(target, label);
+      }
+    }
+  };
+
   const parse = (line: Line): SessionEntry | undefined => {
     const value = decodeLine(line, log);
     if (value === undefined) return undefined;
@@ -243,7 +252,11 @@ export async function loadWindow(
     } else {
       ({ id, type, parentId } = env!);
     }
-    if (entry?.type === "label" && typeof entry.targetId === "string") {
+    // A checkpoint already counts the labels of every line before it.
+    if (
+      !checkpoint && entry?.type === "label" &&
+      typeof entry.targetId === "string"
+    ) {
       if (!labels.has(entry.targetId)) {
         const label = entry.label;
         labels.set(
@@ -259,6 +272,7 @@ export async function loadWindow(
       phase = "window";
       if (to !== undefined) continue; // the marker itself is not on the path
     }
+    if (want === null && checkpoint) break; // the root: nothing left to learn
     if (id !== want) {
       if (onPath.has(id)) {
         log.add(
@@ -280,12 +294,21 @@ export async function loadWindow(
     want = parentId;
     if (phase === "window" || phase === "kept") {
       retained.push(entry!);
+      // A checkpoint inside the window: its settings are those of the path up
+      // to it, and folding the window over them again changes nothing, so
+      // the walk can end where the window does.
+      const cp = checkpoint ? undefined : _asCheckpoint(entry!);
+      if (cp !== undefined) {
+        useCheckpoint(cp);
+        checkpoint = true;
+      }
       if (phase === "window" && type === "reset_boundary") phase = "settings";
       else if (phase === "window" && entry!.type === "compaction") {
         const kept = entry!.firstKeptEntryId;
         firstKept = typeof kept === "string" && kept.length > 0 ? kept : null;
         phase = firstKept === null ? "settings" : "kept";
       } else if (phase === "kept" && id === firstKept) phase = "settings";
+      if (phase === "settings" && checkpoint) break;
       continue;
     }
     // settings: past the window

@@ -1,0 +1,298 @@
+/**
+ * Memory and time of opening big transcripts, each run in a fresh process.
+ *
+ *     deno task bench:heap [--sizes 10M,100M,1G] [--runs N] [--no-omp]
+ *
+ * Prints one JSON line per run: open ms, context ms, heap held after GC with
+ * the session still referenced, peak heap sampled during the open, peak RSS,
+ * retained and seen, for the windowed open, a full read and the naive way
+ * (read, split, parse everything) in the same run; then one line per file
+ * with the ratios. Where `../shared/peers/omp` is present, omp's own open
+ * (`oracle.ts open-bench FILE --as-cli`) runs on the same file too.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { Session } from "../src/session.ts";
+import { benchFile, OUT_DIR } from "./_files.ts";
+import { parseSize } from "./generate.ts";
+import { naiveContext, naiveOpen } from "./naive.ts";
+
+type Loader = "windowed" | "full" | "naive";
+
+interface Run {
+  loader: Loader | "omp";
+  file: string;
+  bytes: number;
+  openMs?: number;
+  contextMs?: number;
+  heapHeldMB?: number;
+  heapBeforeMB?: number;
+  peakHeapMB?: number;
+  peakRssMB?: number;
+  retained?: number;
+  seen?: number;
+  bytesRead?: number;
+  messages?: number;
+  error?: string;
+}
+
+const MB = 1 << 20;
+const round = (n: number): number => Math.round(n * 10) / 10;
+
+/** Peak resident set size of this process (the kernel's VmHWM), in MB. */
+function peakRssMB(): number | undefined {
+  try {
+    const status = Deno.readTextFileSync("/proc/self/status");
+    const m = /VmHWM:\s+(\d+) kB/.exec(status);
+    return m ? round(Number(m[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** The child: one open of one file, measured. */
+async function child(loader: Loader, file: string): Promise<Run> {
+  const run: Run = { loader, file, bytes: (await Deno.stat(file)).size };
+  gc();
+  run.heapBeforeMB = round(Deno.memoryUsage().heapUsed / MB);
+  let peak = 0;
+  const sample = (): void => {
+    peak = Math.max(peak, Deno.memoryUsage().heapUsed);
+  };
+  const timer = setInterval(sample, 1);
+  try {
+    const t0 = performance.now();
+    if (loader === "naive") {
+      const s = await naiveOpen(file);
+      sample();
+      const t1 = performance.now();
+      const ctx = naiveContext(s);
+      const t2 = performance.now();
+      sample();
+      clearInterval(timer);
+      gc();
+      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      Object.assign(run, {
+        openMs: round(t1 - t0),
+        contextMs: round(t2 - t1),
+        retained: s.entries.length,
+        messages: ctx.messages.length,
+      });
+      // keep `s` alive until after the measurement
+      if (s.entries.length < 0) console.log(s);
+    } else {
+      const s = await Session.open(file, {
+        window: loader === "windowed",
+        resolveBlobs: false,
+      });
+      sample();
+      const t1 = performance.now();
+      const ctx = s.buildContext();
+      const t2 = performance.now();
+      sample();
+      clearInterval(timer);
+      gc();
+      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      const stats = s.windowStats();
+      Object.assign(run, {
+        openMs: round(t1 - t0),
+        contextMs: round(t2 - t1),
+        retained: stats.retained,
+        seen: stats.seen,
+        bytesRead: stats.bytesRead,
+        messages: ctx.messages.length,
+      });
+      await s.close();
+    }
+  } catch (err) {
+    run.error = err instanceof Error
+      ? `${err.name}: ${err.message}`
+      : String(err);
+  } finally {
+    clearInterval(timer);
+  }
+  run.peakHeapMB = round(peak / MB);
+  const rss = peakRssMB();
+  if (rss !== undefined) run.peakRssMB = rss;
+  return run;
+}
+
+async function spawnChild(loader: Loader, file: string): Promise<Run> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-sys",
+      "--v8-flags=--expose-gc,--max-old-space-size=4096",
+      new URL(import.meta.url).pathname,
+      "--child",
+      loader,
+      file,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  try {
+    return JSON.parse(text.split("\n").at(-1) ?? "");
+  } catch {
+    const err = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
+    return {
+      loader,
+      file,
+      bytes: 0,
+      error: `exit ${out.code}: ${err ?? "no output"}`,
+    };
+  }
+}
+
+/** The omp peer oracle, installed in a writable copy, or undefined. */
+async function ompOracle(): Promise<string | undefined> {
+  const shared = new URL("../../shared/peers/omp/", import.meta.url).pathname;
+  try {
+    await Deno.stat(join(shared, "oracle.ts"));
+  } catch {
+    console.error(
+      "bench:heap: ../shared/peers/omp is absent: omp's own open is skipped",
+    );
+    return undefined;
+  }
+  const dir = new URL("../.cache/omp/", import.meta.url).pathname;
+  try {
+    await Deno.stat(join(dir, "node_modules", ".bin", "bun"));
+    return dir;
+  } catch {
+    // install below
+  }
+  console.error(
+    "bench:heap: installing the omp oracle in .cache/omp (npm install, once)",
+  );
+  await new Deno.Command("cp", { args: ["-r", shared, dir] }).output();
+  await new Deno.Command("chmod", { args: ["-R", "u+w", dir] }).output();
+  const r = await new Deno.Command("npm", {
+    args: ["install", "--no-audit", "--no-fund"],
+    cwd: dir,
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  return r.success ? dir : undefined;
+}
+
+async function ompOpen(oracle: string, file: string): Promise<Run> {
+  const out = await new Deno.Command("npx", {
+    args: ["bun", "oracle.ts", "open-bench", file, "--as-cli", "--runs", "3"],
+    cwd: oracle,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const bytes = (await Deno.stat(file)).size;
+  try {
+    const r = JSON.parse(new TextDecoder().decode(out.stdout));
+    const first = r.median ?? {};
+    const mb = (n: unknown): number | undefined =>
+      typeof n === "number" ? round(n / MB) : undefined;
+    const run: Run = { loader: "omp", file, bytes };
+    const set = (k: keyof Run, v: unknown): void => {
+      if (v !== undefined) (run as unknown as Record<string, unknown>)[k] = v;
+    };
+    set("openMs", first.openMs ?? first.open);
+    set(
+      "contextMs",
+      first.buildContextMs ?? first.contextMs ?? first.buildContext,
+    );
+    set("heapHeldMB", mb(first.heapUsed));
+    set("peakRssMB", mb(r.peakRss ?? first.peakRss));
+    set("retained", r.entries);
+    set("messages", r.contextMessages);
+    return run;
+  } catch {
+    return {
+      loader: "omp",
+      file,
+      bytes,
+      error: new TextDecoder().decode(out.stderr).trim().split("\n").at(-1) ??
+        "no output",
+    };
+  }
+}
+
+function median(runs: Run[], key: "openMs" | "contextMs"): number | undefined {
+  const xs = runs.map((r) => (r[key] ?? NaN) + 0).filter(Number.isFinite).sort((
+    a,
+    b,
+  ) => a - b);
+  return xs.length ? xs[Math.floor(xs.length / 2)] : undefined;
+}
+
+async function main(args: string[]): Promise<void> {
+  if (args[0] === "--child") {
+    console.log(JSON.stringify(await child(args[1] as Loader, args[2]!)));
+    return;
+  }
+  const opt = (name: string): string | undefined => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const sizes = (opt("sizes") ?? "10M,100M,1G").split(",").map(parseSize);
+  const runs = Number(opt("runs") ?? "3");
+  const oracle = args.includes("--no-omp") ? undefined : await ompOracle();
+  const tty = Deno.stderr.isTerminal();
+  for (const size of sizes) {
+    const file = await benchFile(size, {}, (written, total) => {
+      if (tty) {
+        Deno.stderr.writeSync(
+          new TextEncoder().encode(
+            `\rgenerating ${OUT_DIR}: ${Math.floor(written * 100 / total)}%`,
+          ),
+        );
+      }
+    });
+    if (tty) Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+    const byLoader: Record<string, Run[]> = {};
+    const loaders: Loader[] = ["windowed", "full", "naive"];
+    for (const loader of loaders) {
+      for (let i = 0; i < runs; i++) {
+        const r = await spawnChild(loader, file);
+        (byLoader[loader] ??= []).push(r);
+        console.log(JSON.stringify({ size: `${round(size / MB)} MB`, ...r }));
+        if (r.error !== undefined) break; // the naive way cannot open 1 GB: once is enough
+      }
+    }
+    if (oracle !== undefined) {
+      const r = await ompOpen(oracle, file);
+      (byLoader.omp ??= []).push(r);
+      console.log(JSON.stringify({ size: `${round(size / MB)} MB`, ...r }));
+    }
+    const total = (loader: string): number | undefined => {
+      const rs = byLoader[loader] ?? [];
+      const o = median(rs, "openMs");
+      const c = median(rs, "contextMs");
+      return o === undefined ? undefined : o + (c ?? 0);
+    };
+    const w = total("windowed");
+    const ratio = (other: string): number | null => {
+      const t = total(other);
+      return t === undefined || w === undefined ? null : round(t / w);
+    };
+    console.log(JSON.stringify({
+      size: `${round(size / MB)} MB`,
+      summary: true,
+      windowedMs: w === undefined ? null : round(w),
+      naiveOverWindowed: ratio("naive"),
+      fullOverWindowed: ratio("full"),
+      ompOverWindowed: ratio("omp"),
+      heapHeldMB: byLoader.windowed?.[0]?.heapHeldMB ?? null,
+      peakHeapMB: byLoader.windowed?.[0]?.peakHeapMB ?? null,
+    }));
+  }
+}
+
+if (import.meta.main) await main(Deno.args);
