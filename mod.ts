@@ -46,6 +46,7 @@ export {
   estimateTokens,
   type ResetRule,
   type SessionContext,
+  type WindowPrefix,
 } from "./src/context.ts";
 export { type ContextJson, contextToJson } from "./src/context_json.ts";
 export {
@@ -98,6 +99,7 @@ export {
 export {
   asHeader,
   headerVersion,
+  recordMigrator,
   SESSION_VERSION,
   type SessionHeader,
 } from "./src/header.ts";
@@ -114,6 +116,32 @@ export {
   type ReadLinesOptions,
 } from "./src/line_reader.ts";
 export type { LoadIssue, LoadIssueKind } from "./src/load_issue.ts";
+export { type SessionRecord, type SessionRecordOf } from "./src/loader.ts";
+export {
+  SessionEntryStream,
+  type SessionEntryStreamOptions,
+} from "./src/entry_stream.ts";
+export {
+  LIST_PREFIX_BYTES,
+  listSessions,
+  type ListSessionsOptions,
+  parseSessionPrefix,
+  type SessionInfo,
+} from "./src/list.ts";
+export {
+  type ForkResult,
+  forkSession,
+  type ForkSessionOptions,
+} from "./src/fork.ts";
+export {
+  SETTINGS_CHECKPOINT_TYPE,
+  type SettingsCheckpoint,
+} from "./src/window.ts";
+export {
+  rewriteWithSlot,
+  SessionWriter,
+  type SessionWriterOptions,
+} from "./src/writer.ts";
 export {
   canonicalCwdSlug,
   cwdSlug,

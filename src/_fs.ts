@@ -26,9 +26,30 @@ export interface _FsFile extends Disposable {
   close(): void;
 }
 
+/**
+ * An open file that can also be read, positioned, cut and locked (the session
+ * writer's needs); `Deno.FsFile` satisfies it.
+ */
+export interface _FsHandle extends _FsFile {
+  /** Reads into `p` from the current position; null at end of file. */
+  read(p: Uint8Array): Promise<number | null>;
+  /** Moves the position; returns the new position from the start. */
+  seek(offset: number, whence: Deno.SeekMode): Promise<number>;
+  /** Cuts (or extends with zeros) the file to `len` bytes. */
+  truncate(len?: number): Promise<void>;
+  /** The open file's metadata (`fstat`). */
+  stat(): Promise<Deno.FileInfo>;
+  /** Takes an advisory lock (`flock` on Unix) without blocking; false when held. */
+  tryLock(exclusive?: boolean): Promise<boolean>;
+  /** Releases the advisory lock. */
+  unlock(): Promise<void>;
+}
+
 /** The filesystem operations the store uses, each as `Deno.*` defines it. */
 export interface _Fs {
   open(path: string, options: Deno.OpenOptions): Promise<_FsFile>;
+  /** `Deno.open`, typed for the calls in {@linkcode _FsHandle}. */
+  openHandle(path: string, options: Deno.OpenOptions): Promise<_FsHandle>;
   mkdir(path: string, options?: Deno.MkdirOptions): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   stat(path: string): Promise<Deno.FileInfo>;
@@ -44,6 +65,7 @@ export interface _Fs {
 /** The real filesystem, backed by the `Deno` namespace. */
 export const _realFs: _Fs = {
   open: (path, options) => Deno.open(path, options),
+  openHandle: (path, options) => Deno.open(path, options),
   mkdir: (path, options) => Deno.mkdir(path, options),
   chmod: (path, mode) => Deno.chmod(path, mode),
   stat: (path) => Deno.stat(path),

@@ -98,54 +98,60 @@ export function headerVersion(header: SessionHeader): number {
 }
 
 /**
- * Bring parsed lines of a version 1 or 2 file to version 3, in place, as omp
- * does: version 1 lines get ids (minted here in file order, `00000001`,
- * `00000002` …, so two opens of one file agree) and a `parentId` chain in
- * file order, and a compaction's `firstKeptEntryIndex` (an index into the
- * file's records, the header being 0) becomes `firstKeptEntryId`; version 2
- * messages with role `hookMessage` become role `custom`.
+ * Bring one parsed line of a version 1 or 2 file to version 3, in place, as
+ * omp does; lines must be given in file order. Version 1 lines get ids
+ * (minted in file order, `00000001`, `00000002` …, so two opens of one file
+ * agree) and a `parentId` chain in file order, and a compaction's
+ * `firstKeptEntryIndex` (an index into the file's records, the header being
+ * 0; only earlier records resolve, as in omp) becomes `firstKeptEntryId`;
+ * version 2 messages with role `hookMessage` become role `custom`.
+ *
+ * @example Migrating version 1 lines
+ * ```ts
+ * import { recordMigrator } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const migrate = recordMigrator(1)!;
+ * const a: Record<string, unknown> = { type: "message" };
+ * const b: Record<string, unknown> = { type: "message" };
+ * migrate({ index: 1, value: a });
+ * migrate({ index: 2, value: b });
+ * equal(b.parentId, a.id);
+ * ```
  *
  * @param version The header's version.
- * @param records The parsed lines after the header, in file order, each with
- * its record index (the header being record 0).
- * @returns Whether anything was migrated.
+ * @returns A function migrating one record, or undefined for version 3 and later.
  */
-export function migrateRecords(
+export function recordMigrator(
   version: number,
-  records: { index: number; value: Record<string, unknown> }[],
-): boolean {
-  if (version >= SESSION_VERSION) return false;
-  if (version < 2) {
-    const idAt = new Map<number, string>();
-    let previous: string | null = null;
-    let n = 0;
-    for (const r of records) {
+):
+  | ((record: { index: number; value: Record<string, unknown> }) => void)
+  | undefined {
+  if (version >= SESSION_VERSION) return undefined;
+  const idAt = new Map<number, string>();
+  let previous: string | null = null;
+  let n = 0;
+  return ({ index, value: v }) => {
+    if (version < 2) {
       const id = (++n).toString(16).padStart(ENTRY_ID_LENGTH, "0");
-      r.value.id = id;
-      r.value.parentId = previous;
-      idAt.set(r.index, id);
+      v.id = id;
+      v.parentId = previous;
+      idAt.set(index, id);
       previous = id;
-    }
-    for (const r of records) {
-      const v = r.value;
       if (
-        v.type !== "compaction" || typeof v.firstKeptEntryIndex !== "number"
+        v.type === "compaction" && typeof v.firstKeptEntryIndex === "number"
       ) {
-        continue;
+        const target = idAt.get(v.firstKeptEntryIndex);
+        if (target !== undefined) v.firstKeptEntryId = target;
+        delete v.firstKeptEntryIndex;
       }
-      const target = idAt.get(v.firstKeptEntryIndex);
-      if (target !== undefined) v.firstKeptEntryId = target;
-      delete v.firstKeptEntryIndex;
     }
-  }
-  for (const r of records) {
-    const m = r.value.message;
+    const m = v.message;
     if (
-      r.value.type === "message" && m !== null && typeof m === "object" &&
+      v.type === "message" && m !== null && typeof m === "object" &&
       (m as { role?: unknown }).role === "hookMessage"
     ) {
       (m as { role: string }).role = "custom";
     }
-  }
-  return true;
+  };
 }

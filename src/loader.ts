@@ -11,7 +11,7 @@ import { SessionSyntaxError } from "./errors.ts";
 import {
   asHeader,
   headerVersion,
-  migrateRecords,
+  recordMigrator,
   SESSION_VERSION,
   type SessionHeader,
 } from "./header.ts";
@@ -283,6 +283,102 @@ export class PrefixReader {
   }
 }
 
+/** One parsed line of a session file, in file order. */
+export type SessionRecord =
+  | SessionRecordOf<"title", TitleSlot>
+  | SessionRecordOf<"header", SessionHeader>
+  | SessionRecordOf<"entry", SessionEntry>;
+
+/** A parsed line of one kind, and where it sits. */
+export interface SessionRecordOf<K extends string, V> {
+  /** `title` (line 1), `header`, or `entry`. */
+  kind: K;
+  /** The parsed line (entries of version 1 and 2 files migrated). */
+  value: V;
+  /** 1-based line number. */
+  line: number;
+  /** Byte offset of the line. */
+  offset: number;
+  /** Bytes the line occupies, its line ending included. */
+  size: number;
+}
+
+/**
+ * Parse lines into records: the title slot, the header, then each entry
+ * (migrated from version 1 or 2 on the fly), reading around damage and
+ * reporting it to `log`.
+ *
+ * @param lines The lines, in order.
+ * @param name The file's path or a name for the stream (used in errors).
+ * @param log Where damage goes.
+ * @returns The records, in file order.
+ * @throws {SessionSyntaxError} When the header is missing or malformed.
+ */
+export async function* sessionRecords(
+  lines: AsyncIterable<Line>,
+  name: string,
+  log: IssueLog,
+): AsyncGenerator<SessionRecord> {
+  const prefix = new PrefixReader(name, log);
+  const byId = new Set<string>();
+  let migrate: ReturnType<typeof recordMigrator>;
+  let seen = 0;
+  let end = 0;
+  let record = 0;
+  for await (const line of lines) {
+    seen++;
+    end = line.offset + line.size;
+    const at = line.index + 1;
+    const where = { line: at, offset: line.offset, size: line.size };
+    if (prefix.header === undefined) {
+      const hadSlot = prefix.slot !== undefined;
+      if (!prefix.take(line)) {
+        if (!hadSlot && prefix.slot !== undefined) {
+          yield { kind: "title", value: prefix.slot, ...where };
+        }
+        continue;
+      }
+      migrate = recordMigrator(headerVersion(prefix.header!));
+      record = 1;
+      yield { kind: "header", value: prefix.header!, ...where };
+      continue;
+    }
+    const value = decodeLine(line, log);
+    if (value === undefined) continue;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      log.add(
+        "not-an-entry",
+        at,
+        line.offset,
+        `line ${at} is not a JSON object and was skipped`,
+      );
+      continue;
+    }
+    migrate?.({ index: record++, value: value as Record<string, unknown> });
+    const checked = asEntry(value);
+    if ("reason" in checked) {
+      log.add(
+        "not-an-entry",
+        at,
+        line.offset,
+        `line ${at} was skipped: ${checked.reason}`,
+      );
+      continue;
+    }
+    if (byId.has(checked.entry.id)) {
+      log.add(
+        "duplicate-id",
+        at,
+        line.offset,
+        `line ${at} repeats an earlier entry's id; the later entry wins`,
+      );
+    }
+    byId.add(checked.entry.id);
+    yield { kind: "entry", value: checked.entry, ...where };
+  }
+  prefix.finish(seen, end);
+}
+
 /**
  * Load every line of a session: the whole-file path, used for streams that
  * cannot be read backwards and for version 1 and 2 files.
@@ -299,77 +395,34 @@ export async function loadAll(
   onIssue?: (issue: LoadIssue) => void,
 ): Promise<LoadedSession> {
   const log = new IssueLog(onIssue);
-  const prefix = new PrefixReader(name, log);
-  const records: {
-    index: number;
-    value: Record<string, unknown>;
-    line: number;
-    offset: number;
-  }[] = [];
-  let seen = 0;
-  let bytes = 0;
-  let record = 0;
-  const take = (line: Line): void => {
-    if (prefix.header === undefined) {
-      if (prefix.take(line)) record = 1;
-      return;
-    }
-    const value = decodeLine(line, log);
-    if (value === undefined) return;
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      log.add(
-        "not-an-entry",
-        line.index + 1,
-        line.offset,
-        `line ${line.index + 1} is not a JSON object and was skipped`,
-      );
-      return;
-    }
-    records.push({
-      index: record++,
-      value: value as Record<string, unknown>,
-      line: line.index + 1,
-      offset: line.offset,
-    });
-  };
-  for await (const line of lines) {
-    seen++;
-    bytes = line.offset + line.size;
-    take(line);
-  }
-  const header = prefix.finish(seen, bytes);
-  const migrated = migrateRecords(headerVersion(header), records);
+  let slot: TitleSlot | undefined;
+  let header: SessionHeader | undefined;
   const entries: SessionEntry[] = [];
   const byId = new Map<string, SessionEntry>();
-  for (const r of records) {
-    const checked = asEntry(r.value);
-    if ("reason" in checked) {
-      log.add(
-        "not-an-entry",
-        r.line,
-        r.offset,
-        `line ${r.line} was skipped: ${checked.reason}`,
-      );
-      continue;
+  let seen = 0;
+  let bytes = 0;
+  const counted = (async function* (): AsyncGenerator<Line> {
+    for await (const line of lines) {
+      seen++;
+      bytes = line.offset + line.size;
+      yield line;
     }
-    if (byId.has(checked.entry.id)) {
-      log.add(
-        "duplicate-id",
-        r.line,
-        r.offset,
-        `line ${r.line} repeats an earlier entry's id; the later entry wins`,
-      );
+  })();
+  for await (const r of sessionRecords(counted, name, log)) {
+    if (r.kind === "title") slot = r.value;
+    else if (r.kind === "header") header = r.value;
+    else {
+      entries.push(r.value);
+      byId.set(r.value.id, r.value);
     }
-    entries.push(checked.entry);
-    byId.set(checked.entry.id, checked.entry);
   }
   return {
-    slot: prefix.slot,
-    header,
+    slot,
+    header: header!,
     entries,
     byId,
     issues: log.issues,
-    migrated,
+    migrated: header !== undefined && headerVersion(header) < SESSION_VERSION,
     seen,
     bytes,
     windowed: false,

@@ -1,0 +1,1093 @@
+/**
+ * `SessionWriter`: appends lines to a session file and rewrites its title
+ * slot, under the cross-process lock omp takes for the same file, so the two
+ * can write one session without losing each other's lines.
+ *
+ * The lock is omp's (`session-storage.ts`, `FileSessionStorage`), in two
+ * layers, both beside the session file:
+ *
+ * 1. an OS gate held by the process, which the kernel drops when it dies:
+ *    here a non-blocking exclusive `flock` on `.<basename>.lock.os`, polled
+ *    every 2 ms; the file is never removed. omp takes the same `flock` on
+ *    macOS and the BSDs, but on Linux and Windows it binds a kernel name
+ *    instead (on Linux an abstract `AF_UNIX` datagram socket
+ *    `@omp-file-lock-<hash>`), which stable Deno cannot bind. There the gate
+ *    orders only this library's writers, and the lock file below orders them
+ *    against omp: omp keeps that layer for peers that do not share its gate.
+ * 2. a lock file `.<basename>.lock`, made with an exclusive create (mode
+ *    0600), holding `<pid>:<epochMs>\n`, read back to check the claim held,
+ *    and removed when the work is done. A lock file whose pid is dead, or
+ *    whose content is not a record and that is older than 500 ms, is stale:
+ *    it is read again, then removed and claimed.
+ *
+ * Writers in this process queue for the lock in order, before both layers.
+ * The whole wait, queue and both layers together, gives up after
+ * {@linkcode SessionWriterOptions.lockTimeoutMs} (omp: 500 ms per layer). The
+ * lock is taken by every append, slot rewrite, create and
+ * {@linkcode rewriteWithSlot}. (omp's own in-place slot rewrite takes no
+ * lock.)
+ *
+ * @module
+ */
+
+import { basename, dirname, join, normalize } from "node:path";
+import {
+  _fs,
+  type _FsFile,
+  type _FsHandle,
+  _IS_WINDOWS,
+  _writeAll,
+} from "./_fs.ts";
+import { TITLE_SLOT_BYTES } from "./title_slot.ts";
+
+/** Options for {@linkcode SessionWriter} and {@linkcode rewriteWithSlot}. */
+export interface SessionWriterOptions {
+  /**
+   * Flush the data to disk (`syncData`) after every append and every slot
+   * rewrite, before the call returns. Default `false`, as omp, which never
+   * fsyncs: a process crash then loses nothing that was written (each call
+   * hands its bytes to the kernel before returning), but an operating-system
+   * crash or a power cut can lose the last lines, or leave the file ending in
+   * a torn line, which readers skip and the next append closes with `"\n"`.
+   */
+  sync?: boolean;
+  /**
+   * How long to wait for another writer's lock before failing, in
+   * milliseconds. Default 500, omp's `SESSION_PUBLISH_LOCK_WAIT_MS`.
+   */
+  lockTimeoutMs?: number;
+}
+
+/** omp's `SESSION_PUBLISH_LOCK_WAIT_MS`: its wait, and the age past which a lock file without a record is a crash orphan. */
+const _LOCK_WAIT_MS = 500;
+/** omp's `SESSION_PUBLISH_LOCK_POLL_MS`. */
+const _LOCK_POLL_MS = 2;
+/** omp's lock record, `<pid>:<epochMs>` with optional trailing whitespace. */
+const _LOCK_RECORD = /^(\d+):(\d+)\s*$/;
+const _FILE_MODE = 0o600;
+const _DIR_MODE = 0o700;
+/** Copy buffer of {@linkcode rewriteWithSlot}: memory stays bounded whatever the file size. */
+const _COPY_BUFFER_BYTES = 1 << 20;
+/** How much of line 1 {@linkcode rewriteWithSlot} reads to tell a title record. */
+const _TITLE_PREFIX = new TextEncoder().encode('{"type":"title"');
+const _NEWLINE = 10;
+
+const _encoder = new TextEncoder();
+const _decoder = new TextDecoder();
+
+/**
+ * An open session file that this process appends to. Every append and slot
+ * rewrite takes omp's cross-process lock (see the module doc), so omp and
+ * other writers can share the file.
+ *
+ * Lines are written whole: a batch is one write call (looping on short
+ * writes), and a write that fails is cut back to the old size. After such a
+ * failure the writer is failed: that call throws the error, and every later
+ * call throws an error whose `cause` is it. Failing to get the lock writes
+ * nothing and does not fail the writer (omp's writer does fail then).
+ *
+ * @example Creating a session file and appending to it
+ * ```ts
+ * import { marshalTitleSlot, SessionWriter } from "@xdev/session";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * try {
+ *   const path = `${dir}/s.jsonl`;
+ *   const slot = marshalTitleSlot({ title: "", updatedAt: "2026-10-01T09:00:00.000Z" });
+ *   const header = new TextEncoder().encode('{"type":"session","version":3}\n');
+ *   {
+ *     await using writer = await SessionWriter.create(path, new Uint8Array([...slot, ...header]));
+ *     await writer.append(['{"type":"label","id":"0a1b2c3d"}']);
+ *   }
+ *   const text = await Deno.readTextFile(path);
+ *   assert.ok(text.endsWith('{"type":"label","id":"0a1b2c3d"}\n'));
+ * } finally {
+ *   await Deno.remove(dir, { recursive: true });
+ * }
+ * ```
+ */
+export class SessionWriter implements AsyncDisposable {
+  readonly #path: string;
+  readonly #sync: boolean;
+  readonly #lockTimeoutMs: number;
+  #file: _FsHandle;
+  #size: number;
+  #tornTail: boolean;
+  #error: Error | undefined;
+  #closed = false;
+  /** The last queued operation; operations on one writer run one at a time. */
+  #tail: Promise<void> = Promise.resolve();
+
+  private constructor(
+    path: string,
+    file: _FsHandle,
+    size: number,
+    tornTail: boolean,
+    settings: _Settings,
+  ) {
+    this.#path = path;
+    this.#file = file;
+    this.#size = size;
+    this.#tornTail = tornTail;
+    this.#sync = settings.sync;
+    this.#lockTimeoutMs = settings.lockTimeoutMs;
+  }
+
+  /**
+   * Opens an existing session file for appending. Reads its last byte: when
+   * the file does not end in `"\n"` (a torn last line), the next append
+   * starts with `"\n"`, so the torn line stays alone and nothing new is lost.
+   * (omp does not check, and glues its next line to the torn one.)
+   *
+   * @example Appending to a file whose last line is torn
+   * ```ts
+   * import { SessionWriter } from "@xdev/session";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const path = `${dir}/s.jsonl`;
+   *   await Deno.writeTextFile(path, '{"a":1}\n{"b":');
+   *   await using writer = await SessionWriter.open(path);
+   *   await writer.append(['{"c":3}']);
+   *   assert.equal(await Deno.readTextFile(path), '{"a":1}\n{"b":\n{"c":3}\n');
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param path The session file.
+   * @param options Durability and lock wait.
+   * @returns A writer holding the file open until {@linkcode SessionWriter.close}.
+   * @throws {TypeError} When `path` is not a non-empty string or an option has the wrong type.
+   * @throws {RangeError} When `lockTimeoutMs` is negative or not finite.
+   * @throws {Deno.errors.NotFound} When the file does not exist.
+   */
+  static async open(
+    path: string,
+    options: SessionWriterOptions = {},
+  ): Promise<SessionWriter> {
+    const settings = _settings(path, options, "open");
+    const file = await _fs().openHandle(path, { read: true, append: true });
+    try {
+      const info = await file.stat();
+      if (!info.isFile) {
+        throw new Error(`Cannot open ${_quote(path)}: not a regular file`);
+      }
+      const torn = await _endsTorn(file, info.size);
+      return new SessionWriter(path, file, info.size, torn, settings);
+    } catch (err) {
+      file.close();
+      throw err;
+    }
+  }
+
+  /**
+   * Creates a new session file, which must not exist yet, with mode 0600
+   * whatever the umask, and writes `body` to it under the lock. Missing parent
+   * folders are made with mode 0700 (folders that exist are left as they
+   * are). When the write fails the partial file is removed.
+   *
+   * @example Creating a file in a new folder
+   * ```ts
+   * import { marshalTitleSlot, SessionWriter } from "@xdev/session";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const slot = marshalTitleSlot({ title: "", updatedAt: "2026-10-01T09:00:00.000Z" });
+   *   const body = new Uint8Array([...slot, ...new TextEncoder().encode("{}\n")]);
+   *   await using writer = await SessionWriter.create(`${dir}/a/b/s.jsonl`, body);
+   *   assert.equal(writer.size, body.length);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param path The session file to make.
+   * @param body The whole first content: title slot, header and any entries, each line ending in `"\n"`.
+   * @param options Durability and lock wait.
+   * @returns A writer holding the new file open.
+   * @throws {TypeError} When `body` is not a non-empty `Uint8Array` ending in `"\n"`, or `path` or an option is malformed.
+   * @throws {RangeError} When `lockTimeoutMs` is negative or not finite.
+   * @throws {Deno.errors.AlreadyExists} When the file exists.
+   * @throws {Deno.errors.TimedOut} When another writer holds the lock past `lockTimeoutMs`.
+   */
+  static async create(
+    path: string,
+    body: Uint8Array,
+    options: SessionWriterOptions = {},
+  ): Promise<SessionWriter> {
+    const settings = _settings(path, options, "create");
+    if (!(body instanceof Uint8Array)) {
+      throw new TypeError(
+        `Cannot create ${_quote(path)}: the body is not a Uint8Array`,
+      );
+    }
+    if (body.length === 0 || body[body.length - 1] !== _NEWLINE) {
+      throw new TypeError(
+        `Cannot create ${_quote(path)}: the body does not end in "\\n"`,
+      );
+    }
+    await _makeFolders(path, dirname(path));
+    const lock = _lockFor(path, "create", settings.lockTimeoutMs);
+    return await _withLock(lock, async () => {
+      const fs = _fs();
+      const file = await fs.openHandle(path, {
+        read: true,
+        append: true,
+        createNew: true,
+        mode: _FILE_MODE,
+      });
+      try {
+        if (!_IS_WINDOWS) await fs.chmod(path, _FILE_MODE);
+        await _writeAll(file, body);
+        if (settings.sync) {
+          await file.syncData();
+          await _syncFolder(dirname(path));
+        }
+      } catch (err) {
+        file.close();
+        await _removeAfter(path, err, `Cannot create ${_quote(path)}`);
+        throw err;
+      }
+      return new SessionWriter(path, file, body.length, false, settings);
+    });
+  }
+
+  /** Bytes in the file as far as this writer knows (updated by each append). */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The first write error, once the writer has failed; otherwise undefined. */
+  get error(): Error | undefined {
+    return this.#error;
+  }
+
+  /**
+   * Appends complete lines in one write call, under the lock. When another
+   * writer replaced the file since (a rename over it), the path is opened
+   * again first; when the file no longer ends in `"\n"`, a `"\n"` goes first.
+   * On a failed write the file is cut back to its old size and the writer
+   * fails (see the class doc).
+   *
+   * @example Appending a batch
+   * ```ts
+   * import { SessionWriter } from "@xdev/session";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const path = `${dir}/s.jsonl`;
+   *   await Deno.writeTextFile(path, "{}\n");
+   *   await using writer = await SessionWriter.open(path);
+   *   await writer.append(['{"n":1}', '{"n":2}']);
+   *   assert.equal(await Deno.readTextFile(path), '{}\n{"n":1}\n{"n":2}\n');
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param lines The lines, each without its `"\n"`. An empty batch writes nothing.
+   * @throws {TypeError} When `lines` is not an array of strings or a line contains `"\n"`.
+   * @throws {Deno.errors.TimedOut} When another writer holds the lock past `lockTimeoutMs`.
+   * @throws {Error} When the writer is closed or failed earlier, or the write fails.
+   */
+  async append(lines: readonly string[]): Promise<void> {
+    const action = `Cannot append to ${_quote(this.#path)}`;
+    const bytes = _encodeLines(lines, action);
+    this.#checkOpen(action);
+    if (bytes === undefined) return;
+    const lock = _lockFor(this.#path, "append to", this.#lockTimeoutMs);
+    await this.#serial(
+      action,
+      () => _withLock(lock, () => this.#appendLocked(bytes, action)),
+    );
+  }
+
+  /**
+   * Overwrites the 256-byte title slot at offset 0 in place, through a
+   * handle that is not in append mode, under the lock. The file keeps its
+   * size; nothing after byte 255 changes. Line 1 must already be exactly
+   * {@linkcode TITLE_SLOT_BYTES} long; otherwise use
+   * {@linkcode rewriteWithSlot}.
+   *
+   * @example Renaming a session in place
+   * ```ts
+   * import { marshalTitleSlot, SessionWriter } from "@xdev/session";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const at = "2026-10-01T09:00:00.000Z";
+   *   const body = new Uint8Array([
+   *     ...marshalTitleSlot({ title: "", updatedAt: at }),
+   *     ...new TextEncoder().encode("{}\n"),
+   *   ]);
+   *   await using writer = await SessionWriter.create(`${dir}/s.jsonl`, body);
+   *   await writer.rewriteSlot(marshalTitleSlot({ title: "Renamed", source: "manual", updatedAt: at }));
+   *   assert.ok((await Deno.readTextFile(`${dir}/s.jsonl`)).includes('"title":"Renamed"'));
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param slot The new line 1: exactly {@linkcode TITLE_SLOT_BYTES} bytes, its only `"\n"` last.
+   * @throws {TypeError} When `slot` is not a `Uint8Array`.
+   * @throws {RangeError} When `slot` is not {@linkcode TITLE_SLOT_BYTES} bytes ending in its only `"\n"`.
+   * @throws {Deno.errors.TimedOut} When another writer holds the lock past `lockTimeoutMs`.
+   * @throws {Error} When line 1 of the file is not {@linkcode TITLE_SLOT_BYTES} long, the writer is closed or failed, or the write fails.
+   */
+  async rewriteSlot(slot: Uint8Array): Promise<void> {
+    const action = `Cannot rewrite the title slot of ${_quote(this.#path)}`;
+    _checkSlot(slot, action);
+    this.#checkOpen(action);
+    const lock = _lockFor(
+      this.#path,
+      "rewrite the title slot of",
+      this.#lockTimeoutMs,
+    );
+    await this.#serial(
+      action,
+      () => _withLock(lock, () => this.#rewriteSlotLocked(slot, action)),
+    );
+  }
+
+  /**
+   * Closes the file after the calls already made have finished. Does not
+   * throw the writer's error (that was thrown by the call that failed).
+   * Calling it again does nothing.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return await this.#tail;
+    this.#closed = true;
+    await this.#tail;
+    this.#file.close();
+  }
+
+  /** Same as {@linkcode SessionWriter.close}, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #checkOpen(action: string): void {
+    if (this.#closed) throw new Error(`${action}: the writer is closed`);
+    this.#checkNotFailed(action);
+  }
+
+  #checkNotFailed(action: string): void {
+    if (this.#error === undefined) return;
+    throw new Error(
+      `${action}: the writer failed earlier: ${this.#error.message}`,
+      { cause: this.#error },
+    );
+  }
+
+  /** Runs `op` after every operation queued before it on this writer. */
+  #serial(action: string, op: () => Promise<void>): Promise<void> {
+    const run = this.#tail.then(() => {
+      this.#checkNotFailed(action);
+      return op();
+    });
+    // The chain only orders operations; each outcome reaches its caller through `run`.
+    this.#tail = run.then(_ignore, _ignore);
+    return run;
+  }
+
+  #fail(err: unknown): unknown {
+    if (this.#error === undefined) this.#error = _asError(err);
+    return err;
+  }
+
+  async #appendLocked(bytes: Uint8Array, action: string): Promise<void> {
+    await this.#reopenIfReplaced();
+    const file = this.#file;
+    const old = (await file.stat()).size;
+    if (old !== this.#size) this.#tornTail = await _endsTorn(file, old);
+    const payload = this.#tornTail ? _withNewline(bytes) : bytes;
+    try {
+      await _writeAll(file, payload);
+      if (this.#sync) await file.syncData();
+    } catch (err) {
+      throw this.#fail(await _rollBack(file, old, err, action));
+    }
+    this.#size = old + payload.length;
+    this.#tornTail = false;
+  }
+
+  /** omp's `#reopenIfReplaced`: a rename over the path orphans our handle. */
+  async #reopenIfReplaced(): Promise<void> {
+    let live: Deno.FileInfo;
+    try {
+      live = await _fs().stat(this.#path);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return; // omp keeps its handle too
+      throw err;
+    }
+    const mine = await this.#file.stat();
+    if (live.ino === null || (live.ino === mine.ino && live.dev === mine.dev)) {
+      return;
+    }
+    const next = await _fs().openHandle(this.#path, {
+      read: true,
+      append: true,
+    });
+    this.#file.close();
+    this.#file = next;
+    this.#size = -1; // unknown: read the new file's tail
+  }
+
+  async #rewriteSlotLocked(slot: Uint8Array, action: string): Promise<void> {
+    using file = await _fs().openHandle(this.#path, {
+      read: true,
+      write: true,
+    });
+    const old = await _readUpTo(file, TITLE_SLOT_BYTES);
+    if (
+      old.length < TITLE_SLOT_BYTES ||
+      old.indexOf(_NEWLINE) !== TITLE_SLOT_BYTES - 1
+    ) {
+      throw new Error(
+        `${action}: line 1 is not ${TITLE_SLOT_BYTES} bytes; rewrite the whole file instead`,
+      );
+    }
+    try {
+      await file.seek(0, Deno.SeekMode.Start);
+      await _writeAll(file, slot);
+      if (this.#sync) await file.syncData();
+    } catch (err) {
+      throw this.#fail(await _restoreSlot(file, old, err, action));
+    }
+  }
+}
+
+/**
+ * Atomically replaces a session file whose line 1 is not a 256-byte title
+ * slot with one that has `slot` as line 1. With `dropFirstLine` the old line
+ * 1 (a malformed title record) is replaced; without it (a legacy slot-less
+ * file) every old byte is kept after the slot. The new content goes to
+ * `.<basename>.<random>.tmp` (mode 0600) in the same folder, copied with a
+ * 1 MiB buffer whatever the file size, and is renamed over the file, all under
+ * the lock. Fails, leaving the file as it was, when the file changed during
+ * the copy. An open {@linkcode SessionWriter} on the path notices the new file
+ * on its next append.
+ *
+ * @example Giving a slot-less file its title slot
+ * ```ts
+ * import { marshalTitleSlot, rewriteWithSlot, TITLE_SLOT_BYTES } from "@xdev/session";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * try {
+ *   const path = `${dir}/s.jsonl`;
+ *   await Deno.writeTextFile(path, '{"type":"session","version":3}\n');
+ *   const slot = marshalTitleSlot({ title: "Hi", updatedAt: "2026-10-01T09:00:00.000Z" });
+ *   await rewriteWithSlot(path, slot, { dropFirstLine: false });
+ *   const text = await Deno.readTextFile(path);
+ *   assert.equal(text.indexOf("\n"), TITLE_SLOT_BYTES - 1);
+ *   assert.ok(text.endsWith('{"type":"session","version":3}\n'));
+ * } finally {
+ *   await Deno.remove(dir, { recursive: true });
+ * }
+ * ```
+ *
+ * @param path The session file.
+ * @param slot The new line 1: exactly {@linkcode TITLE_SLOT_BYTES} bytes, its only `"\n"` last.
+ * @param options `dropFirstLine`: whether the old line 1 is a (malformed) title record to replace; plus durability and lock wait.
+ * @throws {TypeError} When `slot` is not a `Uint8Array`, `dropFirstLine` is not a boolean, or an option is malformed.
+ * @throws {RangeError} When `slot` is not {@linkcode TITLE_SLOT_BYTES} bytes ending in its only `"\n"`, or `lockTimeoutMs` is negative.
+ * @throws {Deno.errors.TimedOut} When another writer holds the lock past `lockTimeoutMs`.
+ * @throws {Error} When line 1 does (or, with `dropFirstLine`, does not) start as a title record, or the file changed during the copy.
+ */
+export async function rewriteWithSlot(
+  path: string,
+  slot: Uint8Array,
+  options: { dropFirstLine: boolean } & SessionWriterOptions,
+): Promise<void> {
+  const settings = _settings(path, options ?? {}, "rewrite");
+  const action = `Cannot rewrite ${_quote(path)}`;
+  if (typeof options?.dropFirstLine !== "boolean") {
+    throw new TypeError(`${action}: dropFirstLine is not a boolean`);
+  }
+  _checkSlot(slot, action);
+  const lock = _lockFor(path, "rewrite", settings.lockTimeoutMs);
+  await _withLock(lock, async () => {
+    const fs = _fs();
+    using source = await fs.openHandle(path, { read: true });
+    const before = await source.stat();
+    const start = await _copyStart(source, options.dropFirstLine, action);
+    const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
+    const temp = join(dirname(path), `.${basename(path)}.${random}.tmp`);
+    const out = await fs.open(temp, {
+      write: true,
+      createNew: true,
+      mode: _FILE_MODE,
+    });
+    try {
+      try {
+        if (!_IS_WINDOWS) await fs.chmod(temp, _FILE_MODE);
+        await _writeAll(out, slot);
+        const copied = await _copyFrom(source, start, out);
+        const now = await fs.stat(path);
+        if (
+          !_sameFile(now, before) || now.size !== before.size ||
+          start + copied !== before.size
+        ) {
+          throw new Error(
+            `${action}: the file changed during the copy (${before.size} bytes, then ${now.size})`,
+          );
+        }
+        if (settings.sync) await out.syncData();
+      } finally {
+        out.close();
+      }
+      await fs.rename(temp, path);
+    } catch (err) {
+      await _removeAfter(temp, err, action);
+      throw err;
+    }
+    if (settings.sync) await _syncFolder(dirname(path));
+  });
+}
+
+/** Validated options. */
+interface _Settings {
+  sync: boolean;
+  lockTimeoutMs: number;
+}
+
+function _settings(
+  path: unknown,
+  options: SessionWriterOptions,
+  verb: string,
+): _Settings {
+  if (typeof path !== "string" || path === "") {
+    throw new TypeError(
+      `Cannot ${verb} session file: the path is not a non-empty string`,
+    );
+  }
+  const { sync = false, lockTimeoutMs = _LOCK_WAIT_MS } = options;
+  if (typeof sync !== "boolean") {
+    throw new TypeError(
+      `Cannot ${verb} ${_quote(path)}: sync is not a boolean`,
+    );
+  }
+  if (typeof lockTimeoutMs !== "number") {
+    throw new TypeError(
+      `Cannot ${verb} ${_quote(path)}: lockTimeoutMs is not a number`,
+    );
+  }
+  if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0) {
+    throw new RangeError(
+      `Cannot ${verb} ${
+        _quote(path)
+      }: lockTimeoutMs ${lockTimeoutMs} is not a finite number ≥ 0`,
+    );
+  }
+  return { sync, lockTimeoutMs };
+}
+
+/** Encodes a batch as `line\n…`; undefined for an empty batch. */
+function _encodeLines(
+  lines: readonly string[],
+  action: string,
+): Uint8Array | undefined {
+  if (!Array.isArray(lines)) {
+    throw new TypeError(`${action}: lines is not an array`);
+  }
+  for (const [i, line] of lines.entries()) {
+    if (typeof line !== "string") {
+      throw new TypeError(`${action}: line ${i} of the batch is not a string`);
+    }
+    if (line.includes("\n")) {
+      throw new TypeError(`${action}: line ${i} of the batch contains "\\n"`);
+    }
+  }
+  if (lines.length === 0) return undefined;
+  return _encoder.encode(`${lines.join("\n")}\n`);
+}
+
+function _checkSlot(slot: Uint8Array, action: string): void {
+  if (!(slot instanceof Uint8Array)) {
+    throw new TypeError(`${action}: the slot is not a Uint8Array`);
+  }
+  if (
+    slot.length !== TITLE_SLOT_BYTES ||
+    slot.indexOf(_NEWLINE) !== TITLE_SLOT_BYTES - 1
+  ) {
+    throw new RangeError(
+      `${action}: the slot is not ${TITLE_SLOT_BYTES} bytes ending in its only "\\n" (got ${slot.length} bytes)`,
+    );
+  }
+}
+
+function _withNewline(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length + 1);
+  out[0] = _NEWLINE;
+  out.set(bytes, 1);
+  return out;
+}
+
+/** Whether a file of `size` bytes ends in anything but `"\n"`. */
+async function _endsTorn(file: _FsHandle, size: number): Promise<boolean> {
+  if (size === 0) return false;
+  await file.seek(size - 1, Deno.SeekMode.Start);
+  const last = await _readUpTo(file, 1);
+  return last[0] !== _NEWLINE;
+}
+
+/** Reads up to `n` bytes from the current position (fewer only at the end). */
+async function _readUpTo(file: _FsHandle, n: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(n);
+  let got = 0;
+  while (got < n) {
+    const read = await file.read(buf.subarray(got));
+    if (read === null || read === 0) break;
+    got += read;
+  }
+  return buf.subarray(0, got);
+}
+
+/** Cuts the file back to `size` after `err`; the result is the error to keep. */
+async function _rollBack(
+  file: _FsHandle,
+  size: number,
+  err: unknown,
+  action: string,
+): Promise<unknown> {
+  try {
+    await file.truncate(size);
+    return err;
+  } catch (rollbackError) {
+    return new AggregateError(
+      [err, rollbackError],
+      `${action}: the write failed and its partial bytes could not be cut off`,
+    );
+  }
+}
+
+/** Puts the old slot back after `err`; the result is the error to keep. */
+async function _restoreSlot(
+  file: _FsHandle,
+  old: Uint8Array,
+  err: unknown,
+  action: string,
+): Promise<unknown> {
+  try {
+    await file.seek(0, Deno.SeekMode.Start);
+    await _writeAll(file, old);
+    return err;
+  } catch (restoreError) {
+    return new AggregateError(
+      [err, restoreError],
+      `${action}: the write failed and the old slot could not be put back`,
+    );
+  }
+}
+
+/**
+ * Where the copy of {@linkcode rewriteWithSlot} starts: after line 1 when it
+ * is a title record to drop, else 0. Refuses when `dropFirstLine` disagrees
+ * with line 1, since either mistake breaks the file for omp (a dropped header,
+ * or a second title line where the header should be).
+ */
+async function _copyStart(
+  source: _FsHandle,
+  dropFirstLine: boolean,
+  action: string,
+): Promise<number> {
+  const head = await _readUpTo(source, _TITLE_PREFIX.length);
+  const isTitle = head.length === _TITLE_PREFIX.length &&
+    head.every((byte, i) => byte === _TITLE_PREFIX[i]);
+  if (isTitle !== dropFirstLine) {
+    throw new Error(
+      `${action}: line 1 ${
+        isTitle ? "is" : "is not"
+      } a title record, but dropFirstLine is ${dropFirstLine}`,
+    );
+  }
+  if (!dropFirstLine) return 0;
+  await source.seek(0, Deno.SeekMode.Start);
+  const buf = new Uint8Array(64 * 1024);
+  let offset = 0;
+  for (;;) {
+    const n = await source.read(buf);
+    if (n === null || n === 0) return offset; // line 1 is the whole file
+    const end = buf.subarray(0, n).indexOf(_NEWLINE);
+    if (end >= 0) return offset + end + 1;
+    offset += n;
+  }
+}
+
+/** Copies `source` from `start` to its end into `out`; returns the bytes copied. */
+async function _copyFrom(
+  source: _FsHandle,
+  start: number,
+  out: _FsFile,
+): Promise<number> {
+  await source.seek(start, Deno.SeekMode.Start);
+  const buf = new Uint8Array(_COPY_BUFFER_BYTES);
+  let copied = 0;
+  for (;;) {
+    const n = await source.read(buf);
+    if (n === null || n === 0) return copied;
+    await _writeAll(out, buf.subarray(0, n));
+    copied += n;
+  }
+}
+
+function _sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.ino === null || (a.ino === b.ino && a.dev === b.dev);
+}
+
+/** Makes the missing folders of `dir` (mode 0700), outermost first. */
+async function _makeFolders(path: string, dir: string): Promise<void> {
+  const fs = _fs();
+  const missing: string[] = [];
+  for (let at = normalize(dir);;) {
+    const info = await _statOrUndefined(at);
+    if (info?.isDirectory) break;
+    if (info !== undefined) {
+      throw new Error(
+        `Cannot create ${_quote(path)}: ${_quote(at)} is not a folder`,
+      );
+    }
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      await fs.mkdir(folder, { mode: _DIR_MODE });
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) continue; // not ours to chmod
+      throw err;
+    }
+    if (!_IS_WINDOWS) await fs.chmod(folder, _DIR_MODE);
+  }
+}
+
+async function _statOrUndefined(
+  path: string,
+): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await _fs().stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+}
+
+async function _syncFolder(dir: string): Promise<void> {
+  if (_IS_WINDOWS) return;
+  using folder = await _fs().open(dir, { read: true });
+  await folder.syncData();
+}
+
+/** Removes `path` after `cause`; a second failure is thrown with it. */
+async function _removeAfter(
+  path: string,
+  cause: unknown,
+  action: string,
+): Promise<void> {
+  try {
+    await _fs().remove(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw new AggregateError(
+      [cause, err],
+      `${action}: the write failed and ${_quote(path)} could not be removed`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------- the lock
+
+/** One acquisition of the lock of one session file. */
+interface _Lock {
+  /** The session file. */
+  session: string;
+  /** `.<basename>.lock` beside it. */
+  file: string;
+  /** For messages: "append to", "rewrite", …. */
+  verb: string;
+  timeoutMs: number;
+  deadline: number;
+}
+
+/** This process's queue per lock file: the promise of its last holder. */
+const _queues = new Map<string, Promise<void>>();
+
+function _lockFor(session: string, verb: string, timeoutMs: number): _Lock {
+  return {
+    session,
+    file: join(dirname(session), `.${basename(session)}.lock`),
+    verb,
+    timeoutMs,
+    deadline: 0,
+  };
+}
+
+/** Runs `task` holding the lock: this process's queue, the OS gate, then the lock file. */
+async function _withLock<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
+  lock.deadline = Date.now() + lock.timeoutMs;
+  const key = normalize(lock.file);
+  const ahead = _queues.get(key);
+  const mine = Promise.withResolvers<void>();
+  const tail = (ahead ?? Promise.resolve()).then(() => mine.promise);
+  _queues.set(key, tail);
+  tail.then(() => {
+    if (_queues.get(key) === tail) _queues.delete(key);
+  });
+  try {
+    if (ahead !== undefined && !await _settlesBefore(ahead, lock.deadline)) {
+      throw _timedOut(lock, "another writer in this process holds it");
+    }
+    return await _withGate(lock, () => _withLockFile(lock, task));
+  } finally {
+    mine.resolve();
+  }
+}
+
+async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
+  using gate = await _fs().openHandle(`${lock.file}.os`, {
+    read: true,
+    write: true,
+    create: true,
+    mode: _FILE_MODE,
+  });
+  while (!await gate.tryLock(true)) {
+    if (Date.now() >= lock.deadline) {
+      throw _timedOut(
+        lock,
+        `another process holds "${basename(lock.file)}.os"`,
+      );
+    }
+    await _sleep(_LOCK_POLL_MS);
+  }
+  try {
+    return await task();
+  } finally {
+    await gate.unlock();
+  }
+}
+
+async function _withLockFile<T>(
+  lock: _Lock,
+  task: () => Promise<T>,
+): Promise<T> {
+  let record: string | undefined;
+  for (;;) {
+    record = await _tryCreateLockFile(lock.file);
+    if (record !== undefined) break;
+    if (await _stealStaleLockFile(lock.file)) {
+      record = await _tryCreateLockFile(lock.file);
+      if (record !== undefined) break;
+    }
+    if (Date.now() >= lock.deadline) {
+      throw _timedOut(lock, await _holder(lock.file));
+    }
+    await _sleep(_LOCK_POLL_MS);
+  }
+  try {
+    return await task();
+  } finally {
+    await _releaseLockFile(lock.file, record);
+  }
+}
+
+/**
+ * Records this process wrote and then failed to remove. omp logs such a
+ * failure and goes on; so do we, but remember the record so that the next
+ * claim here takes the leftover over (another process waits for our exit,
+ * as with an omp leftover).
+ */
+const _leftover = new Set<string>();
+
+async function _releaseLockFile(path: string, record: string): Promise<void> {
+  try {
+    await _fs().remove(path);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) _leftover.add(record);
+  }
+}
+
+/**
+ * omp's `#tryCreatePublishLock`: exclusive create, record, read back.
+ * Returns the record written, or undefined when another writer holds the name.
+ */
+async function _tryCreateLockFile(path: string): Promise<string | undefined> {
+  const fs = _fs();
+  let file: _FsFile;
+  try {
+    file = await fs.open(path, {
+      write: true,
+      createNew: true,
+      mode: _FILE_MODE,
+    });
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return undefined;
+    throw err;
+  }
+  const record = `${Deno.pid}:${Date.now()}\n`;
+  try {
+    await _writeAll(file, _encoder.encode(record));
+  } catch (err) {
+    file.close();
+    await _removeAfter(path, err, `Cannot lock ${_quote(path)}`);
+    throw err;
+  }
+  file.close();
+  // A stale-lock steal may have removed our file between create and write.
+  try {
+    const now = _decoder.decode(await fs.readFile(path));
+    return now === record ? record : undefined;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    await _removeAfter(path, err, `Cannot lock ${_quote(path)}`);
+    throw err;
+  }
+}
+
+/**
+ * omp's `#stealStalePublishLock`: removes the lock file only when its holder
+ * is dead (or, with no record, when it is older than 500 ms), re-reading it
+ * just before. Returns whether the lock may now be free.
+ */
+async function _stealStaleLockFile(path: string): Promise<boolean> {
+  const fs = _fs();
+  const content = await _readLock(path);
+  if (content === undefined) return true;
+  if (content === null) return false;
+  const pid = _lockPid(content);
+  if (_leftover.has(content)) {
+    _leftover.delete(content);
+  } else if (pid !== undefined) {
+    if (await _isAlive(pid)) return false;
+  } else if (!await _isOrphaned(path)) {
+    return false; // a live acquirer may be between create and record
+  }
+  const again = await _readLock(path);
+  if (again !== content) return again === undefined;
+  try {
+    await fs.remove(path);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) return false;
+  }
+  return true;
+}
+
+/** The lock file's content; undefined when it is gone, null when unreadable. */
+async function _readLock(path: string): Promise<string | undefined | null> {
+  try {
+    return _decoder.decode(await _fs().readFile(path));
+  } catch (err) {
+    return err instanceof Deno.errors.NotFound ? undefined : null;
+  }
+}
+
+function _lockPid(content: string): number | undefined {
+  const match = _LOCK_RECORD.exec(content);
+  if (!match) return undefined;
+  const pid = Number.parseInt(match[1] ?? "", 10);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * omp's `isPidAlive`: only "no such process" counts as dead. Asks only what
+ * the granted permissions allow (never prompts): `kill(pid, 0)` with
+ * `--allow-run`, else `/proc/<pid>` on Linux; otherwise the holder counts as
+ * alive (fail closed), and the wait ends in a timeout.
+ */
+async function _isAlive(pid: number): Promise<boolean> {
+  if (pid === Deno.pid) return true;
+  if (_granted({ name: "run" })) {
+    try {
+      // Signal 0 checks that the process exists without signalling it.
+      Deno.kill(pid, 0 as unknown as Deno.Signal);
+      return true;
+    } catch (err) {
+      return !(err instanceof Deno.errors.NotFound); // ESRCH
+    }
+  }
+  if (Deno.build.os === "linux" && _granted({ name: "read", path: "/proc" })) {
+    try {
+      await _fs().stat(`/proc/${pid}`);
+      return true;
+    } catch (err) {
+      return !(err instanceof Deno.errors.NotFound);
+    }
+  }
+  return true;
+}
+
+function _granted(descriptor: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(descriptor).state === "granted";
+}
+
+/** Whether a lock file without a record is older than any live claim. */
+async function _isOrphaned(path: string): Promise<boolean> {
+  let info: Deno.FileInfo;
+  try {
+    info = await _fs().stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return true;
+    throw err;
+  }
+  const mtime = info.mtime?.getTime() ?? 0;
+  return Date.now() - mtime > _LOCK_WAIT_MS;
+}
+
+/** Who holds the lock file, for the timeout message. */
+async function _holder(path: string): Promise<string> {
+  const content = await _readLock(path);
+  const pid = content ? _lockPid(content) : undefined;
+  return pid === undefined
+    ? `another writer holds "${basename(path)}"`
+    : `process ${pid} holds "${basename(path)}"`;
+}
+
+function _timedOut(lock: _Lock, why: string): Deno.errors.TimedOut {
+  return new Deno.errors.TimedOut(
+    `Cannot ${lock.verb} ${
+      _quote(lock.session)
+    }: ${why} (waited ${lock.timeoutMs} ms for the lock)`,
+  );
+}
+
+/** Whether `promise` settles before `deadline` (epoch ms). */
+async function _settlesBefore(
+  promise: Promise<void>,
+  deadline: number,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(
+      () => resolve(false),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function _sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function _ignore(): void {}
+
+function _asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** A path for an error message, JSON-quoted. */
+function _quote(path: unknown): string {
+  return JSON.stringify(String(path));
+}
