@@ -156,11 +156,15 @@ export {
   uuidv7,
 } from "./src/places.ts";
 export {
+  type AppendOptions,
+  type EntryPayload,
   findDataDir,
   Session,
   type SessionBuildContextOptions,
+  type SessionCreateOptions,
   type SessionFromStreamOptions,
   type SessionOpenOptions,
+  type SessionWriteOptions,
   type WindowStats,
 } from "./src/session.ts";
 export {

@@ -99,6 +99,11 @@ export interface BuildContextOptions {
    */
   resolveBlob?: (hex: string) => string | undefined;
   /**
+   * The text of a blob that a tool-result text block references (the whole
+   * text being the reference), or undefined to leave the reference.
+   */
+  resolveText?: (hex: string) => string | undefined;
+  /**
    * `xdev` (default, DESIGN §3.7): nothing before the latest reset on the path
    * is ever emitted. `omp`: a compaction after a reset may keep entries from
    * before it, as omp 18.3.4 does.
@@ -221,12 +226,14 @@ export function buildSessionContext(
  * ```
  *
  * @param entries Entries in file order.
+ * @param base Labels in effect before `entries`.
  * @returns Entry id → label.
  */
 export function collectLabels(
   entries: Iterable<SessionEntry>,
+  base: Record<string, string> = {},
 ): Record<string, string> {
-  const labels = new Map<string, string>();
+  const labels = new Map<string, string>(Object.entries(base));
   for (const e of entries) {
     if (e.type !== "label" || typeof e.targetId !== "string") continue;
     if (typeof e.label === "string" && e.label.length > 0) {
@@ -381,18 +388,21 @@ function _resolveContent<T extends string | ContentBlock[]>(
   content: T,
   options: BuildContextOptions,
 ): T {
-  if (typeof content === "string" || options.resolveBlob === undefined) {
-    return content;
-  }
+  if (typeof content === "string") return content;
+  const { resolveBlob, resolveText } = options;
+  if (resolveBlob === undefined && resolveText === undefined) return content;
   let out: ContentBlock[] | undefined;
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
-    if (block?.type !== "image" || typeof block.data !== "string") continue;
-    const hex = parseBlobRef(block.data);
-    const data = hex === undefined ? undefined : options.resolveBlob(hex);
-    if (data === undefined) continue;
-    out ??= content.slice();
-    out[i] = { ...block, data };
+    if (block?.type === "image" && typeof block.data === "string") {
+      const hex = parseBlobRef(block.data);
+      const data = hex === undefined ? undefined : resolveBlob?.(hex);
+      if (data !== undefined) (out ??= content.slice())[i] = { ...block, data };
+    } else if (block?.type === "text" && typeof block.text === "string") {
+      const hex = parseBlobRef(block.text);
+      const text = hex === undefined ? undefined : resolveText?.(hex);
+      if (text !== undefined) (out ??= content.slice())[i] = { ...block, text };
+    }
   }
   return (out ?? content) as T;
 }

@@ -23,10 +23,15 @@ import {
   type TitleSlot,
 } from "./title_slot.ts";
 
+/** What line 1 of a file holds. */
+export type SlotState = "ok" | "wrong-width" | "malformed" | "absent";
+
 /** What the loader read from a session file. */
 export interface LoadedSession {
   /** The title slot, when line 1 holds a valid one. */
   slot: TitleSlot | undefined;
+  /** What line 1 holds. */
+  slotState: SlotState;
   /** The header as on disk (version 1 and 2 headers are not rewritten). */
   header: SessionHeader;
   /** The entries kept, in file order (migrated when the file is older than version 3). */
@@ -185,6 +190,8 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
 export class PrefixReader {
   slot: TitleSlot | undefined;
   header: SessionHeader | undefined;
+  /** What line 1 holds: a 256-byte slot, a slot of another width, something malformed, or the header. */
+  line1: SlotState = "absent";
   readonly #name: string;
   readonly #log: IssueLog;
 
@@ -202,6 +209,13 @@ export class PrefixReader {
     if (line.index === 0) {
       const text = _lenient.decode(line.bytes);
       const parsed = parseTitleSlot(text);
+      this.line1 = parsed === undefined
+        ? "absent"
+        : !parsed.ok
+        ? "malformed"
+        : parsed.width === TITLE_SLOT_BYTES
+        ? "ok"
+        : "wrong-width";
       if (parsed === undefined) {
         return this.#takeHeader(line);
       }
@@ -238,10 +252,14 @@ export class PrefixReader {
       });
     }
     const value = decodeLine(line, this.#log);
-    if (value === undefined && at === 1) return false; // damage on line 1: try line 2
+    if (value === undefined && at === 1) {
+      this.line1 = "malformed"; // damage on line 1: try line 2
+      return false;
+    }
     const checked = asHeader(value);
     if ("reason" in checked) {
       if (at === 1) {
+        this.line1 = "malformed";
         this.#log.add(
           "title-slot",
           1,
@@ -318,6 +336,7 @@ export async function* sessionRecords(
   lines: AsyncIterable<Line>,
   name: string,
   log: IssueLog,
+  state?: { slotState: SlotState },
 ): AsyncGenerator<SessionRecord> {
   const prefix = new PrefixReader(name, log);
   const byId = new Set<string>();
@@ -339,6 +358,7 @@ export async function* sessionRecords(
         continue;
       }
       migrate = recordMigrator(headerVersion(prefix.header!));
+      if (state !== undefined) state.slotState = prefix.line1;
       record = 1;
       yield { kind: "header", value: prefix.header!, ...where };
       continue;
@@ -408,7 +428,8 @@ export async function loadAll(
       yield line;
     }
   })();
-  for await (const r of sessionRecords(counted, name, log)) {
+  const state: { slotState: SlotState } = { slotState: "absent" };
+  for await (const r of sessionRecords(counted, name, log, state)) {
     if (r.kind === "title") slot = r.value;
     else if (r.kind === "header") header = r.value;
     else {
@@ -418,6 +439,7 @@ export async function loadAll(
   }
   return {
     slot,
+    slotState: state.slotState,
     header: header!,
     entries,
     byId,

@@ -1,47 +1,96 @@
 /**
- * `Session`: an open session file.
+ * `Session`: a session file, open for reading and appending, or a new
+ * session not yet on disk.
  *
  * @module
  */
 
 import { dirname, join, resolve } from "node:path";
-import { BLOB_REF_PREFIX, parseBlobRef } from "./blob_ref.ts";
 import { BlobStore } from "./blob_store.ts";
 import {
   buildSessionContext,
+  collectLabels,
+  foldSettings,
   type ResetRule,
   type SessionContext,
 } from "./context.ts";
 import {
+  type AgentMessage,
+  BRANCH_MARKER_TYPE,
   branchMarkerTarget,
+  type BranchSummaryEntry,
+  type CompactionEntry,
   type ContentBlock,
+  type CredentialPinEntry,
+  type CustomEntry,
+  type CustomMessageEntry,
+  encodeEntry,
+  type LabelEntry,
+  type MessageEntry,
+  type ModeChangeEntry,
+  type ModelChangeEntry,
+  type ModelUsageEntry,
+  newEntryId,
+  type ResetBoundaryEntry,
+  type ServiceTierChangeEntry,
   type SessionEntry,
+  type SessionInitEntry,
+  type ThinkingLevelChangeEntry,
+  type TitleChangeEntry,
+  type TtsrInjectionEntry,
 } from "./entries.ts";
 import {
   headerVersion,
   SESSION_VERSION,
   type SessionHeader,
 } from "./header.ts";
-import { fileReaderAt, readLines, readLinesFromReader } from "./line_reader.ts";
-import {
-  IssueLog,
-  loadAll,
-  type LoadedSession,
-  PrefixReader,
-} from "./loader.ts";
-import { loadWindow } from "./window.ts";
+import { readLines } from "./line_reader.ts";
+import type { LoadedSession } from "./loader.ts";
 import type { LoadIssue } from "./load_issue.ts";
-import { resolveLeaf } from "./tree.ts";
-import type { TitleSlot, TitleSource } from "./title_slot.ts";
+import { findDataDir, readSessionFile, readSessionLines } from "./open.ts";
+import { prepareForDisk, type ResolvedBlobs } from "./persist.ts";
+import {
+  canonicalCwdSlug,
+  resolveDataDir,
+  sessionFileName,
+  sessionsDir,
+  uuidv7,
+} from "./places.ts";
+import {
+  cleanTitle,
+  marshalTitleSlot,
+  type TitleSlot,
+  type TitleSource,
+} from "./title_slot.ts";
+import { pathTo, resolveLeaf } from "./tree.ts";
+import { SETTINGS_CHECKPOINT_TYPE, type SettingsCheckpoint } from "./window.ts";
+import { rewriteWithSlot, SessionWriter } from "./writer.ts";
+
+export { findDataDir } from "./open.ts";
+
+/** How a session writes (for {@linkcode Session.open} and {@linkcode Session.create}). */
+export interface SessionWriteOptions {
+  /** `syncData` after every append and title rewrite. Default false. */
+  sync?: boolean;
+  /** How long to wait for another writer's lock, ms. Default 500 (omp's). */
+  lockTimeoutMs?: number;
+  /**
+   * Tool-result text blocks longer than this many characters are stored as
+   * blobs. Off by default: omp does not resolve text blobs.
+   */
+  textBlobThreshold?: number;
+  /** The clock for timestamps (tests). Default `() => new Date()`. */
+  now?: () => Date;
+}
 
 /** Options for {@linkcode Session.open}. */
-export interface SessionOpenOptions {
+export interface SessionOpenOptions extends SessionWriteOptions {
   /**
    * The data dir whose `blobs/` holds the blobs the session references.
    * Default: the nearest ancestor of the file that holds a `blobs/` folder.
    */
   dataDir?: string;
-  /** Resolve blob references in image blocks when the context is built. Default true. */
+  /** Resolve blob references when the context is built. Default true. */
   resolveBlobs?: boolean;
   /** Called with each piece of damage as the loader reads around it. */
   onIssue?: (issue: LoadIssue) => void;
@@ -54,9 +103,35 @@ export interface SessionOpenOptions {
 }
 
 /** Options for {@linkcode Session.fromStream}. */
-export interface SessionFromStreamOptions extends SessionOpenOptions {
+export interface SessionFromStreamOptions {
   /** A name for the stream in errors and issues. Default `"<stream>"`. */
   name?: string;
+  /** The data dir whose `blobs/` holds the referenced blobs; none by default. */
+  dataDir?: string;
+  /** Resolve blob references. Default true (when a data dir is given). */
+  resolveBlobs?: boolean;
+  /** Called with each piece of damage as the loader reads around it. */
+  onIssue?: (issue: LoadIssue) => void;
+}
+
+/** Options for {@linkcode Session.create}. */
+export interface SessionCreateOptions extends SessionWriteOptions {
+  /** The working directory the session belongs to (made absolute). */
+  cwd: string;
+  /** The data dir. Default: `resolveDataDir()` (`XDEV_DATA_DIR`, the config, `~/.xdev/agent`). */
+  dataDir?: string;
+  /** The file. Default: `<dataDir>/sessions/<cwd slug>/<timestamp>_<id>.jsonl`. */
+  path?: string;
+  /** The session id. Default: a new UUIDv7. */
+  id?: string;
+  /** The session this one was forked from (an id), or a subagent's parent (a path). */
+  parentSession?: string;
+  /** A first title. */
+  title?: string;
+  /** Who set it; `subagent` marks a child session that is never resumed. */
+  titleSource?: TitleSource;
+  /** More header fields, kept as given. */
+  header?: Record<string, unknown>;
 }
 
 /** Options for {@linkcode Session.buildContext}. */
@@ -79,47 +154,79 @@ export interface WindowStats {
   bytesRead: number;
 }
 
-/** Ancestors searched for a `blobs/` folder when no data dir is given. */
-const _DATA_DIR_SEARCH_DEPTH = 8;
+/** A new entry: its type and payload, without the envelope. */
+export type EntryPayload = { type: string } & Record<string, unknown>;
+
+/** Options for an append. */
+export interface AppendOptions {
+  /** The parent of the (first) new entry. Default: the leaf. */
+  parentId?: string | null;
+}
+
+const _ENVELOPE_KEYS = new Set(["type", "id", "parentId", "timestamp"]);
 
 /**
- * An open session. Opening never modifies the file.
+ * A session. `Session.open` reads a file (never modifying it) and
+ * `Session.create` starts a new one in memory; the `append*` methods add
+ * entries (one write per batch, under omp's lock), `setTitle` renames in
+ * place, `branch` moves the leaf.
  *
- * @example Open a session and rebuild its context
+ * @example Create, append, reopen
  * ```ts
  * import { Session } from "@xdev/session";
- * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
- * await using session = await Session.open(url.pathname);
- * const ctx = session.buildContext();
- * console.assert(ctx.leafId === session.leafId);
- * console.log(session.title, ctx.messages.length);
+ * import { equal } from "node:assert/strict";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * const s = await Session.create({ cwd: "/home/dev/app", dataDir });
+ * await s.appendModelChange("anthropic/claude-sonnet-4-5");
+ * await s.appendMessage({ role: "user", content: [{ type: "text", text: "Hi" }] });
+ * await s.ensureOnDisk();
+ * await s.close();
+ * await using again = await Session.open(s.path!);
+ * equal(again.buildContext().messages.length, 1);
+ * await Deno.remove(dataDir, { recursive: true });
  * ```
  */
 export class Session implements AsyncDisposable {
   readonly #path: string | undefined;
-  readonly #loaded: LoadedSession;
-  readonly #leafId: string | null;
-  readonly #blobs: Map<string, string>;
+  readonly #dataDir: string | undefined;
+  readonly #options: SessionWriteOptions;
+  #loaded: LoadedSession;
+  #leafId: string | null;
+  #blobs: ResolvedBlobs;
+  /** Entries appended since the file was read: their labels go on top of the window's. */
+  #appendedFrom: number;
+  #onDisk: boolean;
+  #autoPersist = false;
+  #writer: SessionWriter | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
 
   private constructor(
     path: string | undefined,
+    dataDir: string | undefined,
     loaded: LoadedSession,
-    blobs: Map<string, string>,
+    blobs: ResolvedBlobs,
+    onDisk: boolean,
+    options: SessionWriteOptions,
   ) {
     this.#path = path;
+    this.#dataDir = dataDir;
     this.#loaded = loaded;
     this.#blobs = blobs;
+    this.#onDisk = onDisk;
+    this.#options = options;
+    this.#appendedFrom = loaded.entries.length;
     this.#leafId = loaded.leafId !== undefined
       ? loaded.leafId
       : resolveLeaf(loaded.entries, loaded.byId);
   }
 
   /**
-   * Open a session file.
+   * Open a session file. Opening never modifies the file.
    *
    * @param path The `.jsonl` file.
-   * @param options Blob resolution and damage reporting.
+   * @param options Blob resolution, damage reporting, windowing, and how later appends write.
    * @returns The open session.
    * @throws {SessionSyntaxError} When the header is missing or malformed.
    * @throws {Deno.errors.NotFound} When the file does not exist.
@@ -128,61 +235,112 @@ export class Session implements AsyncDisposable {
     path: string,
     options: SessionOpenOptions = {},
   ): Promise<Session> {
-    const file = await Deno.open(path, { read: true });
-    let loaded: LoadedSession | undefined;
-    try {
-      if (options.window !== false) {
-        loaded = await _openWindowed(file, path, options.onIssue);
-      }
-      if (loaded === undefined) {
-        await file.seek(0, Deno.SeekMode.Start);
-        loaded = await loadAll(
-          readLinesFromReader(file),
-          path,
-          options.onIssue,
-        );
-      }
-    } finally {
-      file.close();
-    }
     const dataDir = options.dataDir ?? await findDataDir(path);
-    const blobs = options.resolveBlobs === false || dataDir === undefined
-      ? new Map<string, string>()
-      : await _readBlobs(loaded, join(dataDir, "blobs"), options.onIssue);
-    _checkLeaf(loaded, options.onIssue);
-    return new Session(resolve(path), loaded, blobs);
+    const { loaded, blobs } = await readSessionFile(path, {
+      dataDir,
+      resolveBlobs: options.resolveBlobs !== false,
+      onIssue: options.onIssue,
+      window: options.window !== false,
+    });
+    return new Session(resolve(path), dataDir, loaded, blobs, true, options);
   }
 
   /**
    * Load a session from a byte stream (a file's `readable`, a network body,
-   * a test stream). The stream is read to its end.
+   * a test stream), read whole. It has no path: it cannot be appended to.
    *
    * @param stream The bytes of a session file.
    * @param options A name for errors, the data dir for blobs, damage reporting.
-   * @returns The session; it has no path, so it cannot be appended to.
+   * @returns The session.
    * @throws {SessionSyntaxError} When the header is missing or malformed.
    */
   static async fromStream(
     stream: ReadableStream<Uint8Array>,
     options: SessionFromStreamOptions = {},
   ): Promise<Session> {
-    const name = options.name ?? "<stream>";
-    const loaded = await loadAll(readLines(stream), name, options.onIssue);
-    const blobs =
-      options.resolveBlobs === false || options.dataDir === undefined
-        ? new Map<string, string>()
-        : await _readBlobs(
-          loaded,
-          join(options.dataDir, "blobs"),
-          options.onIssue,
-        );
-    _checkLeaf(loaded, options.onIssue);
-    return new Session(undefined, loaded, blobs);
+    const { loaded, blobs } = await readSessionLines(
+      readLines(stream),
+      options.name ?? "<stream>",
+      {
+        dataDir: options.dataDir,
+        resolveBlobs: options.resolveBlobs !== false,
+        onIssue: options.onIssue,
+        window: false,
+      },
+    );
+    return new Session(undefined, options.dataDir, loaded, blobs, false, {});
   }
 
-  /** The file's absolute path, or undefined for a session read from a stream. */
+  /**
+   * Start a new session in memory. Nothing is written until
+   * {@linkcode Session.ensureOnDisk}, or with
+   * {@linkcode Session.enableAutoPersist} until the first assistant message:
+   * a session that never answers leaves no file.
+   *
+   * @param options The working directory, and where and how to write.
+   * @returns The new session.
+   * @throws {TypeError} When `cwd` is empty.
+   */
+  static async create(options: SessionCreateOptions): Promise<Session> {
+    if (typeof options.cwd !== "string" || options.cwd.length === 0) {
+      throw new TypeError("Cannot create a session: cwd is empty");
+    }
+    const now = options.now ?? (() => new Date());
+    const timestamp = now().toISOString();
+    const id = options.id ?? uuidv7();
+    const cwd = resolve(options.cwd);
+    const dataDir = options.dataDir ?? await resolveDataDir();
+    const path = options.path !== undefined ? resolve(options.path) : join(
+      sessionsDir(dataDir),
+      await canonicalCwdSlug(cwd),
+      sessionFileName(timestamp, id),
+    );
+    const header: SessionHeader = {
+      type: "session",
+      version: SESSION_VERSION,
+      id,
+      timestamp,
+      cwd,
+      ...(options.parentSession === undefined
+        ? {}
+        : { parentSession: options.parentSession }),
+      ...options.header,
+    };
+    const title = options.title === undefined ? "" : cleanTitle(options.title);
+    const slot: TitleSlot = {
+      title,
+      updatedAt: timestamp,
+      ...(options.titleSource === undefined
+        ? {}
+        : { source: options.titleSource }),
+    };
+    const loaded: LoadedSession = {
+      slot,
+      slotState: "ok",
+      header,
+      entries: [],
+      byId: new Map(),
+      issues: [],
+      migrated: false,
+      seen: 0,
+      bytes: 0,
+      windowed: false,
+    };
+    const blobs = {
+      images: new Map<string, string>(),
+      texts: new Map<string, string>(),
+    };
+    return new Session(path, dataDir, loaded, blobs, false, options);
+  }
+
+  /** The file's absolute path (also before a new session reaches disk); undefined for a stream. */
   get path(): string | undefined {
     return this.#path;
+  }
+
+  /** Whether the session's file exists (written, or opened). */
+  get onDisk(): boolean {
+    return this.#onDisk;
   }
 
   /** The header as on disk (unknown fields kept; older versions not rewritten). */
@@ -232,7 +390,7 @@ export class Session implements AsyncDisposable {
     return this.#loaded.issues;
   }
 
-  /** The entries in memory, in file order. */
+  /** The entries in memory (the window, then what was appended), in file order. */
   get entries(): readonly SessionEntry[] {
     return this.#loaded.entries;
   }
@@ -254,17 +412,19 @@ export class Session implements AsyncDisposable {
    * @returns The context.
    */
   buildContext(options: SessionBuildContextOptions = {}): SessionContext {
-    const blobs = this.#blobs;
+    const { images, texts } = this.#blobs;
+    const w = this.#loaded.window;
     return buildSessionContext(
       this.#loaded.entries,
       this.#loaded.byId,
       options.leafId === undefined ? this.#leafId : options.leafId,
       {
-        resolveBlob: (hex) => blobs.get(hex),
+        resolveBlob: (hex) => images.get(hex),
+        resolveText: (hex) => texts.get(hex),
         resetRule: options.resetRule ?? "xdev",
-        ...(this.#loaded.window === undefined
+        ...(w === undefined
           ? {}
-          : { window: this.#loaded.window }),
+          : { window: { ...w, labels: this.#labels() } }),
       },
     );
   }
@@ -283,188 +443,560 @@ export class Session implements AsyncDisposable {
     };
   }
 
+  /**
+   * Write a new session's file now: title slot, header and every entry so
+   * far (files 0600, folders 0700). Does nothing when it is on disk.
+   *
+   * @throws {TypeError} For a session read from a stream (it has no path).
+   */
+  ensureOnDisk(): Promise<void> {
+    return this.#exclusive(() => this.#ensureOnDisk());
+  }
+
+  /** Write the file at the first assistant message (as omp does); until then the session stays in memory. */
+  enableAutoPersist(): void {
+    this.#autoPersist = true;
+  }
+
+  /**
+   * Append entries in one write (DESIGN §3.10): each payload gets an id, the
+   * previous entry (or the leaf) as parent, and a timestamp, envelope first.
+   * Large images go to the blob store on the way. A compaction or reset is
+   * followed by a settings checkpoint, so the next open stops there.
+   *
+   * @param payloads The entries' types and fields.
+   * @param options The first entry's parent.
+   * @returns The entries as written.
+   * @throws {Error} When the write fails; the session then refuses further writes.
+   */
+  appendBatch(
+    payloads: readonly EntryPayload[],
+    options: AppendOptions = {},
+  ): Promise<SessionEntry[]> {
+    return this.#exclusive(() => this.#append(payloads, options));
+  }
+
+  /**
+   * Append one entry of any type (unknown types too).
+   *
+   * @param payload The entry's type and fields.
+   * @param options Its parent.
+   * @returns The entry as written.
+   */
+  async append(
+    payload: EntryPayload,
+    options: AppendOptions = {},
+  ): Promise<SessionEntry> {
+    return (await this.appendBatch([payload], options))[0]!;
+  }
+
+  /** Append a conversation message. @param message The message. @returns The entry. */
+  async appendMessage(message: AgentMessage): Promise<MessageEntry> {
+    return await this.append({ type: "message", message }) as MessageEntry;
+  }
+
+  /** Change the model of a role. @param model `provider/modelId`. @param role Absent: `default`. @returns The entry. */
+  async appendModelChange(
+    model: string,
+    role?: string,
+  ): Promise<ModelChangeEntry> {
+    return await this.append({
+      type: "model_change",
+      model,
+      ...(role === undefined ? {} : { role }),
+      resolvedModelIsFallback: false,
+    }) as ModelChangeEntry;
+  }
+
+  /** Change the thinking level. @param thinkingLevel The level. @param configured The selector (`auto` or a level). @returns The entry. */
+  async appendThinkingLevelChange(
+    thinkingLevel: string | null,
+    configured: string | null = thinkingLevel,
+  ): Promise<ThinkingLevelChangeEntry> {
+    return await this.append({
+      type: "thinking_level_change",
+      thinkingLevel,
+      configured,
+    }) as ThinkingLevelChangeEntry;
+  }
+
+  /** Change the service tier. @param serviceTier The tier, or null. @returns The entry. */
+  async appendServiceTierChange(
+    serviceTier: unknown,
+  ): Promise<ServiceTierChangeEntry> {
+    return await this.append({
+      type: "service_tier_change",
+      serviceTier,
+    }) as ServiceTierChangeEntry;
+  }
+
+  /**
+   * Replace the history before `firstKeptEntryId` by a summary.
+   *
+   * @param compaction The summary, the first kept entry (null: none) and the tokens before.
+   * @returns The entry.
+   */
+  async appendCompaction(
+    compaction: {
+      summary: string;
+      firstKeptEntryId: string | null;
+      tokensBefore: number;
+    } & Record<string, unknown>,
+  ): Promise<CompactionEntry> {
+    return await this.append({
+      type: "compaction",
+      ...compaction,
+    }) as CompactionEntry;
+  }
+
+  /**
+   * Branch back to `fromId` with a summary of the abandoned branch: the entry
+   * is a child of `fromId` and becomes the leaf.
+   *
+   * @param fromId The branch point, or null for the root.
+   * @param summary What the abandoned branch did.
+   * @param details Anything else to keep.
+   * @returns The entry.
+   */
+  async appendBranchSummary(
+    fromId: string | null,
+    summary: string,
+    details?: unknown,
+  ): Promise<BranchSummaryEntry> {
+    return await this.append({
+      type: "branch_summary",
+      fromId: fromId ?? "root",
+      summary,
+      ...(details === undefined ? {} : { details }),
+    }, { parentId: fromId }) as BranchSummaryEntry;
+  }
+
+  /** `/clear`: nothing before it reaches the model. @returns The entry. */
+  async appendResetBoundary(): Promise<ResetBoundaryEntry> {
+    return await this.append({ type: "reset_boundary" }) as ResetBoundaryEntry;
+  }
+
+  /** Harness state that never reaches the model. @param customType Its kind. @param data Its data. @returns The entry. */
+  async appendCustom(customType: string, data?: unknown): Promise<CustomEntry> {
+    return await this.append({
+      type: "custom",
+      customType,
+      ...(data === undefined ? {} : { data }),
+    }) as CustomEntry;
+  }
+
+  /**
+   * A message from a harness or hook (role `custom` in the context).
+   *
+   * @param customType Its kind.
+   * @param content Text or blocks.
+   * @param options Whether it is shown, details.
+   * @returns The entry.
+   */
+  async appendCustomMessage(
+    customType: string,
+    content: string | ContentBlock[],
+    options: { display?: boolean; details?: unknown } = {},
+  ): Promise<CustomMessageEntry> {
+    return await this.append({
+      type: "custom_message",
+      customType,
+      content,
+      display: options.display ?? true,
+      ...(options.details === undefined ? {} : { details: options.details }),
+    }) as CustomMessageEntry;
+  }
+
+  /** Set or (without `label`) clear an entry's label. @param targetId The entry. @param label The label. @returns The entry. */
+  async appendLabel(targetId: string, label?: string): Promise<LabelEntry> {
+    return await this.append({
+      type: "label",
+      targetId,
+      ...(label === undefined ? {} : { label }),
+    }) as LabelEntry;
+  }
+
+  /** A subagent's contract. @param init The system prompt, task and tools. @returns The entry. */
+  async appendSessionInit(
+    init:
+      & { systemPrompt: string; task: string; tools: string[] }
+      & Record<string, unknown>,
+  ): Promise<SessionInitEntry> {
+    return await this.append({
+      type: "session_init",
+      ...init,
+    }) as SessionInitEntry;
+  }
+
+  /** A side call's model usage. @param usage The call. @returns The entry. */
+  async appendModelUsage(
+    usage:
+      & {
+        purpose: string;
+        api: string;
+        provider: string;
+        model: string;
+        usage: unknown;
+        stopReason: string;
+      }
+      & Record<
+        string,
+        unknown
+      >,
+  ): Promise<ModelUsageEntry> {
+    return await this.append({
+      type: "model_usage",
+      ...usage,
+    }) as ModelUsageEntry;
+  }
+
+  /** Change the agent's mode. @param mode `plan`, `none` … @param data Mode data. @returns The entry. */
+  async appendModeChange(
+    mode: string,
+    data?: unknown,
+  ): Promise<ModeChangeEntry> {
+    return await this.append({
+      type: "mode_change",
+      mode,
+      ...(data === undefined ? {} : { data }),
+    }) as ModeChangeEntry;
+  }
+
+  /** Rules injected into the context. @param injectedRules Their names. @returns The entry. */
+  async appendTtsrInjection(
+    injectedRules: string[],
+  ): Promise<TtsrInjectionEntry> {
+    return await this.append({
+      type: "ttsr_injection",
+      injectedRules,
+    }) as TtsrInjectionEntry;
+  }
+
+  /** Pin a credential for a provider. @param provider The provider. @param hash The credential's hash. @returns The entry. */
+  async appendCredentialPin(
+    provider: string,
+    hash: string,
+  ): Promise<CredentialPinEntry> {
+    return await this.append({
+      type: "credential_pin",
+      provider,
+      hash,
+    }) as CredentialPinEntry;
+  }
+
+  /**
+   * Rename the session (DESIGN §3.3): append a `title_change` entry, then
+   * overwrite the 256-byte title slot in place (a file without a valid slot
+   * is rewritten whole, atomically, once).
+   *
+   * @param title The new title (cleaned; cut to fit the slot, the entry keeps it whole).
+   * @param source Who set it. Default `manual`.
+   * @returns The `title_change` entry.
+   * @throws {TypeError} When the title is empty once cleaned.
+   */
+  setTitle(
+    title: string,
+    source: TitleSource = "manual",
+  ): Promise<TitleChangeEntry> {
+    return this.#exclusive(async () => {
+      const cleaned = cleanTitle(title);
+      if (cleaned.length === 0) {
+        throw new TypeError("Cannot set the title: it is empty once cleaned");
+      }
+      const previous = this.title;
+      const [entry] = await this.#append([{
+        type: "title_change",
+        title: cleaned,
+        source: source === "manual" ? "user" : source,
+        ...(previous === undefined ? {} : { previousTitle: previous }),
+      }], {});
+      const slot: TitleSlot = {
+        title: cleaned,
+        source,
+        updatedAt: entry!.timestamp,
+      };
+      const bytes = marshalTitleSlot(slot);
+      if (this.#onDisk) {
+        if (this.#loaded.slotState === "ok") {
+          await (await this.#writerFor("rename")).rewriteSlot(bytes);
+        } else {
+          await this.#writer?.close();
+          this.#writer = undefined;
+          await rewriteWithSlot(this.#path!, bytes, {
+            dropFirstLine: this.#loaded.slotState !== "absent",
+            ...this.#writerOptions(),
+          });
+        }
+      }
+      this.#loaded.slot = slot;
+      this.#loaded.slotState = "ok";
+      return entry as TitleChangeEntry;
+    });
+  }
+
+  /**
+   * Move the leaf to `entryId` (DESIGN §3.6): write a branch marker (`custom`,
+   * `customType: "branch"`, `data.to`) whose parent is `entryId`, so omp,
+   * which follows the last line's parent, sees the same branch. The next
+   * entry is appended under `entryId`.
+   *
+   * @param entryId An entry of this session.
+   * @returns The marker.
+   * @throws {RangeError} When no entry has that id.
+   */
+  branch(entryId: string): Promise<CustomEntry> {
+    return this.#exclusive(async () => {
+      const known = this.#loaded.byId.has(entryId) ||
+        (this.#onDisk && await _fileHasEntry(this.#path!, entryId));
+      if (!known) {
+        throw new RangeError(
+          `Cannot branch to "${entryId}": no entry has that id`,
+        );
+      }
+      const [marker] = await this.#append([{
+        type: "custom",
+        customType: BRANCH_MARKER_TYPE,
+        data: { to: entryId },
+      }], { parentId: entryId });
+      if (!this.#loaded.byId.has(entryId)) await this.#reload(); // the target is outside the window
+      return marker as CustomEntry;
+    });
+  }
+
   /** Whether {@linkcode Session.close} was called. */
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Release the session. Reading after close still works; writing does not. */
+  /** Release the file handle. Reading after close still works; writing does not. */
   close(): Promise<void> {
-    this.#closed = true;
-    return Promise.resolve();
+    return this.#exclusive(async () => {
+      this.#closed = true;
+      await this.#writer?.close();
+      this.#writer = undefined;
+    });
   }
 
   /** Same as {@linkcode Session.close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
 
-/**
- * The nearest ancestor of `file` that holds a `blobs/` folder (the data dir),
- * searching up to 8 levels.
- *
- * @param file A session file.
- * @returns The data dir, or undefined.
- */
-export async function findDataDir(file: string): Promise<string | undefined> {
-  let dir = dirname(resolve(file));
-  for (let i = 0; i < _DATA_DIR_SEARCH_DEPTH; i++) {
-    try {
-      const info = await Deno.stat(join(dir, "blobs"));
-      if (info.isDirectory) return dir;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
+  /** Run `fn` after every write queued before it. */
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
   }
-  return undefined;
-}
 
-/** Bytes read per call while looking for the header. */
-const _PREFIX_READ_BYTES = 64 * 1024;
-
-/**
- * The windowed open: the title slot and header forward, then the window
- * backwards. Undefined when the file needs a full read (version 1 or 2, or a
- * path the backward walk cannot complete).
- */
-async function _openWindowed(
-  file: Deno.FsFile,
-  path: string,
-  onIssue: ((issue: LoadIssue) => void) | undefined,
-): Promise<LoadedSession | undefined> {
-  const size = (await file.stat()).size;
-  const prefixLog = new IssueLog();
-  const prefix = new PrefixReader(path, prefixLog);
-  let prefixBytes = 0;
-  let bodyStart = 0;
-  let lines = 0;
-  const reader = {
-    read: async (p: Uint8Array): Promise<number | null> => {
-      const n = await file.read(p.subarray(0, _PREFIX_READ_BYTES));
-      if (n !== null) prefixBytes += n;
-      return n;
-    },
-  };
-  for await (const line of readLinesFromReader(reader)) {
-    lines++;
-    bodyStart = line.offset + line.size;
-    if (prefix.take(line)) break;
+  #labels(): Record<string, string> {
+    const base = this.#loaded.window?.labels ?? {};
+    return collectLabels(this.#loaded.entries.slice(this.#appendedFrom), base);
   }
-  const header = prefix.finish(lines, bodyStart);
-  if (headerVersion(header) < SESSION_VERSION) return undefined;
-  const windowLog = new IssueLog();
-  const w = await loadWindow(fileReaderAt(file, size), bodyStart, windowLog);
-  if (w === undefined) return undefined;
-  const log = new IssueLog(onIssue);
-  log.replay(prefixLog.issues);
-  log.replay(windowLog.issues.sort((a, b) => a.offset - b.offset));
-  return {
-    slot: prefix.slot,
-    header,
-    entries: w.entries,
-    byId: new Map(w.entries.map((e) => [e.id, e])),
-    issues: log.issues,
-    migrated: false,
-    seen: lines + w.seen,
-    bytes: prefixBytes + w.bytes,
-    windowed: true,
-    leafId: w.leafId,
-    window: {
-      carried: w.carried,
-      labels: w.labels,
-      pathPrefix: w.pathPrefix,
-      pathEnd: w.pathEnd,
-    },
-  };
-}
 
-function _checkLeaf(
-  loaded: LoadedSession,
-  onIssue: ((issue: LoadIssue) => void) | undefined,
-): void {
-  const last = loaded.entries.at(-1);
-  if (last === undefined) return;
-  const to = branchMarkerTarget(last);
-  if (to !== undefined && !loaded.byId.has(to)) {
-    const log = new IssueLog(onIssue);
-    log.add(
-      "bad-branch-marker",
-      0,
-      -1,
-      "the last entry is a branch marker whose target is not in the session; the marker is the leaf",
-    );
-    loaded.issues.push(...log.issues);
+  #writerOptions(): { sync?: boolean; lockTimeoutMs?: number } {
+    const o = this.#options;
+    return {
+      ...(o.sync === undefined ? {} : { sync: o.sync }),
+      ...(o.lockTimeoutMs === undefined
+        ? {}
+        : { lockTimeoutMs: o.lockTimeoutMs }),
+    };
   }
-}
 
-/** The image blocks' blob references in the loaded entries. */
-function* _imageRefs(entries: readonly SessionEntry[]): Generator<string> {
-  for (const e of entries) {
-    let content: unknown;
-    if (e.type === "message") {
-      content = (e.message as { content?: unknown } | null)?.content;
-    } else if (e.type === "custom_message") content = e.content;
-    if (!Array.isArray(content)) continue;
-    for (const b of content as ContentBlock[]) {
-      if (
-        b?.type === "image" && typeof b.data === "string" &&
-        b.data.startsWith(BLOB_REF_PREFIX)
-      ) {
-        yield b.data;
-      }
+  async #writerFor(action: string): Promise<SessionWriter> {
+    const name = this.#path ?? "<stream>";
+    if (this.#closed) {
+      throw new Error(`Cannot ${action} "${name}": the session is closed`);
     }
-  }
-}
-
-async function _readBlobs(
-  loaded: LoadedSession,
-  blobsDir: string,
-  onIssue: ((issue: LoadIssue) => void) | undefined,
-): Promise<Map<string, string>> {
-  const log = new IssueLog(onIssue);
-  const store = new BlobStore(blobsDir);
-  const blobs = new Map<string, string>();
-  const refused = new Set<string>();
-  for (const ref of _imageRefs(loaded.entries)) {
-    const hex = parseBlobRef(ref);
-    if (hex === undefined) {
-      if (!refused.has(ref)) {
-        refused.add(ref);
-        log.add(
-          "bad-blob-ref",
-          0,
-          -1,
-          "a blob reference is not blob:sha256:<64 lowercase hex> and was not followed",
-        );
-      }
-      continue;
-    }
-    if (blobs.has(hex) || refused.has(hex)) continue;
-    let bytes: Uint8Array | undefined;
-    let why = "is missing";
-    try {
-      bytes = await store.get(ref);
-    } catch (err) {
-      // A symlinked blob folder or blob, or another thing in its place: a
-      // hostile data dir is reported, never followed.
-      if (!(err instanceof Error) || err instanceof TypeError) throw err;
-      why = `cannot be used (${err.message})`;
-    }
-    if (bytes !== undefined) blobs.set(hex, bytes.toBase64());
-    else {
-      refused.add(hex);
-      log.add(
-        "missing-blob",
-        0,
-        -1,
-        `blob ${hex} ${why}; the reference stays in place`,
+    if (this.#path === undefined) {
+      throw new TypeError(
+        `Cannot ${action} "${name}": a session read from a stream has no file`,
       );
     }
+    const version = headerVersion(this.#loaded.header);
+    if (version !== SESSION_VERSION) {
+      throw new TypeError(
+        `Cannot ${action} "${name}": it is a version ${version} session; fork it to a version ${SESSION_VERSION} file first`,
+      );
+    }
+    this.#writer ??= await SessionWriter.open(
+      this.#path,
+      this.#writerOptions(),
+    );
+    return this.#writer;
   }
-  loaded.issues.push(...log.issues);
-  return blobs;
+
+  async #append(
+    payloads: readonly EntryPayload[],
+    options: AppendOptions,
+  ): Promise<SessionEntry[]> {
+    if (this.#closed) {
+      throw new Error(
+        `Cannot append to "${this.#path ?? "<stream>"}": the session is closed`,
+      );
+    }
+    const loaded = this.#loaded;
+    const before = { length: loaded.entries.length, leaf: this.#leafId };
+    const written: SessionEntry[] = [];
+    const lines: string[] = [];
+    const now = this.#options.now ?? (() => new Date());
+    try {
+      for (let i = 0; i < payloads.length; i++) {
+        const p = payloads[i]!;
+        if (typeof p.type !== "string" || p.type.length === 0) {
+          throw new TypeError("Cannot append: an entry needs a type");
+        }
+        const rest = Object.fromEntries(
+          Object.entries(p).filter(([k]) => !_ENVELOPE_KEYS.has(k)),
+        );
+        const parentId = i === 0 && options.parentId !== undefined
+          ? options.parentId
+          : this.#leafId;
+        let entry = {
+          type: p.type,
+          id: newEntryId(loaded.byId),
+          parentId,
+          timestamp: now().toISOString(),
+          ...rest,
+        } as SessionEntry;
+        if (this.#onDisk) entry = await this.#prepare(entry);
+        this.#add(entry);
+        written.push(entry);
+        lines.push(encodeEntry(entry));
+        if (entry.type === "compaction" || entry.type === "reset_boundary") {
+          const checkpoint = this.#checkpoint(now);
+          this.#add(checkpoint);
+          lines.push(encodeEntry(checkpoint));
+        }
+      }
+      if (this.#onDisk) {
+        await (await this.#writerFor("append to")).append(lines);
+      } else if (this.#autoPersist && written.some(_isAssistant)) {
+        await this.#ensureOnDisk();
+      }
+    } catch (err) {
+      for (const e of loaded.entries.splice(before.length)) {
+        loaded.byId.delete(e.id);
+      }
+      this.#leafId = before.leaf;
+      throw err;
+    }
+    return written;
+  }
+
+  #add(entry: SessionEntry): void {
+    this.#loaded.entries.push(entry);
+    this.#loaded.byId.set(entry.id, entry);
+    this.#leafId = branchMarkerTarget(entry) ?? entry.id;
+  }
+
+  /** The settings checkpoint after a boundary: settings along the path, labels of the whole file. */
+  #checkpoint(now: () => Date): SessionEntry {
+    const path = pathTo(this.#leafId, this.#loaded.byId).entries;
+    const s = foldSettings(path, this.#loaded.window?.carried);
+    const data: SettingsCheckpoint = {
+      v: 1,
+      models: s.models,
+      explicitDefaultModel: s.explicitDefaultModel,
+      thinkingLevel: s.thinkingLevel,
+      configuredThinkingLevel: s.configuredThinkingLevel,
+      labels: this.#loaded.window === undefined
+        ? collectLabels(this.#loaded.entries)
+        : this.#labels(),
+    };
+    return {
+      type: "custom",
+      id: newEntryId(this.#loaded.byId),
+      parentId: this.#leafId,
+      timestamp: now().toISOString(),
+      customType: SETTINGS_CHECKPOINT_TYPE,
+      data,
+    } as SessionEntry;
+  }
+
+  #prepare(entry: SessionEntry): Promise<SessionEntry> {
+    const blobs = this.#dataDir === undefined
+      ? undefined
+      : new BlobStore(join(this.#dataDir, "blobs"));
+    return prepareForDisk(entry, {
+      blobs,
+      textBlobThreshold: this.#options.textBlobThreshold,
+    }, this.#blobs);
+  }
+
+  async #ensureOnDisk(): Promise<void> {
+    if (this.#onDisk) return;
+    if (this.#path === undefined) {
+      throw new TypeError(
+        'Cannot write "<stream>": a session read from a stream has no file',
+      );
+    }
+    const loaded = this.#loaded;
+    const prepared: SessionEntry[] = [];
+    for (const e of loaded.entries) prepared.push(await this.#prepare(e));
+    const enc = new TextEncoder();
+    const slot = marshalTitleSlot(loaded.slot!);
+    const rest = enc.encode(
+      [JSON.stringify(loaded.header), ...prepared.map(encodeEntry)].map((l) =>
+        `${l}\n`
+      ).join(""),
+    );
+    const body = new Uint8Array(slot.length + rest.length);
+    body.set(slot);
+    body.set(rest, slot.length);
+    await Deno.mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
+    this.#writer = await SessionWriter.create(
+      this.#path,
+      body,
+      this.#writerOptions(),
+    );
+    loaded.entries = prepared;
+    loaded.byId = new Map(prepared.map((e) => [e.id, e]));
+    this.#onDisk = true;
+  }
+
+  /** Read the file again (after branching outside the window). */
+  async #reload(): Promise<void> {
+    const { loaded, blobs } = await readSessionFile(this.#path!, {
+      dataDir: this.#dataDir,
+      resolveBlobs: true,
+      window: true,
+    });
+    this.#loaded = loaded;
+    this.#blobs = blobs;
+    this.#appendedFrom = loaded.entries.length;
+    this.#leafId = loaded.leafId !== undefined
+      ? loaded.leafId
+      : resolveLeaf(loaded.entries, loaded.byId);
+  }
+}
+
+function _isAssistant(e: SessionEntry): boolean {
+  return e.type === "message" &&
+    (e.message as { role?: unknown } | null)?.role === "assistant";
+}
+
+/** Whether a file holds an entry with this id (a byte scan, for branching outside the window). */
+async function _fileHasEntry(path: string, id: string): Promise<boolean> {
+  const needle = new TextEncoder().encode(`"id":${JSON.stringify(id)}`);
+  const file = await Deno.open(path); // its readable closes it
+  for await (const line of readLines(file.readable)) {
+    if (_includes(line.bytes, needle)) return true;
+  }
+  return false;
+}
+
+function _includes(hay: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0]!;
+  for (
+    let i = hay.indexOf(first);
+    i >= 0 && i <= hay.length - needle.length;
+    i = hay.indexOf(first, i + 1)
+  ) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
+  }
+  return false;
 }
