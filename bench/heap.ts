@@ -13,11 +13,11 @@
  * @module
  */
 
-import { join } from "node:path";
 import { Session } from "../src/session.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
 import { parseSize } from "./generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
+import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
 
 type Loader = "windowed" | "full" | "naive";
 
@@ -154,74 +154,35 @@ async function spawnChild(loader: Loader, file: string): Promise<Run> {
   }
 }
 
-/** The omp peer oracle, installed in a writable copy, or undefined. */
-async function ompOracle(): Promise<string | undefined> {
-  const shared = new URL("../../shared/peers/omp/", import.meta.url).pathname;
-  try {
-    await Deno.stat(join(shared, "oracle.ts"));
-  } catch {
-    console.error(
-      "bench:heap: ../shared/peers/omp is absent: omp's own open is skipped",
-    );
-    return undefined;
-  }
-  const dir = new URL("../.cache/omp/", import.meta.url).pathname;
-  try {
-    await Deno.stat(join(dir, "node_modules", ".bin", "bun"));
-    return dir;
-  } catch {
-    // install below
-  }
-  console.error(
-    "bench:heap: installing the omp oracle in .cache/omp (npm install, once)",
-  );
-  await new Deno.Command("cp", { args: ["-r", shared, dir] }).output();
-  await new Deno.Command("chmod", { args: ["-R", "u+w", dir] }).output();
-  const r = await new Deno.Command("npm", {
-    args: ["install", "--no-audit", "--no-fund"],
-    cwd: dir,
-    stdout: "null",
-    stderr: "inherit",
-  }).output();
-  return r.success ? dir : undefined;
-}
-
 async function ompOpen(oracle: string, file: string): Promise<Run> {
-  const out = await new Deno.Command("npx", {
-    args: ["bun", "oracle.ts", "open-bench", file, "--as-cli", "--runs", "3"],
-    cwd: oracle,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
   const bytes = (await Deno.stat(file)).size;
-  try {
-    const r = JSON.parse(new TextDecoder().decode(out.stdout));
-    const first = r.median ?? {};
-    const mb = (n: unknown): number | undefined =>
-      typeof n === "number" ? round(n / MB) : undefined;
-    const run: Run = { loader: "omp", file, bytes };
-    const set = (k: keyof Run, v: unknown): void => {
-      if (v !== undefined) (run as unknown as Record<string, unknown>)[k] = v;
-    };
-    set("openMs", first.openMs ?? first.open);
-    set(
-      "contextMs",
-      first.buildContextMs ?? first.contextMs ?? first.buildContext,
-    );
-    set("heapHeldMB", mb(first.heapUsed));
-    set("peakRssMB", mb(r.peakRss ?? first.peakRss));
-    set("retained", r.entries);
-    set("messages", r.contextMessages);
-    return run;
-  } catch {
+  const { json, stderr } = await askOmp(oracle, [
+    "open-bench",
+    file,
+    "--as-cli",
+    "--runs",
+    "3",
+  ]);
+  const m = json?.median as Record<string, number> | undefined;
+  if (json === undefined || m === undefined) {
     return {
       loader: "omp",
       file,
       bytes,
-      error: new TextDecoder().decode(out.stderr).trim().split("\n").at(-1) ??
-        "no output",
+      error: stderr.trim().split("\n").at(-1) ?? "no output",
     };
   }
+  return {
+    loader: "omp",
+    file,
+    bytes,
+    openMs: m.openMs!,
+    contextMs: m.buildContextMs!,
+    heapHeldMB: round(m.heapUsed! / MB),
+    peakRssMB: round(Number(json.peakRss) / MB),
+    retained: Number(json.entries),
+    messages: Number(json.contextMessages),
+  };
 }
 
 function median(runs: Run[], key: "openMs" | "contextMs"): number | undefined {
@@ -243,7 +204,9 @@ async function main(args: string[]): Promise<void> {
   };
   const sizes = (opt("sizes") ?? "10M,100M,1G").split(",").map(parseSize);
   const runs = Number(opt("runs") ?? "3");
-  const oracle = args.includes("--no-omp") ? undefined : await ompOracle();
+  const oracle = args.includes("--no-omp")
+    ? undefined
+    : await ompOracle("bench:heap");
   const tty = Deno.stderr.isTerminal();
   for (const size of sizes) {
     const file = await benchFile(size, {}, (written, total) => {

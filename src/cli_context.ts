@@ -55,14 +55,16 @@ export async function runContext(args: string[], io: CliIo): Promise<number> {
     );
   }
   const dataDir = flagValue(parsed, "data-dir");
-  await using session = await Session.open(
-    file,
-    dataDir === undefined ? {} : { dataDir },
-  );
+  // --json is for comparing with omp: walk the whole active path.
+  const json = parsed.flags.has("json");
+  await using session = await Session.open(file, {
+    ...(dataDir === undefined ? {} : { dataDir }),
+    checkpoints: !json,
+  });
   const ctx = session.buildContext({ resetRule: rule });
-  if (parsed.flags.has("json")) {
-    const json = await contextToJson(ctx, session.title, session.titleSource);
-    io.stdout(`${JSON.stringify(json, null, 2)}\n`);
+  if (json) {
+    const out = await contextToJson(ctx, session.title, session.titleSource);
+    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   }
   const head = [

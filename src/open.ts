@@ -38,6 +38,8 @@ export interface ReadOptions {
   onIssue?: ((issue: LoadIssue) => void) | undefined;
   /** Keep only the window. */
   window: boolean;
+  /** Let a settings checkpoint end the backward walk. Default true. */
+  checkpoints?: boolean;
 }
 
 /**
@@ -55,7 +57,12 @@ export async function readSessionFile(
   let loaded: LoadedSession | undefined;
   try {
     if (options.window) {
-      loaded = await _openWindowed(file, path, options.onIssue);
+      loaded = await _openWindowed(
+        file,
+        path,
+        options.onIssue,
+        options.checkpoints !== false,
+      );
     }
     if (loaded === undefined) {
       await file.seek(0, Deno.SeekMode.Start);
@@ -130,6 +137,7 @@ async function _openWindowed(
   file: Deno.FsFile,
   path: string,
   onIssue: ((issue: LoadIssue) => void) | undefined,
+  checkpoints: boolean,
 ): Promise<LoadedSession | undefined> {
   const size = (await file.stat()).size;
   const prefixLog = new IssueLog();
@@ -152,7 +160,12 @@ async function _openWindowed(
   const header = prefix.finish(lines, bodyStart);
   if (headerVersion(header) < SESSION_VERSION) return undefined;
   const windowLog = new IssueLog();
-  const w = await loadWindow(fileReaderAt(file, size), bodyStart, windowLog);
+  const w = await loadWindow(
+    fileReaderAt(file, size),
+    bodyStart,
+    windowLog,
+    checkpoints,
+  );
   if (w === undefined) return undefined;
   const log = new IssueLog(onIssue);
   log.replay(prefixLog.issues);

@@ -100,6 +100,13 @@ export interface SessionOpenOptions extends SessionWriteOptions {
    * compaction window is parsed and kept. False reads and keeps every line.
    */
   window?: boolean;
+  /**
+   * Let a settings checkpoint end the backward walk (default true): the
+   * open then costs the window alone, and `activePath` starts at the
+   * checkpoint. False walks back to the root (reading, not keeping, the
+   * rest of the file) for a complete `activePath`.
+   */
+  checkpoints?: boolean;
 }
 
 /** Options for {@linkcode Session.fromStream}. */
@@ -241,6 +248,7 @@ export class Session implements AsyncDisposable {
       resolveBlobs: options.resolveBlobs !== false,
       onIssue: options.onIssue,
       window: options.window !== false,
+      checkpoints: options.checkpoints !== false,
     });
     return new Session(resolve(path), dataDir, loaded, blobs, true, options);
   }

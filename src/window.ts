@@ -176,6 +176,8 @@ function _asCheckpoint(e: SessionEntry): SettingsCheckpoint | undefined {
  * @param source The file, by position.
  * @param bodyStart The offset of the first entry line (after the header).
  * @param log Where damage goes.
+ * @param useCheckpoints Whether a settings checkpoint may end the walk
+ * (false: walk to the root, for a complete active path).
  * @returns The window, or undefined when the path cannot be completed
  * backwards (a missing parent, a branch marker whose target is absent, a
  * parent written after its child): the caller then reads the whole file,
@@ -185,6 +187,7 @@ export async function loadWindow(
   source: ReaderAt,
   bodyStart: number,
   log: IssueLog,
+  useCheckpoints = true,
 ): Promise<WindowLoad | undefined> {
   const retained: SessionEntry[] = [];
   const prefix: { id: string; type: string }[] = [];
@@ -297,7 +300,9 @@ export async function loadWindow(
       // A checkpoint inside the window: its settings are those of the path up
       // to it, and folding the window over them again changes nothing, so
       // the walk can end where the window does.
-      const cp = checkpoint ? undefined : _asCheckpoint(entry!);
+      const cp = checkpoint || !useCheckpoints
+        ? undefined
+        : _asCheckpoint(entry!);
       if (cp !== undefined) {
         useCheckpoint(cp);
         checkpoint = true;
@@ -314,7 +319,7 @@ export async function loadWindow(
     // settings: past the window
     prefix.push({ id, type });
     if (entry === undefined) continue;
-    const cp = _asCheckpoint(entry);
+    const cp = useCheckpoints ? _asCheckpoint(entry) : undefined;
     if (cp !== undefined) {
       settings.checkpoint = cp;
       for (const [target, label] of Object.entries(cp.labels)) {
