@@ -127,10 +127,7 @@ async function spawnChild(loader: Loader, file: string): Promise<Run> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-sys",
+      "--allow-all", // reading /proc/self/status (peak RSS) needs it
       "--v8-flags=--expose-gc,--max-old-space-size=4096",
       new URL(import.meta.url).pathname,
       "--child",
@@ -203,6 +200,8 @@ async function main(args: string[]): Promise<void> {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const sizes = (opt("sizes") ?? "10M,100M,1G").split(",").map(parseSize);
+  // A transcript whose final window is ~30 MB: the open should hold about that.
+  const bigWindow = parseSize(opt("big-window") ?? "30M");
   const runs = Number(opt("runs") ?? "3");
   const oracle = args.includes("--no-omp")
     ? undefined
@@ -256,6 +255,38 @@ async function main(args: string[]): Promise<void> {
       peakHeapMB: byLoader.windowed?.[0]?.peakHeapMB ?? null,
     }));
   }
+  if (bigWindow > 0) await bigWindowCase(bigWindow, runs);
+}
+
+async function bigWindowCase(window: number, runs: number): Promise<void> {
+  const size = 100 * MB;
+  const file = await benchFile(size, {
+    lastCompactionBeforeEnd: window,
+    compactionEvery: 40 * MB,
+  });
+  const rs: Run[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await spawnChild("windowed", file);
+    rs.push(r);
+    console.log(
+      JSON.stringify({
+        size: "100 MB",
+        window: `${round(window / MB)} MB`,
+        ...r,
+      }),
+    );
+  }
+  console.log(JSON.stringify({
+    size: "100 MB",
+    window: `${round(window / MB)} MB`,
+    summary: true,
+    windowedMs: median(rs, "openMs") ?? null,
+    bytesReadMB: rs[0]?.bytesRead === undefined
+      ? null
+      : round(rs[0].bytesRead / MB),
+    heapHeldMB: rs[0]?.heapHeldMB ?? null,
+    peakHeapMB: rs[0]?.peakHeapMB ?? null,
+  }));
 }
 
 if (import.meta.main) await main(Deno.args);
