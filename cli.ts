@@ -2,28 +2,53 @@
  * The command line: inspect and manage session files.
  *
  * ```sh
+ * deno run -R -W -E jsr:@xdev/session/cli list
  * deno run -R -W -E jsr:@xdev/session/cli context ~/.xdev/agent/sessions/-src-app/x.jsonl --json
  * ```
  *
  * Exit codes: 0 success, 1 the work failed (an unreadable session, a missing
- * file), 2 bad usage.
+ * file, a blob that does not match its name), 2 bad usage. Errors go to
+ * standard error as `error: <action>: <state>`.
  *
  * @module
  */
 
+import { runBlobs } from "./src/cli_blobs.ts";
 import { runContext } from "./src/cli_context.ts";
 import { runDemo } from "./src/cli_demo.ts";
+import { runFork } from "./src/cli_fork.ts";
+import { runGen } from "./src/cli_gen.ts";
 import { type CliIo, CliUsageError, denoIo } from "./src/cli_io.ts";
+import { runList } from "./src/cli_list.ts";
+import { runShow } from "./src/cli_show.ts";
+import { runStats } from "./src/cli_stats.ts";
 
 export type { CliIo } from "./src/cli_io.ts";
 
 const _USAGE = `Usage: cli <command> [options]
 
 Commands:
-  demo [--data-dir D]
-      Copy the bundled sample sessions to a data dir and tour them.
+  list [--data-dir D] [--cwd C] [--all] [--json]
+      The sessions of a data dir, newest first.
+  show <file> [--data-dir D] [--full] [--json]
+      What opening a session finds: header, title, leaf, window, damage.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
       Rebuild what the model sees when the session resumes.
+  stats <file|dir> [--data-dir D] [--json]
+      Count entries, messages, tokens, blobs; what opening one reads.
+  fork <file> [--to DST] [--label L] [--json]
+      A new session starting with this one's entries.
+  gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
+      Write a synthetic transcript of a given size.
+  blobs verify [--data-dir D] [--json]
+      Re-hash every blob; exit code 1 when one does not match its name.
+  blobs gc [--data-dir D] [--yes] [--json]
+      Report the blobs no session references; delete them with --yes.
+  demo [--data-dir D]
+      Copy the bundled sample sessions to a data dir and tour them.
+
+The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
+~/.xdev/config.jsonc, else ~/.xdev/agent.
 
 Run "cli <command> --help" for a command's options.`;
 
@@ -55,8 +80,20 @@ export async function main(
   const [command, ...rest] = args;
   try {
     switch (command) {
+      case "list":
+        return await runList(rest, io);
+      case "show":
+        return await runShow(rest, io);
       case "context":
         return await runContext(rest, io);
+      case "stats":
+        return await runStats(rest, io);
+      case "fork":
+        return await runFork(rest, io);
+      case "gen":
+        return await runGen(rest, io);
+      case "blobs":
+        return await runBlobs(rest, io);
       case "demo":
         return await runDemo(rest, io);
       case undefined:

@@ -14,6 +14,8 @@ export interface CliIo {
   isTerminal: boolean;
   /** The terminal's width in columns; Infinity when output is not a terminal. */
   columns: number;
+  /** Whether standard error is a terminal (progress bars). Default false. */
+  stderrIsTerminal?: boolean;
 }
 
 /** A usage error: exit code 2. */
@@ -22,6 +24,30 @@ export class CliUsageError extends Error {
     super(message);
     this.name = "CliUsageError";
   }
+}
+
+/**
+ * The error for work that failed (exit code 1), worded `Cannot <action>:
+ * <state>`. Errors the library already words that way pass through; others
+ * (the filesystem's `No such file or directory (os error 2)` …) get `action`
+ * in front and their state in plain words.
+ *
+ * @param action What was being done: `Cannot open "a.jsonl"`.
+ * @param err What went wrong.
+ * @returns An error to throw.
+ */
+export function cliFailure(action: string, err: unknown): Error {
+  if (err instanceof Error && err.message.startsWith("Cannot ")) return err;
+  return new Error(`${action}: ${_state(err)}`, { cause: err });
+}
+
+function _state(err: unknown): string {
+  if (err instanceof Deno.errors.NotFound) return "no such file or directory";
+  if (err instanceof Deno.errors.AlreadyExists) return "it already exists";
+  if (err instanceof Deno.errors.PermissionDenied) return "permission denied";
+  if (err instanceof Deno.errors.IsADirectory) return "it is a directory";
+  if (err instanceof Deno.errors.NotADirectory) return "not a directory";
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** The process's own streams. */
@@ -45,6 +71,7 @@ export function denoIo(): CliIo {
     stderr: (s) => write(Deno.stderr, s),
     isTerminal,
     columns,
+    stderrIsTerminal: Deno.stderr.isTerminal(),
   };
 }
 
@@ -107,4 +134,42 @@ export function flagValue(
 ): string | undefined {
   const v = parsed.flags.get(name);
   return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * The one positional argument a command takes.
+ *
+ * @param parsed Parsed arguments.
+ * @param command The command's name, for the message.
+ * @param name The argument's name in the usage: `<file>`.
+ * @returns Its value.
+ * @throws {CliUsageError} When it is missing or followed by another.
+ */
+export function onePositional(
+  parsed: ParsedArgs,
+  command: string,
+  name: string,
+): string {
+  const [value, extra] = parsed.positional;
+  if (value === undefined) {
+    throw new CliUsageError(`${command}: missing ${name}`);
+  }
+  if (extra !== undefined) {
+    noPositionals({ ...parsed, positional: [extra] }, command);
+  }
+  return value;
+}
+
+/**
+ * Check that a command got no positional argument.
+ *
+ * @param parsed Parsed arguments.
+ * @param command The command's name, for the message.
+ * @throws {CliUsageError} When it got one.
+ */
+export function noPositionals(parsed: ParsedArgs, command: string): void {
+  const [extra] = parsed.positional;
+  if (extra !== undefined) {
+    throw new CliUsageError(`${command}: unexpected argument "${extra}"`);
+  }
 }

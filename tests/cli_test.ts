@@ -1,25 +1,8 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
+import { cli as run, cliInProcess } from "./_cli.ts";
 
-const CLI = new URL("../cli.ts", import.meta.url).pathname;
 const FIXTURES = new URL("../fixtures/omp/", import.meta.url);
-
-/** Run the CLI as a subprocess. */
-export async function cli(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", "--allow-env", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const cli = (...args: string[]) => run(args);
 
 Deno.test("cli context --json prints omp's fields for a fixture", async () => {
   const file = new URL("s2-reset.jsonl", FIXTURES).pathname;
@@ -75,4 +58,34 @@ Deno.test("cli exit codes: 2 for bad usage, 1 for a file that cannot be read", a
     equal(r.code, 0);
     ok(r.stdout.startsWith("Usage: cli context"));
   });
+});
+
+Deno.test("cli help lists every command, exit code 0", async () => {
+  const r = await cli("help");
+  equal(r.code, 0);
+  for (
+    const c of [
+      "list",
+      "show",
+      "context",
+      "stats",
+      "fork",
+      "gen",
+      "blobs verify",
+      "blobs gc",
+      "demo",
+    ]
+  ) {
+    ok(r.stdout.includes(`\n  ${c} `), c);
+  }
+});
+
+Deno.test("cli every command answers --help with its usage", async () => {
+  for (
+    const c of ["list", "show", "context", "stats", "fork", "gen", "blobs"]
+  ) {
+    const r = await cliInProcess([c, "--help"]);
+    equal(r.code, 0, c);
+    ok(r.stdout.startsWith(`Usage: cli ${c}`), c);
+  }
 });

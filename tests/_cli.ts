@@ -1,0 +1,138 @@
+/**
+ * Shared by the CLI tests (no tests of its own): run the CLI as a
+ * subprocess or in process, and build a data dir from the omp fixtures.
+ */
+import { join } from "node:path";
+import { main } from "../cli.ts";
+import type { CliIo } from "../src/cli_io.ts";
+
+const CLI = new URL("../cli.ts", import.meta.url).pathname;
+/** The omp-written sample sessions and their blobs. */
+export const FIXTURES = new URL("../fixtures/omp/", import.meta.url);
+
+/** What a CLI run printed and returned. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run the CLI as a subprocess (stdout and stderr are pipes, not terminals).
+ *
+ * @param args The arguments.
+ * @param env Extra environment variables.
+ */
+export async function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliRun> {
+  // Another HOME would move Deno's cache: keep this one.
+  const cache = "HOME" in env ? { DENO_DIR: await denoDir() } : {};
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-write", "--allow-env", CLI, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...cache, ...env },
+  }).output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}
+
+let _denoDir: Promise<string> | undefined;
+
+/** Deno's cache folder, as `deno info` reports it. */
+function denoDir(): Promise<string> {
+  _denoDir ??= new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+  }).output().then((o) =>
+    JSON.parse(new TextDecoder().decode(o.stdout)).denoDir
+  );
+  return _denoDir;
+}
+
+/**
+ * Run the CLI in this process with a fake terminal.
+ *
+ * @param args The arguments.
+ * @param io Terminal width, whether stderr is a terminal.
+ */
+export async function cliInProcess(
+  args: string[],
+  io: Partial<Pick<CliIo, "columns" | "isTerminal" | "stderrIsTerminal">> = {},
+): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(args, {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    isTerminal: io.isTerminal ?? false,
+    columns: io.columns ?? Number.POSITIVE_INFINITY,
+    stderrIsTerminal: io.stderrIsTerminal ?? false,
+  });
+  return { code, stdout, stderr };
+}
+
+/** A temp data dir holding the omp fixtures; removed on dispose. */
+export interface TestDataDir extends AsyncDisposable {
+  /** The data dir. */
+  root: string;
+  /** `<root>/sessions/-src-lumen-api`, holding the 14 fixture sessions. */
+  sessions: string;
+  /** `<root>/blobs`, omp's 4 blobs and their `.png` twins. */
+  blobs: string;
+  /** A fixture session in the data dir. */
+  session(name: string): string;
+}
+
+/**
+ * Copy `fixtures/omp/*.jsonl` to `<tmp>/sessions/-src-lumen-api/` and
+ * `fixtures/omp/blobs` to `<tmp>/blobs`.
+ */
+export async function makeDataDir(): Promise<TestDataDir> {
+  const root = await Deno.makeTempDir({ prefix: "xdev-cli-test-" });
+  const sessions = join(root, "sessions", "-src-lumen-api");
+  const blobs = join(root, "blobs");
+  await Deno.mkdir(sessions, { recursive: true });
+  await Deno.mkdir(blobs);
+  for await (const e of Deno.readDir(FIXTURES)) {
+    if (e.isFile && e.name.endsWith(".jsonl")) {
+      await Deno.copyFile(new URL(e.name, FIXTURES), join(sessions, e.name));
+    }
+  }
+  for await (const e of Deno.readDir(new URL("blobs/", FIXTURES))) {
+    await Deno.copyFile(
+      new URL(`blobs/${e.name}`, FIXTURES),
+      join(blobs, e.name),
+    );
+  }
+  return {
+    root,
+    sessions,
+    blobs,
+    session: (name) => join(sessions, name),
+    [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+/** The 14 fixture session files. */
+export const FIXTURE_SESSIONS = 14;
+
+/**
+ * Run several argument lists: the first as a subprocess (the process's real
+ * exit code), the rest in process (fast).
+ *
+ * @param cases The argument lists.
+ */
+export async function cliCases(cases: string[][]): Promise<CliRun[]> {
+  const runs: CliRun[] = [];
+  for (const [i, args] of cases.entries()) {
+    runs.push(i === 0 ? await cli(args) : await cliInProcess(args));
+  }
+  return runs;
+}
