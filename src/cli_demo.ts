@@ -8,6 +8,7 @@
 import { dirname, join } from "node:path";
 import { type CliIo, CliUsageError, flagValue, parseArgs } from "./cli_io.ts";
 import { renderMessage } from "./cli_context.ts";
+import { formatBytes, formatTable } from "./cli_format.ts";
 import type { ContentBlock } from "./entries.ts";
 import { forkSession } from "./fork.ts";
 import { listSessions } from "./list.ts";
@@ -64,16 +65,19 @@ export async function runDemo(args: string[], io: CliIo): Promise<number> {
   io.stdout(
     `listSessions() finds ${sessions.length} sessions (the subagent child is not listed):\n`,
   );
-  const rows = [["id", "title", "parent", "size"]];
-  for (const s of sessions) {
-    rows.push([
-      s.id.slice(0, 13),
-      s.title ?? "(untitled)",
-      s.parentSession?.slice(0, 13) ?? "-",
-      `${s.size} B`,
-    ]);
-  }
-  io.stdout(`${_table(rows, io.columns)}\n`);
+  const rows = sessions.map((s) => [
+    s.id.slice(0, 13),
+    s.title ?? "(untitled)",
+    s.parentSession?.slice(0, 13) ?? "-",
+    formatBytes(s.size),
+  ]);
+  const columns = [
+    { header: "id" },
+    { header: "title", shrink: "end" as const },
+    { header: "parent", optional: true },
+    { header: "size", right: true },
+  ];
+  io.stdout(`${formatTable(columns, rows, io.columns)}\n`);
 
   await using main = await Session.open(files.main);
   const ctx = main.buildContext();
@@ -318,17 +322,4 @@ function _demoImage(): Uint8Array {
     bytes[i] = x & 0xff;
   }
   return bytes;
-}
-
-function _table(rows: string[][], columns: number): string {
-  const widths = rows[0]!.map((_, i) =>
-    Math.max(...rows.map((r) => [...r[i]!].length))
-  );
-  return rows.map((r) =>
-    [
-      ...r.map((cell, i) => i === r.length - 1 ? cell : cell.padEnd(widths[i]!))
-        .join("  "),
-    ]
-      .slice(0, Math.max(columns, 40)).join("")
-  ).join("\n");
 }
