@@ -153,8 +153,8 @@ export {
   type SessionFileName,
   sessionFileName,
   sessionsDir,
-  uuidv7,
 } from "./src/places.ts";
+export { uuidv7 } from "./src/uuid.ts";
 export {
   type AppendOptions,
   type EntryPayload,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { basename, dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import {
   _fs,
   type _FsFile,
@@ -14,9 +14,16 @@ import {
   _writeAll,
 } from "./_fs.ts";
 import { SessionSyntaxError } from "./errors.ts";
-import { _parsePrefix, _readFull } from "./list.ts";
-import { sessionFileName, uuidv7 } from "./places.ts";
+import {
+  _createTemp,
+  _FILE_MODE,
+  _removeAfterFailure,
+  _syncFolder,
+} from "./_session_file.ts";
+import { _parsePrefix, _readFull } from "./_prefix.ts";
+import { sessionFileName } from "./places.ts";
 import { cleanTitle, marshalTitleSlot, type TitleSlot } from "./title_slot.ts";
+import { uuidv7 } from "./uuid.ts";
 
 /** Options for {@linkcode forkSession}. */
 export interface ForkSessionOptions {
@@ -46,8 +53,6 @@ export interface ForkResult {
  * floor while holding little memory.
  */
 const FORK_BUFFER_BYTES = 1 << 20;
-/** Mode of the new file (and its temp file): the owner only. */
-const _FILE_MODE = 0o600;
 const _LF = 0x0a;
 const _encoder = new TextEncoder();
 
@@ -214,13 +219,7 @@ async function _writeFork(
   body: _ForkBody,
 ): Promise<number> {
   const fs = _fs();
-  const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
-  const temp = join(dirname(target), `.${basename(target)}.${random}.tmp`);
-  const file = await fs.open(temp, {
-    write: true,
-    createNew: true,
-    mode: _FILE_MODE,
-  });
+  const { temp, out: file } = await _createTemp(target);
   let bytes: number;
   let linked: boolean;
   try {
@@ -233,7 +232,11 @@ async function _writeFork(
     }
     linked = await _publish(src, temp, target);
   } catch (err) {
-    await _removeAfterFailure(temp, err);
+    await _removeAfterFailure(
+      temp,
+      err,
+      `Cannot remove the temp file "${temp}" after a failed fork`,
+    );
     throw err;
   }
   if (linked) {
@@ -247,10 +250,7 @@ async function _writeFork(
       );
     }
   }
-  if (sync && !_IS_WINDOWS) {
-    using dir = await fs.open(dirname(target), { read: true });
-    await dir.syncData();
-  }
+  if (sync) await _syncFolder(dirname(target));
   return bytes;
 }
 
@@ -344,20 +344,4 @@ function _concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
-}
-
-/** Removes a temp file after `cause`; a second failure is reported with it. */
-async function _removeAfterFailure(
-  temp: string,
-  cause: unknown,
-): Promise<void> {
-  try {
-    await _fs().remove(temp);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw new AggregateError(
-      [cause, err],
-      `Cannot remove the temp file "${temp}" after a failed fork`,
-    );
-  }
 }

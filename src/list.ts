@@ -6,14 +6,11 @@
  */
 
 import { join } from "node:path";
-import { _fs, type _FsHandle } from "./_fs.ts";
-import { asHeader, headerVersion, type SessionHeader } from "./header.ts";
+import { _fs } from "./_fs.ts";
+import { headerVersion, type SessionHeader } from "./header.ts";
+import { _parsePrefix, _readFull } from "./_prefix.ts";
 import { canonicalCwdSlug, sessionsDir } from "./places.ts";
-import {
-  parseTitleSlot,
-  type TitleSlot,
-  type TitleSource,
-} from "./title_slot.ts";
+import type { TitleSlot, TitleSource } from "./title_slot.ts";
 
 /**
  * Bytes read from the start of each file: enough for the title slot and the
@@ -135,125 +132,10 @@ export function parseSessionPrefix(
     : { slot: prefix.slot, header: prefix.header };
 }
 
-/** The prefix of a session file, where its entries start. */
-export interface _Prefix {
-  slot?: TitleSlot;
-  header: SessionHeader;
-  /** Byte offset of line 3 (line 2 for a slot-less file). */
-  entriesOffset: number;
-  /** Whether the header line ended in "\n" within the bytes. */
-  headerTerminated: boolean;
-}
-
-/** Why a prefix holds no header, and where the header was expected. */
-export interface _PrefixFailure {
-  reason: string;
-  /** 1-based line. */
-  line: number;
-  /** Byte offset of that line. */
-  offset: number;
-}
-
-/** Fills `buffer` from `file`, stopping early only at the end of the file. */
-export async function _readFull(
-  file: Pick<_FsHandle, "read">,
-  buffer: Uint8Array,
-): Promise<number> {
-  let n = 0;
-  while (n < buffer.length) {
-    const got = await file.read(buffer.subarray(n));
-    if (got === null || got === 0) break;
-    n += got;
-  }
-  return n;
-}
-
-/** The shared prefix rule of {@linkcode parseSessionPrefix} and `forkSession`. */
-export function _parsePrefix(bytes: Uint8Array): _Prefix | _PrefixFailure {
-  const first = _lineAt(bytes, 0);
-  if (first === undefined) {
-    return { reason: "the file is empty", line: 1, offset: 0 };
-  }
-  let slot: TitleSlot | undefined;
-  const parsed = parseTitleSlot(first.text);
-  if (parsed === undefined) {
-    const header = _header(first, bytes.length, 1);
-    if ("header" in header) return header;
-    // Damage or a non-header on line 1: the header may still be on line 2.
-  } else if (parsed.ok) {
-    slot = parsed.slot;
-  }
-  const second = _lineAt(bytes, first.end);
-  if (second === undefined || !first.terminated) {
-    return _incomplete(bytes.length, 2, first.end);
-  }
-  const header = _header(second, bytes.length, 2);
-  if ("header" in header && slot !== undefined) header.slot = slot;
-  return header;
-}
-
 /** Folders searched below a session for subagents' sessions. */
 const _MAX_NESTING = 4;
 /** Files read at once. */
 const _CONCURRENCY = 16;
-const _LF = 0x0a;
-/** Lenient, like the loader: a bad byte in a title must not hide the session. */
-const _decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-interface _PrefixLine {
-  text: string;
-  offset: number;
-  end: number;
-  terminated: boolean;
-}
-
-function _lineAt(bytes: Uint8Array, offset: number): _PrefixLine | undefined {
-  if (offset >= bytes.length) return undefined;
-  const nl = bytes.indexOf(_LF, offset);
-  const stop = nl === -1 ? bytes.length : nl;
-  return {
-    text: _decoder.decode(bytes.subarray(offset, stop)),
-    offset,
-    end: nl === -1 ? bytes.length : nl + 1,
-    terminated: nl !== -1,
-  };
-}
-
-function _incomplete(
-  size: number,
-  line: number,
-  offset: number,
-): _PrefixFailure {
-  const reason = `no complete header within the first ${size} bytes`;
-  return { reason, line, offset };
-}
-
-/**
- * The header on `line`. An unterminated line that parses is complete: no
- * strict prefix of a JSON object's text is itself a different JSON value.
- */
-function _header(
-  line: _PrefixLine,
-  size: number,
-  at: number,
-): _Prefix | _PrefixFailure {
-  let value: unknown;
-  try {
-    value = JSON.parse(line.text);
-  } catch {
-    // Reported as the reason; the line's content is never echoed.
-    return line.terminated
-      ? { reason: "the header is not JSON", line: at, offset: line.offset }
-      : _incomplete(size, at, line.offset);
-  }
-  const checked = asHeader(value);
-  if ("reason" in checked) return { ...checked, line: at, offset: line.offset };
-  return {
-    header: checked.header,
-    entriesOffset: line.end,
-    headerTerminated: line.terminated,
-  };
-}
 
 /** The folders right under `root`; none when it does not exist. */
 async function _subfolders(root: string): Promise<string[]> {

@@ -30,14 +30,24 @@
  * @module
  */
 
-import { basename, dirname, join, normalize } from "node:path";
+import { dirname } from "node:path";
+import { _fs, type _FsHandle, _IS_WINDOWS, _writeAll } from "./_fs.ts";
 import {
-  _fs,
-  type _FsFile,
-  type _FsHandle,
-  _IS_WINDOWS,
-  _writeAll,
-} from "./_fs.ts";
+  _endsTorn,
+  _FILE_MODE,
+  _makeFolders,
+  _NEWLINE,
+  _quote,
+  _readUpTo,
+  _removeAfter,
+  _replaceWithSlot,
+  _restoreSlot,
+  _rollBack,
+  _sameFile,
+  _syncFolder,
+  _withNewline,
+} from "./_session_file.ts";
+import { _LOCK_WAIT_MS, _lockFor, _withLock } from "./_session_lock.ts";
 import { TITLE_SLOT_BYTES } from "./title_slot.ts";
 
 /** Options for {@linkcode SessionWriter} and {@linkcode rewriteWithSlot}. */
@@ -58,22 +68,7 @@ export interface SessionWriterOptions {
   lockTimeoutMs?: number;
 }
 
-/** omp's `SESSION_PUBLISH_LOCK_WAIT_MS`: its wait, and the age past which a lock file without a record is a crash orphan. */
-const _LOCK_WAIT_MS = 500;
-/** omp's `SESSION_PUBLISH_LOCK_POLL_MS`. */
-const _LOCK_POLL_MS = 2;
-/** omp's lock record, `<pid>:<epochMs>` with optional trailing whitespace. */
-const _LOCK_RECORD = /^(\d+):(\d+)\s*$/;
-const _FILE_MODE = 0o600;
-const _DIR_MODE = 0o700;
-/** Copy buffer of {@linkcode rewriteWithSlot}: memory stays bounded whatever the file size. */
-const _COPY_BUFFER_BYTES = 1 << 20;
-/** How much of line 1 {@linkcode rewriteWithSlot} reads to tell a title record. */
-const _TITLE_PREFIX = new TextEncoder().encode('{"type":"title"');
-const _NEWLINE = 10;
-
 const _encoder = new TextEncoder();
-const _decoder = new TextDecoder();
 
 /**
  * An open session file that this process appends to. Every append and slot
@@ -427,9 +422,7 @@ export class SessionWriter implements AsyncDisposable {
       throw err;
     }
     const mine = await this.#file.stat();
-    if (live.ino === null || (live.ino === mine.ino && live.dev === mine.dev)) {
-      return;
-    }
+    if (_sameFile(live, mine)) return;
     const next = await _fs().openHandle(this.#path, {
       read: true,
       append: true,
@@ -513,42 +506,10 @@ export async function rewriteWithSlot(
   }
   _checkSlot(slot, action);
   const lock = _lockFor(path, "rewrite", settings.lockTimeoutMs);
-  await _withLock(lock, async () => {
-    const fs = _fs();
-    using source = await fs.openHandle(path, { read: true });
-    const before = await source.stat();
-    const start = await _copyStart(source, options.dropFirstLine, action);
-    const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
-    const temp = join(dirname(path), `.${basename(path)}.${random}.tmp`);
-    const out = await fs.open(temp, {
-      write: true,
-      createNew: true,
-      mode: _FILE_MODE,
-    });
-    try {
-      try {
-        if (!_IS_WINDOWS) await fs.chmod(temp, _FILE_MODE);
-        await _writeAll(out, slot);
-        const copied = await _copyFrom(source, start, out);
-        const now = await fs.stat(path);
-        if (
-          !_sameFile(now, before) || now.size !== before.size ||
-          start + copied !== before.size
-        ) {
-          throw new Error(
-            `${action}: the file changed during the copy (${before.size} bytes, then ${now.size})`,
-          );
-        }
-        if (settings.sync) await out.syncData();
-      } finally {
-        out.close();
-      }
-      await fs.rename(temp, path);
-    } catch (err) {
-      await _removeAfter(temp, err, action);
-      throw err;
-    }
-    if (settings.sync) await _syncFolder(dirname(path));
+  await _withLock(lock, () => {
+    const { sync } = settings;
+    const { dropFirstLine } = options;
+    return _replaceWithSlot(path, slot, { dropFirstLine, sync }, action);
   });
 }
 
@@ -623,471 +584,8 @@ function _checkSlot(slot: Uint8Array, action: string): void {
   }
 }
 
-function _withNewline(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(bytes.length + 1);
-  out[0] = _NEWLINE;
-  out.set(bytes, 1);
-  return out;
-}
-
-/** Whether a file of `size` bytes ends in anything but `"\n"`. */
-async function _endsTorn(file: _FsHandle, size: number): Promise<boolean> {
-  if (size === 0) return false;
-  await file.seek(size - 1, Deno.SeekMode.Start);
-  const last = await _readUpTo(file, 1);
-  return last[0] !== _NEWLINE;
-}
-
-/** Reads up to `n` bytes from the current position (fewer only at the end). */
-async function _readUpTo(file: _FsHandle, n: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(n);
-  let got = 0;
-  while (got < n) {
-    const read = await file.read(buf.subarray(got));
-    if (read === null || read === 0) break;
-    got += read;
-  }
-  return buf.subarray(0, got);
-}
-
-/** Cuts the file back to `size` after `err`; the result is the error to keep. */
-async function _rollBack(
-  file: _FsHandle,
-  size: number,
-  err: unknown,
-  action: string,
-): Promise<unknown> {
-  try {
-    await file.truncate(size);
-    return err;
-  } catch (rollbackError) {
-    return new AggregateError(
-      [err, rollbackError],
-      `${action}: the write failed and its partial bytes could not be cut off`,
-    );
-  }
-}
-
-/** Puts the old slot back after `err`; the result is the error to keep. */
-async function _restoreSlot(
-  file: _FsHandle,
-  old: Uint8Array,
-  err: unknown,
-  action: string,
-): Promise<unknown> {
-  try {
-    await file.seek(0, Deno.SeekMode.Start);
-    await _writeAll(file, old);
-    return err;
-  } catch (restoreError) {
-    return new AggregateError(
-      [err, restoreError],
-      `${action}: the write failed and the old slot could not be put back`,
-    );
-  }
-}
-
-/**
- * Where the copy of {@linkcode rewriteWithSlot} starts: after line 1 when it
- * is a title record to drop, else 0. Refuses when `dropFirstLine` disagrees
- * with line 1, since either mistake breaks the file for omp (a dropped header,
- * or a second title line where the header should be).
- */
-async function _copyStart(
-  source: _FsHandle,
-  dropFirstLine: boolean,
-  action: string,
-): Promise<number> {
-  const head = await _readUpTo(source, _TITLE_PREFIX.length);
-  const isTitle = head.length === _TITLE_PREFIX.length &&
-    head.every((byte, i) => byte === _TITLE_PREFIX[i]);
-  if (isTitle !== dropFirstLine) {
-    throw new Error(
-      `${action}: line 1 ${
-        isTitle ? "is" : "is not"
-      } a title record, but dropFirstLine is ${dropFirstLine}`,
-    );
-  }
-  if (!dropFirstLine) return 0;
-  await source.seek(0, Deno.SeekMode.Start);
-  const buf = new Uint8Array(64 * 1024);
-  let offset = 0;
-  for (;;) {
-    const n = await source.read(buf);
-    if (n === null || n === 0) return offset; // line 1 is the whole file
-    const end = buf.subarray(0, n).indexOf(_NEWLINE);
-    if (end >= 0) return offset + end + 1;
-    offset += n;
-  }
-}
-
-/** Copies `source` from `start` to its end into `out`; returns the bytes copied. */
-async function _copyFrom(
-  source: _FsHandle,
-  start: number,
-  out: _FsFile,
-): Promise<number> {
-  await source.seek(start, Deno.SeekMode.Start);
-  const buf = new Uint8Array(_COPY_BUFFER_BYTES);
-  let copied = 0;
-  for (;;) {
-    const n = await source.read(buf);
-    if (n === null || n === 0) return copied;
-    await _writeAll(out, buf.subarray(0, n));
-    copied += n;
-  }
-}
-
-function _sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
-  return a.ino === null || (a.ino === b.ino && a.dev === b.dev);
-}
-
-/** Makes the missing folders of `dir` (mode 0700), outermost first. */
-async function _makeFolders(path: string, dir: string): Promise<void> {
-  const fs = _fs();
-  const missing: string[] = [];
-  for (let at = normalize(dir);;) {
-    const info = await _statOrUndefined(at);
-    if (info?.isDirectory) break;
-    if (info !== undefined) {
-      throw new Error(
-        `Cannot create ${_quote(path)}: ${_quote(at)} is not a folder`,
-      );
-    }
-    missing.push(at);
-    const up = dirname(at);
-    if (up === at) break;
-    at = up;
-  }
-  for (const folder of missing.reverse()) {
-    try {
-      await fs.mkdir(folder, { mode: _DIR_MODE });
-    } catch (err) {
-      if (err instanceof Deno.errors.AlreadyExists) continue; // not ours to chmod
-      throw err;
-    }
-    if (!_IS_WINDOWS) await fs.chmod(folder, _DIR_MODE);
-  }
-}
-
-async function _statOrUndefined(
-  path: string,
-): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await _fs().stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
-  }
-}
-
-async function _syncFolder(dir: string): Promise<void> {
-  if (_IS_WINDOWS) return;
-  using folder = await _fs().open(dir, { read: true });
-  await folder.syncData();
-}
-
-/** Removes `path` after `cause`; a second failure is thrown with it. */
-async function _removeAfter(
-  path: string,
-  cause: unknown,
-  action: string,
-): Promise<void> {
-  try {
-    await _fs().remove(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw new AggregateError(
-      [cause, err],
-      `${action}: the write failed and ${_quote(path)} could not be removed`,
-    );
-  }
-}
-
-// ---------------------------------------------------------------- the lock
-
-/** One acquisition of the lock of one session file. */
-interface _Lock {
-  /** The session file. */
-  session: string;
-  /** `.<basename>.lock` beside it. */
-  file: string;
-  /** For messages: "append to", "rewrite", …. */
-  verb: string;
-  timeoutMs: number;
-  deadline: number;
-}
-
-/** This process's queue per lock file: the promise of its last holder. */
-const _queues = new Map<string, Promise<void>>();
-
-function _lockFor(session: string, verb: string, timeoutMs: number): _Lock {
-  return {
-    session,
-    file: join(dirname(session), `.${basename(session)}.lock`),
-    verb,
-    timeoutMs,
-    deadline: 0,
-  };
-}
-
-/** Runs `task` holding the lock: this process's queue, the OS gate, then the lock file. */
-async function _withLock<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
-  lock.deadline = Date.now() + lock.timeoutMs;
-  const key = normalize(lock.file);
-  const ahead = _queues.get(key);
-  const mine = Promise.withResolvers<void>();
-  const tail = (ahead ?? Promise.resolve()).then(() => mine.promise);
-  _queues.set(key, tail);
-  tail.then(() => {
-    if (_queues.get(key) === tail) _queues.delete(key);
-  });
-  try {
-    if (ahead !== undefined && !await _settlesBefore(ahead, lock.deadline)) {
-      throw _timedOut(lock, "another writer in this process holds it");
-    }
-    return await _withGate(lock, () => _withLockFile(lock, task));
-  } finally {
-    mine.resolve();
-  }
-}
-
-async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
-  using gate = await _fs().openHandle(`${lock.file}.os`, {
-    read: true,
-    write: true,
-    create: true,
-    mode: _FILE_MODE,
-  });
-  while (!await gate.tryLock(true)) {
-    if (Date.now() >= lock.deadline) {
-      throw _timedOut(
-        lock,
-        `another process holds "${basename(lock.file)}.os"`,
-      );
-    }
-    await _sleep(_LOCK_POLL_MS);
-  }
-  try {
-    return await task();
-  } finally {
-    await gate.unlock();
-  }
-}
-
-async function _withLockFile<T>(
-  lock: _Lock,
-  task: () => Promise<T>,
-): Promise<T> {
-  let record: string | undefined;
-  for (;;) {
-    record = await _tryCreateLockFile(lock.file);
-    if (record !== undefined) break;
-    if (await _stealStaleLockFile(lock.file)) {
-      record = await _tryCreateLockFile(lock.file);
-      if (record !== undefined) break;
-    }
-    if (Date.now() >= lock.deadline) {
-      throw _timedOut(lock, await _holder(lock.file));
-    }
-    await _sleep(_LOCK_POLL_MS);
-  }
-  try {
-    return await task();
-  } finally {
-    await _releaseLockFile(lock.file, record);
-  }
-}
-
-/**
- * Records this process wrote and then failed to remove. omp logs such a
- * failure and goes on; so do we, but remember the record so that the next
- * claim here takes the leftover over (another process waits for our exit,
- * as with an omp leftover).
- */
-const _leftover = new Set<string>();
-
-async function _releaseLockFile(path: string, record: string): Promise<void> {
-  try {
-    await _fs().remove(path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) _leftover.add(record);
-  }
-}
-
-/**
- * omp's `#tryCreatePublishLock`: exclusive create, record, read back.
- * Returns the record written, or undefined when another writer holds the name.
- */
-async function _tryCreateLockFile(path: string): Promise<string | undefined> {
-  const fs = _fs();
-  let file: _FsFile;
-  try {
-    file = await fs.open(path, {
-      write: true,
-      createNew: true,
-      mode: _FILE_MODE,
-    });
-  } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) return undefined;
-    throw err;
-  }
-  const record = `${Deno.pid}:${Date.now()}\n`;
-  try {
-    await _writeAll(file, _encoder.encode(record));
-  } catch (err) {
-    file.close();
-    await _removeAfter(path, err, `Cannot lock ${_quote(path)}`);
-    throw err;
-  }
-  file.close();
-  // A stale-lock steal may have removed our file between create and write.
-  try {
-    const now = _decoder.decode(await fs.readFile(path));
-    return now === record ? record : undefined;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    await _removeAfter(path, err, `Cannot lock ${_quote(path)}`);
-    throw err;
-  }
-}
-
-/**
- * omp's `#stealStalePublishLock`: removes the lock file only when its holder
- * is dead (or, with no record, when it is older than 500 ms), re-reading it
- * just before. Returns whether the lock may now be free.
- */
-async function _stealStaleLockFile(path: string): Promise<boolean> {
-  const fs = _fs();
-  const content = await _readLock(path);
-  if (content === undefined) return true;
-  if (content === null) return false;
-  const pid = _lockPid(content);
-  if (_leftover.has(content)) {
-    _leftover.delete(content);
-  } else if (pid !== undefined) {
-    if (await _isAlive(pid)) return false;
-  } else if (!await _isOrphaned(path)) {
-    return false; // a live acquirer may be between create and record
-  }
-  const again = await _readLock(path);
-  if (again !== content) return again === undefined;
-  try {
-    await fs.remove(path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) return false;
-  }
-  return true;
-}
-
-/** The lock file's content; undefined when it is gone, null when unreadable. */
-async function _readLock(path: string): Promise<string | undefined | null> {
-  try {
-    return _decoder.decode(await _fs().readFile(path));
-  } catch (err) {
-    return err instanceof Deno.errors.NotFound ? undefined : null;
-  }
-}
-
-function _lockPid(content: string): number | undefined {
-  const match = _LOCK_RECORD.exec(content);
-  if (!match) return undefined;
-  const pid = Number.parseInt(match[1] ?? "", 10);
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/**
- * omp's `isPidAlive`: only "no such process" counts as dead. Asks only what
- * the granted permissions allow (never prompts): `kill(pid, 0)` with
- * `--allow-run`, else `/proc/<pid>` on Linux; otherwise the holder counts as
- * alive (fail closed), and the wait ends in a timeout.
- */
-async function _isAlive(pid: number): Promise<boolean> {
-  if (pid === Deno.pid) return true;
-  if (_granted({ name: "run" })) {
-    try {
-      // Signal 0 checks that the process exists without signalling it.
-      Deno.kill(pid, 0 as unknown as Deno.Signal);
-      return true;
-    } catch (err) {
-      return !(err instanceof Deno.errors.NotFound); // ESRCH
-    }
-  }
-  if (Deno.build.os === "linux" && _granted({ name: "read", path: "/proc" })) {
-    try {
-      await _fs().stat(`/proc/${pid}`);
-      return true;
-    } catch (err) {
-      return !(err instanceof Deno.errors.NotFound);
-    }
-  }
-  return true;
-}
-
-function _granted(descriptor: Deno.PermissionDescriptor): boolean {
-  return Deno.permissions.querySync(descriptor).state === "granted";
-}
-
-/** Whether a lock file without a record is older than any live claim. */
-async function _isOrphaned(path: string): Promise<boolean> {
-  let info: Deno.FileInfo;
-  try {
-    info = await _fs().stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return true;
-    throw err;
-  }
-  const mtime = info.mtime?.getTime() ?? 0;
-  return Date.now() - mtime > _LOCK_WAIT_MS;
-}
-
-/** Who holds the lock file, for the timeout message. */
-async function _holder(path: string): Promise<string> {
-  const content = await _readLock(path);
-  const pid = content ? _lockPid(content) : undefined;
-  return pid === undefined
-    ? `another writer holds "${basename(path)}"`
-    : `process ${pid} holds "${basename(path)}"`;
-}
-
-function _timedOut(lock: _Lock, why: string): Deno.errors.TimedOut {
-  return new Deno.errors.TimedOut(
-    `Cannot ${lock.verb} ${
-      _quote(lock.session)
-    }: ${why} (waited ${lock.timeoutMs} ms for the lock)`,
-  );
-}
-
-/** Whether `promise` settles before `deadline` (epoch ms). */
-async function _settlesBefore(
-  promise: Promise<void>,
-  deadline: number,
-): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(
-      () => resolve(false),
-      Math.max(0, deadline - Date.now()),
-    );
-  });
-  try {
-    return await Promise.race([promise.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function _sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function _ignore(): void {}
 
 function _asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
-}
-
-/** A path for an error message, JSON-quoted. */
-function _quote(path: unknown): string {
-  return JSON.stringify(String(path));
 }
