@@ -15,7 +15,7 @@
 
 import { Session } from "../src/session.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
-import { parseSize } from "./generate.ts";
+import { parseSize } from "../src/generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
 

@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { generateTranscript } from "./generate.ts";
+import { generateTranscript } from "../src/generate.ts";
 import {
   fileReaderAt,
   type Line,

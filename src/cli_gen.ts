@@ -4,11 +4,7 @@
  * @module
  */
 
-import {
-  generateFile,
-  type GenerateResult,
-  parseSize,
-} from "../bench/generate.ts";
+import { generateFile, type GenerateResult, parseSize } from "./generate.ts";
 import { formatBytes, progressBar } from "./cli_format.ts";
 import {
   cliFailure,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { basename, dirname, join } from "node:path";
-import { generateFile } from "../bench/generate.ts";
+import { generateFile } from "../src/generate.ts";
 import { SessionSyntaxError } from "../src/errors.ts";
 import { forkSession } from "../src/fork.ts";
 import { parseSessionPrefix } from "../src/list.ts";

@@ -5,7 +5,7 @@ import {
   type GenerateResult,
   generateTranscript,
   parseSize,
-} from "../bench/generate.ts";
+} from "../src/generate.ts";
 import { encodeEntry, type SessionEntry } from "../src/entries.ts";
 import { parseTitleSlot, TITLE_SLOT_BYTES } from "../src/title_slot.ts";
 

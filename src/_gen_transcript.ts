@@ -6,9 +6,9 @@
  * @module
  */
 
-import { encodeEntry, type SessionEntry } from "../src/entries.ts";
-import { SESSION_VERSION, type SessionHeader } from "../src/header.ts";
-import { marshalTitleSlot } from "../src/title_slot.ts";
+import { encodeEntry, type SessionEntry } from "./entries.ts";
+import { SESSION_VERSION, type SessionHeader } from "./header.ts";
+import { marshalTitleSlot } from "./title_slot.ts";
 import type { _Config } from "./_gen_config.ts";
 import {
   _BODY_MARK,

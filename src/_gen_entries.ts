@@ -6,14 +6,14 @@
  * @module
  */
 
-import { SETTINGS_CHECKPOINT_TYPE } from "../src/window.ts";
+import { SETTINGS_CHECKPOINT_TYPE } from "./window.ts";
 import type {
   AssistantMessage,
   ContentBlock,
   MessageEntry,
   SessionEntry,
   Usage,
-} from "../src/entries.ts";
+} from "./entries.ts";
 import {
   type _Body,
   _FILES,
