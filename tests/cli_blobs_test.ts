@@ -1,12 +1,7 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { BlobStore } from "../src/blob_store.ts";
-import {
-  cli,
-  cliCases,
-  cliInProcess,
-  makeDataDir,
-} from "./_cli.ts";
+import { cli, cliCases, cliInProcess, makeDataDir } from "./_cli.ts";
 
 const CORRUPT =
   "02d0ebcb1041809815e8b77360fd3dd88345cdc488b9382f284f23babe61a942";
