@@ -11,8 +11,8 @@
  */
 
 import { basename, dirname, join, normalize } from "node:path";
-import { _fs, type _FsFile, _writeAll } from "./_fs.ts";
-import { _FILE_MODE, _quote, _removeAfter } from "./_session_file.ts";
+import { _fs, type _FsSyncFile } from "./_fs.ts";
+import { _FILE_MODE, _quote } from "./_session_file.ts";
 
 /** omp's `SESSION_PUBLISH_LOCK_WAIT_MS`: its wait, and the age past which a lock file without a record is a crash orphan. */
 export const _LOCK_WAIT_MS = 500;
@@ -79,13 +79,13 @@ export async function _withLock<T>(
 }
 
 async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
-  using gate = await _fs().openHandle(`${lock.file}.os`, {
+  using gate = _fs().openSync(`${lock.file}.os`, {
     read: true,
     write: true,
     create: true,
     mode: _FILE_MODE,
   });
-  while (!await gate.tryLock(true)) {
+  while (!gate.tryLockSync(true)) {
     if (Date.now() >= lock.deadline) {
       throw _timedOut(
         lock,
@@ -97,7 +97,7 @@ async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
   try {
     return await task();
   } finally {
-    await gate.unlock();
+    gate.unlockSync();
   }
 }
 
@@ -107,10 +107,10 @@ async function _withLockFile<T>(
 ): Promise<T> {
   let record: string | undefined;
   for (;;) {
-    record = await _tryCreateLockFile(lock.file);
+    record = _tryCreateLockFile(lock.file);
     if (record !== undefined) break;
     if (await _stealStaleLockFile(lock.file)) {
-      record = await _tryCreateLockFile(lock.file);
+      record = _tryCreateLockFile(lock.file);
       if (record !== undefined) break;
     }
     if (Date.now() >= lock.deadline) {
@@ -121,7 +121,7 @@ async function _withLockFile<T>(
   try {
     return await task();
   } finally {
-    await _releaseLockFile(lock.file, record);
+    _releaseLockFile(lock.file, record);
   }
 }
 
@@ -133,9 +133,9 @@ async function _withLockFile<T>(
  */
 const _leftover = new Set<string>();
 
-async function _releaseLockFile(path: string, record: string): Promise<void> {
+function _releaseLockFile(path: string, record: string): void {
   try {
-    await _fs().remove(path);
+    _fs().removeSync(path);
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) _leftover.add(record);
   }
@@ -145,11 +145,11 @@ async function _releaseLockFile(path: string, record: string): Promise<void> {
  * omp's `#tryCreatePublishLock`: exclusive create, record, read back.
  * Returns the record written, or undefined when another writer holds the name.
  */
-async function _tryCreateLockFile(path: string): Promise<string | undefined> {
+function _tryCreateLockFile(path: string): string | undefined {
   const fs = _fs();
-  let file: _FsFile;
+  let file: _FsSyncFile;
   try {
-    file = await fs.open(path, {
+    file = fs.openSync(path, {
       write: true,
       createNew: true,
       mode: _FILE_MODE,
@@ -160,21 +160,40 @@ async function _tryCreateLockFile(path: string): Promise<string | undefined> {
   }
   const record = `${Deno.pid}:${Date.now()}\n`;
   try {
-    await _writeAll(file, _encoder.encode(record));
+    let bytes = _encoder.encode(record);
+    while (bytes.length > 0) {
+      const n = file.writeSync(bytes);
+      if (n <= 0) {
+        throw new Deno.errors.WriteZero(
+          `Cannot lock ${_quote(path)}: a write made no progress`,
+        );
+      }
+      bytes = bytes.subarray(n);
+    }
   } catch (err) {
     file.close();
-    await _removeAfter(path, err, `Cannot lock ${_quote(path)}`);
+    _removeAfterSync(path, err, `Cannot lock ${_quote(path)}`);
     throw err;
   }
   file.close();
   // A stale-lock steal may have removed our file between create and write.
   try {
-    const now = _decoder.decode(await fs.readFile(path));
+    const now = _decoder.decode(fs.readFileSync(path));
     return now === record ? record : undefined;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
-    await _removeAfter(path, err, `Cannot lock ${_quote(path)}`);
+    _removeAfterSync(path, err, `Cannot lock ${_quote(path)}`);
     throw err;
+  }
+}
+
+/** Removes our half-made lock file after `cause`; a failure to remove it too is reported with it. */
+function _removeAfterSync(path: string, cause: unknown, message: string): void {
+  try {
+    _fs().removeSync(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw new AggregateError([cause, err], message);
   }
 }
 

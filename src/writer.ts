@@ -397,9 +397,8 @@ export class SessionWriter implements AsyncDisposable {
   }
 
   async #appendLocked(bytes: Uint8Array, action: string): Promise<void> {
-    await this.#reopenIfReplaced();
+    const old = (await this.#reopenIfReplaced()).size;
     const file = this.#file;
-    const old = (await file.stat()).size;
     if (old !== this.#size) this.#tornTail = await _endsTorn(file, old);
     const payload = this.#tornTail ? _withNewline(bytes) : bytes;
     try {
@@ -412,17 +411,20 @@ export class SessionWriter implements AsyncDisposable {
     this.#tornTail = false;
   }
 
-  /** omp's `#reopenIfReplaced`: a rename over the path orphans our handle. */
-  async #reopenIfReplaced(): Promise<void> {
+  /**
+   * omp's `#reopenIfReplaced`: a rename over the path orphans our handle.
+   * Returns the metadata of the handle in use.
+   */
+  async #reopenIfReplaced(): Promise<Deno.FileInfo> {
+    const mine = this.#file.statSync?.() ?? await this.#file.stat();
     let live: Deno.FileInfo;
     try {
-      live = await _fs().stat(this.#path);
+      live = _fs().statSync(this.#path); // one tiny call: sync is ~10x cheaper
     } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return; // omp keeps its handle too
+      if (err instanceof Deno.errors.NotFound) return mine; // omp keeps its handle too
       throw err;
     }
-    const mine = await this.#file.stat();
-    if (_sameFile(live, mine)) return;
+    if (_sameFile(live, mine)) return mine;
     const next = await _fs().openHandle(this.#path, {
       read: true,
       append: true,
@@ -430,6 +432,7 @@ export class SessionWriter implements AsyncDisposable {
     this.#file.close();
     this.#file = next;
     this.#size = -1; // unknown: read the new file's tail
+    return await next.stat();
   }
 
   async #rewriteSlotLocked(slot: Uint8Array, action: string): Promise<void> {

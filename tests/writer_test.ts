@@ -510,11 +510,11 @@ Deno.test("SessionWriter.append() takes over its own lock file that it failed to
     let refused = 0;
     const fs: _Fs = {
       ..._realFs,
-      remove: (p) => {
+      removeSync: (p) => {
         if (p === lock && refused++ === 0) {
-          return Promise.reject(new Deno.errors.PermissionDenied("EACCES"));
+          throw new Deno.errors.PermissionDenied("EACCES");
         }
-        return _realFs.remove(p);
+        return _realFs.removeSync(p);
       },
     };
     await withFs(fs, async () => {
