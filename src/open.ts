@@ -142,13 +142,18 @@ async function _openWindowed(
   const size = (await file.stat()).size;
   const prefixLog = new IssueLog();
   const prefix = new PrefixReader(path, prefixLog);
-  let prefixBytes = 0;
+  let bytesRead = 0;
   let bodyStart = 0;
   let lines = 0;
+  // The first read is kept: a small file's backward walk is served from it.
+  let head = new Uint8Array(0);
   const reader = {
     read: async (p: Uint8Array): Promise<number | null> => {
       const n = await file.read(p.subarray(0, _PREFIX_READ_BYTES));
-      if (n !== null) prefixBytes += n;
+      if (n !== null) {
+        if (bytesRead === 0) head = p.slice(0, n);
+        bytesRead += n;
+      }
       return n;
     },
   };
@@ -160,12 +165,20 @@ async function _openWindowed(
   const header = prefix.finish(lines, bodyStart);
   if (headerVersion(header) < SESSION_VERSION) return undefined;
   const windowLog = new IssueLog();
-  const w = await loadWindow(
-    fileReaderAt(file, size),
-    bodyStart,
-    windowLog,
-    checkpoints,
-  );
+  const disk = fileReaderAt(file, size);
+  const source = {
+    size,
+    readAt: async (p: Uint8Array, position: number): Promise<number> => {
+      if (position + p.length <= head.length) {
+        p.set(head.subarray(position, position + p.length));
+        return p.length;
+      }
+      const n = await disk.readAt(p, position);
+      bytesRead += n;
+      return n;
+    },
+  };
+  const w = await loadWindow(source, bodyStart, windowLog, checkpoints);
   if (w === undefined) return undefined;
   const log = new IssueLog(onIssue);
   log.replay(prefixLog.issues);
@@ -179,7 +192,7 @@ async function _openWindowed(
     issues: log.issues,
     migrated: false,
     seen: lines + w.seen,
-    bytes: prefixBytes + w.bytes,
+    bytes: bytesRead,
     windowed: true,
     leafId: w.leafId,
     window: {
