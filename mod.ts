@@ -48,7 +48,11 @@ export {
   type SessionContext,
   type WindowPrefix,
 } from "./src/context.ts";
-export { type ContextJson, contextToJson } from "./src/context_json.ts";
+export {
+  CONTEXT_JSON_FIELDS,
+  type ContextJson,
+  contextToJson,
+} from "./src/context_json.ts";
 export {
   type AgentMessage,
   asEntry,

@@ -30,6 +30,29 @@ export interface ContextJson {
   messages: Record<string, unknown>[];
 }
 
+/**
+ * The fields of {@linkcode ContextJson}, in order: the ones compared with
+ * omp's `context.json` field by field.
+ *
+ * @example Comparing two contexts field by field
+ * ```ts
+ * import { CONTEXT_JSON_FIELDS } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ * equal(CONTEXT_JSON_FIELDS.at(-1), "messages");
+ * ```
+ */
+export const CONTEXT_JSON_FIELDS: readonly (keyof ContextJson)[] = [
+  "title",
+  "titleSource",
+  "leafId",
+  "activePath",
+  "models",
+  "model",
+  "thinkingLevel",
+  "labels",
+  "messages",
+];
+
 type _Json = Record<string, unknown>;
 
 /**

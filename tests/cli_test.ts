@@ -1,5 +1,6 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { cli as run, cliInProcess } from "./_cli.ts";
+import { CONTEXT_JSON_FIELDS } from "../mod.ts";
 
 const FIXTURES = new URL("../fixtures/omp/", import.meta.url);
 const cli = (...args: string[]) => run(args);
@@ -12,19 +13,7 @@ Deno.test("cli context --json prints omp's fields for a fixture", async () => {
   const expected = JSON.parse(
     await Deno.readTextFile(new URL("s2-reset.context.json", FIXTURES)),
   );
-  for (
-    const k of [
-      "title",
-      "titleSource",
-      "leafId",
-      "activePath",
-      "models",
-      "model",
-      "thinkingLevel",
-      "labels",
-      "messages",
-    ]
-  ) {
+  for (const k of CONTEXT_JSON_FIELDS) {
     deepStrictEqual(actual[k], expected[k], k);
   }
 });

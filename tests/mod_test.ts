@@ -7,6 +7,7 @@ Deno.test("mod.ts exports exactly the public surface", () => {
     "BLOB_REF_PREFIX",
     "BRANCH_MARKER_TYPE",
     "BlobStore",
+    "CONTEXT_JSON_FIELDS",
     "ENTRY_ID_LENGTH",
     "KNOWN_ENTRY_TYPES",
     "LIST_PREFIX_BYTES",

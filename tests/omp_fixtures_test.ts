@@ -1,18 +1,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { contextToJson, Session } from "../mod.ts";
+import { CONTEXT_JSON_FIELDS, contextToJson, Session } from "../mod.ts";
 
 const DIR = new URL("../fixtures/omp/", import.meta.url);
-const FIELDS = [
-  "title",
-  "titleSource",
-  "leafId",
-  "activePath",
-  "models",
-  "model",
-  "thinkingLevel",
-  "labels",
-  "messages",
-] as const;
 
 const names = [...Deno.readDirSync(DIR)]
   .map((e) => e.name)
@@ -38,7 +27,7 @@ for (const name of names) {
         session.titleSource,
       ),
     ));
-    for (const field of FIELDS) {
+    for (const field of CONTEXT_JSON_FIELDS) {
       await t.step(field, () => {
         assertEquals(actual[field], expected[field]);
       });

@@ -12,23 +12,11 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { contextToJson } from "../src/context_json.ts";
+import { CONTEXT_JSON_FIELDS, contextToJson } from "../src/context_json.ts";
 import { writeDemo } from "../src/cli_demo.ts";
 import { listSessions } from "../src/list.ts";
 import { Session } from "../src/session.ts";
 import { askOmp, ompOracle } from "./omp_oracle.ts";
-
-const FIELDS = [
-  "title",
-  "titleSource",
-  "leafId",
-  "activePath",
-  "models",
-  "model",
-  "thinkingLevel",
-  "labels",
-  "messages",
-];
 
 interface Check {
   file: string;
@@ -69,7 +57,7 @@ async function main(): Promise<number> {
           detail: JSON.stringify(omp.json?.error ?? omp.stderr.slice(-200)),
         });
       } else {
-        const differ = FIELDS.filter((f) =>
+        const differ = CONTEXT_JSON_FIELDS.filter((f) =>
           !isDeepStrictEqual(ours[f], omp.json![f])
         );
         checks.push({
@@ -77,7 +65,7 @@ async function main(): Promise<number> {
           check: "context",
           ok: differ.length === 0,
           detail: differ.length === 0
-            ? `${ours.messages.length} messages, ${FIELDS.length} fields equal`
+            ? `${ours.messages.length} messages, ${CONTEXT_JSON_FIELDS.length} fields equal`
             : `differ: ${differ.join(", ")}`,
         });
       }
