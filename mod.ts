@@ -10,14 +10,38 @@
  * store (`blob:sha256:<hex>`). The format is shared with omp, the oh-my-pi
  * coding agent.
  *
- * @example Open a session and print its context
+ * @example A tour: open, build the context, create, append, rename, fork, list
  * ```ts
- * import { Session } from "@xdev/session";
+ * import { forkSession, listSessions, Session } from "@xdev/session";
+ * import { deepEqual, equal } from "node:assert/strict";
  *
+ * // Open a session omp wrote and rebuild what the model sees on resume.
  * const url = new URL("./fixtures/omp/s1-main.jsonl", import.meta.url);
- * await using session = await Session.open(url.pathname);
- * const ctx = session.buildContext();
- * console.log(session.title, ctx.model, ctx.messages.length);
+ * {
+ *   await using omp = await Session.open(url.pathname);
+ *   const ctx = omp.buildContext();
+ *   equal(ctx.model, "openai/gpt-5.1-codex");
+ *   equal(ctx.messages.length, 19);
+ * }
+ *
+ * // Start a session of our own in a fresh data dir.
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+ *   await session.appendMessage({ role: "user", content: "Add a --json flag" });
+ *   await session.ensureOnDisk();
+ *   await session.setTitle("Add --json");
+ *
+ *   // Fork it: a new file, a new id, the same entries.
+ *   const fork = await forkSession(session.path!, undefined, { label: "Try --format" });
+ *   equal(fork.parentSession, session.header.id);
+ *
+ *   // List the data dir's sessions (newest first; titles sorted here).
+ *   const titles = (await listSessions(dataDir)).map((info) => info.title).sort();
+ *   deepEqual(titles, ["Add --json", "Try --format"]);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
  * ```
  *
  * @module

@@ -4,7 +4,18 @@
  * @module
  */
 
-/** What a reference to the blob store starts with. */
+/**
+ * What a reference to the blob store starts with.
+ *
+ * @example Building a reference from a digest
+ * ```ts
+ * import { BLOB_REF_PREFIX, parseBlobRef } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const hex = "b".repeat(64);
+ * equal(parseBlobRef(`${BLOB_REF_PREFIX}${hex}`), hex);
+ * ```
+ */
 export const BLOB_REF_PREFIX = "blob:sha256:";
 
 const _HEX64 = /^[0-9a-f]{64}$/;
@@ -16,12 +27,14 @@ const _HEX64 = /^[0-9a-f]{64}$/;
  * Anything else (upper case, a path, `..`, a NUL, extra characters) is never
  * followed: this is the only function that turns a reference into a name.
  *
- * @example
+ * @example Accepting a digest, refusing a path
  * ```ts
  * import { parseBlobRef } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
  * const hex = "a".repeat(64);
- * console.assert(parseBlobRef(`blob:sha256:${hex}`) === hex);
- * console.assert(parseBlobRef("blob:sha256:../../etc/passwd") === undefined);
+ * equal(parseBlobRef(`blob:sha256:${hex}`), hex);
+ * equal(parseBlobRef("blob:sha256:../../etc/passwd"), undefined);
  * ```
  *
  * @param ref A string found in an entry.
@@ -36,6 +49,17 @@ export function parseBlobRef(ref: string): string | undefined {
 /**
  * Whether a string claims to be a blob reference (starts with the prefix),
  * valid or not: such strings are reported when the gate refuses them.
+ *
+ * @example Telling a claimed reference from a valid one
+ * ```ts
+ * import { looksLikeBlobRef, parseBlobRef } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const claimed = "blob:sha256:not-a-digest";
+ * equal(looksLikeBlobRef(claimed), true);
+ * equal(parseBlobRef(claimed), undefined);
+ * equal(looksLikeBlobRef("data:image/png;base64,iVBO"), false);
+ * ```
  *
  * @param value A string found in an entry.
  * @returns Whether it starts with {@linkcode BLOB_REF_PREFIX}.

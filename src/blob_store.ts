@@ -44,13 +44,15 @@ const _FILE_MODE = 0o600;
  * @example Storing and reading back a blob
  * ```ts
  * import { BlobStore } from "@xdev/session";
+ * import { equal, ok } from "node:assert/strict";
+ *
  * const dir = await Deno.makeTempDir();
  * try {
  *   const store = new BlobStore(`${dir}/blobs`);
  *   const ref = await store.put(new TextEncoder().encode("hello"));
- *   console.assert(ref.startsWith("blob:sha256:"));
+ *   ok(ref.startsWith("blob:sha256:"));
  *   const bytes = await store.get(ref);
- *   console.assert(new TextDecoder().decode(bytes) === "hello");
+ *   equal(new TextDecoder().decode(bytes), "hello");
  * } finally {
  *   await Deno.remove(dir, { recursive: true });
  * }
@@ -66,13 +68,38 @@ export class BlobStore {
    * @param dir The blobs folder, `<dataDir>/blobs`; made (mode 0700) by the
    * first {@linkcode BlobStore.put}.
    * @param options Durability.
+   *
+   * @example A store that flushes every new blob
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const store = new BlobStore(`${dir}/blobs`, { sync: true });
+   *   const ref = await store.put(new Uint8Array([1, 2, 3]));
+   *   equal(await store.has(ref), true);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
    */
   constructor(dir: string, options: BlobStoreOptions = {}) {
     this.#dir = dir;
     this.#sync = options.sync ?? false;
   }
 
-  /** The blobs folder. */
+  /**
+   * The blobs folder.
+   *
+   * @example The folder a store was made over
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * equal(new BlobStore("/data/blobs").dir, "/data/blobs");
+   * ```
+   */
   get dir(): string {
     return this.#dir;
   }
@@ -87,11 +114,13 @@ export class BlobStore {
    * @example Storing a PNG with a typed twin for viewers
    * ```ts
    * import { BlobStore } from "@xdev/session";
+   * import { ok } from "node:assert/strict";
+   *
    * const dir = await Deno.makeTempDir();
    * try {
    *   const store = new BlobStore(dir);
    *   const ref = await store.put(new Uint8Array([0x89, 0x50]), { ext: "png" });
-   *   await Deno.stat(`${store.path(ref)}.png`);
+   *   ok((await Deno.stat(`${store.path(ref)}.png`)).isFile);
    * } finally {
    *   await Deno.remove(dir, { recursive: true });
    * }
@@ -131,8 +160,10 @@ export class BlobStore {
    * @example Reading a blob that is not there
    * ```ts
    * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
    * const store = new BlobStore("/nonexistent/blobs");
-   * console.assert(await store.get(`blob:sha256:${"0".repeat(64)}`) === undefined);
+   * equal(await store.get(`blob:sha256:${"0".repeat(64)}`), undefined);
    * ```
    *
    * @param ref `blob:sha256:<64 lowercase hex>`.
@@ -152,8 +183,10 @@ export class BlobStore {
    * @example Checking before reading
    * ```ts
    * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
    * const store = new BlobStore("/nonexistent/blobs");
-   * console.assert(!await store.has(`blob:sha256:${"0".repeat(64)}`));
+   * equal(await store.has(`blob:sha256:${"0".repeat(64)}`), false);
    * ```
    *
    * @param ref `blob:sha256:<64 lowercase hex>`.
@@ -173,10 +206,12 @@ export class BlobStore {
    * @example A fresh blob verifies
    * ```ts
    * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
    * const dir = await Deno.makeTempDir();
    * try {
    *   const store = new BlobStore(dir);
-   *   console.assert(await store.verify(await store.put(new Uint8Array([1]))));
+   *   equal(await store.verify(await store.put(new Uint8Array([1]))), true);
    * } finally {
    *   await Deno.remove(dir, { recursive: true });
    * }
@@ -196,11 +231,13 @@ export class BlobStore {
   /**
    * The file a reference names, `<dir>/<hex>`. Touches no file.
    *
-   * @example
+   * @example Where a reference's bytes live
    * ```ts
    * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
    * const hex = "a".repeat(64);
-   * console.assert(new BlobStore("/d/blobs").path(`blob:sha256:${hex}`) === `/d/blobs/${hex}`);
+   * equal(new BlobStore("/d/blobs").path(`blob:sha256:${hex}`), `/d/blobs/${hex}`);
    * ```
    *
    * @param ref `blob:sha256:<64 lowercase hex>`.
@@ -325,8 +362,10 @@ const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([
  * @example The twin for a JPEG
  * ```ts
  * import { imageExtension } from "@xdev/session";
- * console.assert(imageExtension("image/jpeg") === "jpg");
- * console.assert(imageExtension("text/plain") === undefined);
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(imageExtension("image/jpeg"), "jpg");
+ * equal(imageExtension("text/plain"), undefined);
  * ```
  *
  * @param mimeType A MIME type, as in an image block's `mimeType`.

@@ -407,7 +407,19 @@ export type KnownEntry =
 /** Any entry of a session file. */
 export type SessionEntry = KnownEntry | OpaqueEntry;
 
-/** The discriminators of {@linkcode KnownEntry}, in omp's order. */
+/**
+ * The discriminators of {@linkcode KnownEntry}, in omp's order.
+ *
+ * @example Telling known entries from opaque ones
+ * ```ts
+ * import { KNOWN_ENTRY_TYPES } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const known = new Set<string>(KNOWN_ENTRY_TYPES);
+ * equal(known.has("compaction"), true);
+ * equal(known.has("xdev_probe"), false);
+ * ```
+ */
 export const KNOWN_ENTRY_TYPES: readonly KnownEntry["type"][] = [
   "message",
   "model_change",
@@ -427,10 +439,34 @@ export const KNOWN_ENTRY_TYPES: readonly KnownEntry["type"][] = [
   "credential_pin",
 ];
 
-/** `customType` of the branch marker (DESIGN §3.6). */
+/**
+ * `customType` of the branch marker (DESIGN §3.6).
+ *
+ * @example Reading a marker's target
+ * ```ts
+ * import { BRANCH_MARKER_TYPE, branchMarkerTarget } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const marker = {
+ *   type: "custom", id: "c3", parentId: "a1", timestamp: "2026-10-01T09:00:00.000Z",
+ *   customType: BRANCH_MARKER_TYPE, data: { to: "a1" },
+ * };
+ * equal(branchMarkerTarget(marker), "a1");
+ * ```
+ */
 export const BRANCH_MARKER_TYPE = "branch";
 
-/** Length of the entry ids this library mints. */
+/**
+ * Length of the entry ids this library mints.
+ *
+ * @example A new id
+ * ```ts
+ * import { ENTRY_ID_LENGTH, newEntryId } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(newEntryId(new Set()).length, ENTRY_ID_LENGTH);
+ * ```
+ */
 export const ENTRY_ID_LENGTH = 8;
 
 /**

@@ -6,7 +6,23 @@
 
 import { ENTRY_ID_LENGTH } from "./entries.ts";
 
-/** The header version this library writes. Older files are migrated in memory on open, never on disk. */
+/**
+ * The header version this library writes. Older files are migrated in memory on open, never on disk.
+ *
+ * @example The version of a new session
+ * ```ts
+ * import { Session, SESSION_VERSION } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+ *   equal(session.header.version, SESSION_VERSION);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
+ * ```
+ */
 export const SESSION_VERSION = 3;
 
 /** Line 2 of a session file. Fields this library does not know are kept. */

@@ -17,6 +17,19 @@ import type { TitleSlot, TitleSource } from "./title_slot.ts";
  * header. The slot is 256 bytes and a header a few hundred, so 4 KiB (one
  * page, omp's listing prefix too) holds both with room to spare, and listing
  * costs the same for a 1 KB session as for a 1 GB one.
+ *
+ * @example Reading a session's prefix
+ * ```ts
+ * import { LIST_PREFIX_BYTES, parseSessionPrefix } from "@xdev/session";
+ * import { ok } from "node:assert/strict";
+ *
+ * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+ * using file = await Deno.open(url);
+ * const buffer = new Uint8Array(LIST_PREFIX_BYTES);
+ * const n = await file.read(buffer) ?? 0;
+ * const parsed = parseSessionPrefix(buffer.subarray(0, n));
+ * ok("header" in parsed && parsed.header.id === "01a0e775-0100-7eee-9510-1c122060007d");
+ * ```
  */
 export const LIST_PREFIX_BYTES = 4096;
 
@@ -73,10 +86,14 @@ export interface ListSessionsOptions {
  * @example Listing the sessions of a data dir
  * ```ts
  * import { listSessions } from "@xdev/session";
+ * import { deepEqual } from "node:assert/strict";
+ *
  * const dataDir = await Deno.makeTempDir();
- * const sessions = await listSessions(dataDir);
- * console.assert(sessions.length === 0);
- * await Deno.remove(dataDir, { recursive: true });
+ * try {
+ *   deepEqual(await listSessions(dataDir), []);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
  * ```
  *
  * @param dataDir The data dir (its `sessions/` folder is listed).
@@ -111,12 +128,14 @@ export async function listSessions(
  * @example Reading the prefix of a slot-less file
  * ```ts
  * import { parseSessionPrefix } from "@xdev/session";
+ * import { ok } from "node:assert/strict";
+ *
  * const bytes = new TextEncoder().encode(
  *   '{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}\n',
  * );
  * const parsed = parseSessionPrefix(bytes);
- * console.assert("header" in parsed && parsed.header.id === "x");
- * console.assert("reason" in parseSessionPrefix(new Uint8Array(0)));
+ * ok("header" in parsed && parsed.header.id === "x");
+ * ok("reason" in parseSessionPrefix(new Uint8Array(0)));
  * ```
  *
  * @param bytes The first bytes of the file.

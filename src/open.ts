@@ -106,6 +106,16 @@ async function _finish(
  * The nearest ancestor of `file` that holds a `blobs/` folder (the data dir),
  * searching up to 8 levels.
  *
+ * @example Finding the blobs of a fixture
+ * ```ts
+ * import { findDataDir } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const file = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+ * const dataDir = new URL("../fixtures/omp", import.meta.url);
+ * equal(await findDataDir(file.pathname), dataDir.pathname);
+ * ```
+ *
  * @param file A session file.
  * @returns The data dir, or undefined.
  */

@@ -42,8 +42,10 @@ export interface ResolveDataDirOptions {
  * @example Overriding the data dir for one process
  * ```ts
  * import { resolveDataDir } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
  * const dir = await resolveDataDir({ env: { XDEV_DATA_DIR: "/srv/xdev" } });
- * console.assert(dir === "/srv/xdev");
+ * equal(dir, "/srv/xdev");
  * ```
  *
  * @param options Environment and home directory, injectable for tests.
@@ -145,9 +147,11 @@ const _WIN_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\[^\\])/;
  * @example A project under HOME
  * ```ts
  * import { cwdSlug } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
  * const slug = cwdSlug("/home/ann/src/lumen-api", { home: "/home/ann" });
- * console.assert(slug === "-src-lumen-api");
- * console.assert(cwdSlug("/srv/app", { home: "/home/ann", tmpDir: "/tmp" }) === "--srv-app--");
+ * equal(slug, "-src-lumen-api");
+ * equal(cwdSlug("/srv/app", { home: "/home/ann", tmpDir: "/tmp" }), "--srv-app--");
  * ```
  *
  * @param cwd An absolute path (POSIX, or Windows with a drive letter or UNC).
@@ -181,8 +185,10 @@ export function cwdSlug(cwd: string, options: CwdSlugOptions = {}): string {
  * @example The slug of the current directory
  * ```ts
  * import { canonicalCwdSlug } from "@xdev/session";
+ * import { ok } from "node:assert/strict";
+ *
  * const slug = await canonicalCwdSlug(".");
- * console.assert(slug.startsWith("-"));
+ * ok(slug.startsWith("-"));
  * ```
  *
  * @param cwd A path, relative or absolute.
@@ -245,7 +251,9 @@ function _relativeWithin(
  * @example The sessions root
  * ```ts
  * import { sessionsDir } from "@xdev/session";
- * console.assert(sessionsDir("/data") === "/data/sessions");
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(sessionsDir("/data"), "/data/sessions");
  * ```
  *
  * @param dataDir The data dir, as {@linkcode resolveDataDir} returns it.
@@ -262,8 +270,10 @@ export function sessionsDir(dataDir: string): string {
  * @example The folder for a project's sessions
  * ```ts
  * import { sessionDirFor } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
  * const dir = sessionDirFor("/data", "/home/ann/src/app", { home: "/home/ann" });
- * console.assert(dir === "/data/sessions/-src-app");
+ * equal(dir, "/data/sessions/-src-app");
  * ```
  *
  * @param dataDir The data dir.
@@ -302,9 +312,11 @@ export interface SessionFileName {
  * @example Naming a session file
  * ```ts
  * import { sessionFileName } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
  * const id = "01a0e775-0100-7eee-9510-1c122060007d";
  * const name = sessionFileName("2026-09-28T10:00:00.000Z", id);
- * console.assert(name === `2026-09-28T10-00-00-000Z_${id}.jsonl`);
+ * equal(name, `2026-09-28T10-00-00-000Z_${id}.jsonl`);
  * ```
  *
  * @param timestamp The header timestamp, ISO-8601 UTC ending in `Z`.
@@ -332,11 +344,13 @@ export function sessionFileName(timestamp: string, id: string): string {
  * @example Reading a name found on disk
  * ```ts
  * import { parseSessionFileName } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
  * const parsed = parseSessionFileName(
  *   "2026-09-28T10-00-00-000Z_01a0e775-0100-7eee-9510-1c122060007d.jsonl",
  * );
- * console.assert(parsed?.timestamp === "2026-09-28T10:00:00.000Z");
- * console.assert(parseSessionFileName("../x.jsonl") === undefined);
+ * equal(parsed?.timestamp, "2026-09-28T10:00:00.000Z");
+ * equal(parseSessionFileName("../x.jsonl"), undefined);
  * ```
  *
  * @param name A file name (no folder).

@@ -232,6 +232,18 @@ export class Session implements AsyncDisposable {
   /**
    * Open a session file. Opening never modifies the file.
    *
+   * @example Opening a file omp wrote
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * await using session = await Session.open(url.pathname);
+   * equal(session.leafId, "5ce1f5f1");
+   * equal(session.issues.length, 0);
+   * equal(session.buildContext().model, "openai/gpt-5.1-codex");
+   * ```
+   *
    * @param path The `.jsonl` file.
    * @param options Blob resolution, damage reporting, windowing, and how later appends write.
    * @returns The open session.
@@ -256,6 +268,18 @@ export class Session implements AsyncDisposable {
   /**
    * Load a session from a byte stream (a file's `readable`, a network body,
    * a test stream), read whole. It has no path: it cannot be appended to.
+   *
+   * @example Loading a session from a stream
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * const file = await Deno.open(url);
+   * const session = await Session.fromStream(file.readable, { name: "s1-main" });
+   * equal(session.path, undefined);
+   * equal(session.buildContext().messages.length, 19);
+   * ```
    *
    * @param stream The bytes of a session file.
    * @param options A name for errors, the data dir for blobs, damage reporting.
@@ -284,6 +308,27 @@ export class Session implements AsyncDisposable {
    * {@linkcode Session.ensureOnDisk}, or with
    * {@linkcode Session.enableAutoPersist} until the first assistant message:
    * a session that never answers leaves no file.
+   *
+   * @example Starting a session that is not on disk yet
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({
+   *     cwd: "/home/dev/app",
+   *     dataDir,
+   *     title: "Fix the flaky test",
+   *   });
+   *   equal(session.title, "Fix the flaky test");
+   *   equal(session.onDisk, false);
+   *   equal(session.header.cwd, "/home/dev/app");
+   *   deepEqual(session.entries, []);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
    *
    * @param options The working directory, and where and how to write.
    * @returns The new session.
@@ -341,22 +386,83 @@ export class Session implements AsyncDisposable {
     return new Session(path, dataDir, loaded, blobs, false, options);
   }
 
-  /** The file's absolute path (also before a new session reaches disk); undefined for a stream. */
+  /**
+   * The file's absolute path (also before a new session reaches disk); undefined for a stream.
+   *
+   * @example Where a new session will be written
+   * ```ts
+   * import { Session, sessionsDir } from "@xdev/session";
+   * import { ok } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   ok(session.path!.startsWith(sessionsDir(dataDir)));
+   *   ok(session.path!.endsWith(`_${session.header.id}.jsonl`));
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   get path(): string | undefined {
     return this.#path;
   }
 
-  /** Whether the session's file exists (written, or opened). */
+  /**
+   * Whether the session's file exists (written, or opened).
+   *
+   * @example Writing a new session's file
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   equal(session.onDisk, false);
+   *   await session.ensureOnDisk();
+   *   equal(session.onDisk, true);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   get onDisk(): boolean {
     return this.#onDisk;
   }
 
-  /** The header as on disk (unknown fields kept; older versions not rewritten). */
+  /**
+   * The header as on disk (unknown fields kept; older versions not rewritten).
+   *
+   * @example Reading the header of a fixture
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * await using session = await Session.open(url.pathname);
+   * equal(session.header.version, 3);
+   * equal(session.header.id, "01a0e775-0100-7eee-9510-1c122060007d");
+   * ```
+   */
   get header(): SessionHeader {
     return this.#loaded.header;
   }
 
-  /** The title slot, when line 1 holds a valid one. */
+  /**
+   * The title slot, when line 1 holds a valid one.
+   *
+   * @example Reading line 1 of a fixture
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * await using session = await Session.open(url.pathname);
+   * equal(session.titleSlot?.source, "manual"); // omp writes "user"
+   * equal(session.titleSlot?.updatedAt, "2026-09-28T10:05:06.082Z");
+   * ```
+   */
   get titleSlot(): TitleSlot | undefined {
     return this.#loaded.slot;
   }
@@ -364,6 +470,22 @@ export class Session implements AsyncDisposable {
   /**
    * The title: the slot's when there is a slot (an empty slot title means
    * none), else the header's.
+   *
+   * @example Naming a session before it reaches disk
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   equal(session.title, undefined);
+   *   await session.setTitle("Fix the flaky test");
+   *   equal(session.title, "Fix the flaky test");
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
    */
   get title(): string | undefined {
     const slot = this.#loaded.slot;
@@ -374,7 +496,25 @@ export class Session implements AsyncDisposable {
     return typeof t === "string" && t.length > 0 ? t : undefined;
   }
 
-  /** Who set the title, from the slot (else the header). */
+  /**
+   * Who set the title, from the slot (else the header).
+   *
+   * @example Who named the session
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   equal(session.titleSource, undefined);
+   *   await session.setTitle("Fix the flaky test", "auto");
+   *   equal(session.titleSource, "auto");
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   get titleSource(): TitleSource | undefined {
     const slot = this.#loaded.slot;
     if (slot !== undefined) return slot.source;
@@ -383,28 +523,105 @@ export class Session implements AsyncDisposable {
     return s === "auto" || s === "subagent" ? s : undefined;
   }
 
-  /** The active leaf (DESIGN §3.6), or null for a session without entries. */
+  /**
+   * The active leaf (DESIGN §3.6), or null for a session without entries.
+   *
+   * @example The leaf follows each append
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   equal(session.leafId, null);
+   *   const entry = await session.appendMessage({ role: "user", content: "Hi" });
+   *   equal(session.leafId, entry.id);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   get leafId(): string | null {
     return this.#leafId;
   }
 
-  /** Whether the file was version 1 or 2 and migrated in memory. */
+  /**
+   * Whether the file was version 1 or 2 and migrated in memory.
+   *
+   * @example Reading a version 1 file
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const text = '{"type":"session","id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}\n' +
+   *   '{"type":"message","message":{"role":"user","content":"Hi"}}\n';
+   * const bytes = new TextEncoder().encode(text);
+   * const session = await Session.fromStream(ReadableStream.from([bytes]));
+   * equal(session.migrated, true);
+   * equal(session.entries[0]?.id, "00000001");
+   * ```
+   */
   get migrated(): boolean {
     return this.#loaded.migrated;
   }
 
-  /** Damage the loader read around, in file order. */
+  /**
+   * Damage the loader read around, in file order.
+   *
+   * @example A torn last line is skipped and reported
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const text = '{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}\n' +
+   *   '{"type":"message","id":"a1b2c3d4","parentId":null,"timest';
+   * const bytes = new TextEncoder().encode(text);
+   * const session = await Session.fromStream(ReadableStream.from([bytes]));
+   * deepEqual(session.issues.map((i) => [i.kind, i.line]), [["torn-line", 2]]);
+   * deepEqual(session.entries, []);
+   * ```
+   */
   get issues(): readonly LoadIssue[] {
     return this.#loaded.issues;
   }
 
-  /** The entries in memory (the window, then what was appended), in file order. */
+  /**
+   * The entries in memory (the window, then what was appended), in file order.
+   *
+   * @example Entries in file order
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendModelChange("openai/gpt-5.1-codex");
+   *   await session.appendMessage({ role: "user", content: "Hi" });
+   *   deepEqual(session.entries.map((e) => e.type), ["model_change", "message"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   get entries(): readonly SessionEntry[] {
     return this.#loaded.entries;
   }
 
   /**
    * An entry by id.
+   *
+   * @example Looking up the leaf of a fixture
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * await using session = await Session.open(url.pathname);
+   * equal(session.getEntry(session.leafId!)?.type, "message");
+   * equal(session.getEntry("ffffffff"), undefined);
+   * ```
    *
    * @param id The entry's id.
    * @returns The entry, if it is in memory.
@@ -415,6 +632,20 @@ export class Session implements AsyncDisposable {
 
   /**
    * Rebuild what the model sees on resume (DESIGN §3.7).
+   *
+   * @example Rebuilding the context of a fixture
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * await using session = await Session.open(url.pathname);
+   * const ctx = session.buildContext();
+   * equal(ctx.model, "openai/gpt-5.1-codex");
+   * equal(ctx.thinkingLevel, "high");
+   * equal(ctx.messages[0]?.role, "compactionSummary");
+   * equal(session.buildContext({ leafId: null }).messages.length, 0);
+   * ```
    *
    * @param options Another leaf, or omp's reset rule for comparison.
    * @returns The context.
@@ -440,6 +671,21 @@ export class Session implements AsyncDisposable {
   /**
    * What the loader kept and looked at.
    *
+   * @example What the windowed open kept
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal, ok } from "node:assert/strict";
+   *
+   * const url = new URL("../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * {
+   *   await using session = await Session.open(url.pathname);
+   *   const stats = session.windowStats();
+   *   ok(stats.windowed && stats.retained < stats.seen);
+   * }
+   * await using whole = await Session.open(url.pathname, { window: false });
+   * equal(whole.windowStats().retained, 60);
+   * ```
+   *
    * @returns The figures.
    */
   windowStats(): WindowStats {
@@ -455,13 +701,50 @@ export class Session implements AsyncDisposable {
    * Write a new session's file now: title slot, header and every entry so
    * far (files 0600, folders 0700). Does nothing when it is on disk.
    *
+   * @example Writing a session and reading it back
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendMessage({ role: "user", content: "Hi" });
+   *   await session.ensureOnDisk();
+   *   await using again = await Session.open(session.path!);
+   *   equal(again.entries.length, 1);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
    * @throws {TypeError} For a session read from a stream (it has no path).
    */
   ensureOnDisk(): Promise<void> {
     return this.#exclusive(() => this.#ensureOnDisk());
   }
 
-  /** Write the file at the first assistant message (as omp does); until then the session stays in memory. */
+  /**
+   * Write the file at the first assistant message (as omp does); until then the session stays in memory.
+   *
+   * @example No file until the first answer
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   session.enableAutoPersist();
+   *   await session.appendMessage({ role: "user", content: "Hi" });
+   *   equal(session.onDisk, false);
+   *   await session.appendMessage({ role: "assistant", content: [{ type: "text", text: "Hello" }] });
+   *   equal(session.onDisk, true);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   enableAutoPersist(): void {
     this.#autoPersist = true;
   }
@@ -471,6 +754,25 @@ export class Session implements AsyncDisposable {
    * previous entry (or the leaf) as parent, and a timestamp, envelope first.
    * Large images go to the blob store on the way. A compaction or reset is
    * followed by a settings checkpoint, so the next open stops there.
+   *
+   * @example A question and its answer in one write
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const [question, answer] = await session.appendBatch([
+   *     { type: "message", message: { role: "user", content: "Hi" } },
+   *     { type: "message", message: { role: "assistant", content: [{ type: "text", text: "Hello" }] } },
+   *   ]);
+   *   equal(answer!.parentId, question!.id);
+   *   equal(session.leafId, answer!.id);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
    *
    * @param payloads The entries' types and fields.
    * @param options The first entry's parent.
@@ -487,6 +789,22 @@ export class Session implements AsyncDisposable {
   /**
    * Append one entry of any type (unknown types too).
    *
+   * @example Appending an entry of an unknown type
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.append({ type: "xdev_probe", note: "kept as is" });
+   *   equal(entry.type, "xdev_probe");
+   *   deepEqual(session.getEntry(entry.id), entry);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
    * @param payload The entry's type and fields.
    * @param options Its parent.
    * @returns The entry as written.
@@ -498,12 +816,57 @@ export class Session implements AsyncDisposable {
     return (await this.appendBatch([payload], options))[0]!;
   }
 
-  /** Append a conversation message. @param message The message. @returns The entry. */
+  /**
+   * Append a conversation message.
+   *
+   * @example Appending a user message
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendMessage({ role: "user", content: "Why does CI fail?" });
+   *   deepEqual(session.buildContext().messages.map((m) => m.role), ["user"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param message The message.
+   * @returns The entry.
+   */
   async appendMessage(message: AgentMessage): Promise<MessageEntry> {
     return await this.append({ type: "message", message }) as MessageEntry;
   }
 
-  /** Change the model of a role. @param model `provider/modelId`. @param role Absent: `default`. @returns The entry. */
+  /**
+   * Change the model of a role.
+   *
+   * @example Setting the default and the smol model
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendModelChange("openai/gpt-5.1-codex");
+   *   await session.appendModelChange("anthropic/claude-haiku-4-5", "smol");
+   *   deepEqual(session.buildContext().models, {
+   *     default: "openai/gpt-5.1-codex",
+   *     smol: "anthropic/claude-haiku-4-5",
+   *   });
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param model `provider/modelId`.
+   * @param role Absent: `default`.
+   * @returns The entry.
+   */
   async appendModelChange(
     model: string,
     role?: string,
@@ -516,7 +879,30 @@ export class Session implements AsyncDisposable {
     }) as ModelChangeEntry;
   }
 
-  /** Change the thinking level. @param thinkingLevel The level. @param configured The selector (`auto` or a level). @returns The entry. */
+  /**
+   * Change the thinking level.
+   *
+   * @example Thinking harder, chosen automatically
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendThinkingLevelChange("high", "auto");
+   *   const ctx = session.buildContext();
+   *   equal(ctx.thinkingLevel, "high");
+   *   equal(ctx.configuredThinkingLevel, "auto");
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param thinkingLevel The level.
+   * @param configured The selector (`auto` or a level).
+   * @returns The entry.
+   */
   async appendThinkingLevelChange(
     thinkingLevel: string | null,
     configured: string | null = thinkingLevel,
@@ -528,7 +914,28 @@ export class Session implements AsyncDisposable {
     }) as ThinkingLevelChangeEntry;
   }
 
-  /** Change the service tier. @param serviceTier The tier, or null. @returns The entry. */
+  /**
+   * Change the service tier.
+   *
+   * @example Switching to the priority tier
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendServiceTierChange("priority");
+   *   equal(entry.serviceTier, "priority");
+   *   equal(session.leafId, entry.id);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param serviceTier The tier, or null.
+   * @returns The entry.
+   */
   async appendServiceTierChange(
     serviceTier: unknown,
   ): Promise<ServiceTierChangeEntry> {
@@ -540,6 +947,24 @@ export class Session implements AsyncDisposable {
 
   /**
    * Replace the history before `firstKeptEntryId` by a summary.
+   *
+   * @example Appending a compaction
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendMessage({ role: "user", content: "An old question" });
+   *   const kept = await session.appendMessage({ role: "user", content: "A recent one" });
+   *   await session.appendCompaction({ summary: "Asked about CI.", firstKeptEntryId: kept.id, tokensBefore: 1200 });
+   *   const roles = session.buildContext().messages.map((m) => m.role);
+   *   deepEqual(roles, ["compactionSummary", "user"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
    *
    * @param compaction The summary, the first kept entry (null: none) and the tokens before.
    * @returns The entry.
@@ -561,6 +986,24 @@ export class Session implements AsyncDisposable {
    * Branch back to `fromId` with a summary of the abandoned branch: the entry
    * is a child of `fromId` and becomes the leaf.
    *
+   * @example Abandoning a branch with a summary
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const start = await session.appendMessage({ role: "user", content: "Try plan A" });
+   *   await session.appendMessage({ role: "user", content: "Plan A failed" });
+   *   const summary = await session.appendBranchSummary(start.id, "Plan A failed: no lock.");
+   *   equal(session.leafId, summary.id);
+   *   deepEqual(session.buildContext().messages.map((m) => m.role), ["user", "branchSummary"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
    * @param fromId The branch point, or null for the root.
    * @param summary What the abandoned branch did.
    * @param details Anything else to keep.
@@ -579,12 +1022,55 @@ export class Session implements AsyncDisposable {
     }, { parentId: fromId }) as BranchSummaryEntry;
   }
 
-  /** `/clear`: nothing before it reaches the model. @returns The entry. */
+  /**
+   * `/clear`: nothing before it reaches the model.
+   *
+   * @example Clearing the context
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendMessage({ role: "user", content: "Before /clear" });
+   *   await session.appendResetBoundary();
+   *   await session.appendMessage({ role: "user", content: "After /clear" });
+   *   equal(session.buildContext().messages.length, 1);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @returns The entry.
+   */
   async appendResetBoundary(): Promise<ResetBoundaryEntry> {
     return await this.append({ type: "reset_boundary" }) as ResetBoundaryEntry;
   }
 
-  /** Harness state that never reaches the model. @param customType Its kind. @param data Its data. @returns The entry. */
+  /**
+   * Harness state that never reaches the model.
+   *
+   * @example Keeping harness state out of the context
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendCustom("todo-state", { open: 2 });
+   *   deepEqual(entry.data, { open: 2 });
+   *   equal(session.buildContext().messages.length, 0);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param customType Its kind.
+   * @param data Its data.
+   * @returns The entry.
+   */
   async appendCustom(customType: string, data?: unknown): Promise<CustomEntry> {
     return await this.append({
       type: "custom",
@@ -595,6 +1081,22 @@ export class Session implements AsyncDisposable {
 
   /**
    * A message from a harness or hook (role `custom` in the context).
+   *
+   * @example A hook's note the UI hides
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { ok } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendCustomMessage("hook-note", "Tests are slow today", { display: false });
+   *   const [note] = session.buildContext().messages;
+   *   ok(note?.role === "custom" && note.customType === "hook-note" && note.display === false);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
    *
    * @param customType Its kind.
    * @param content Text or blocks.
@@ -615,7 +1117,29 @@ export class Session implements AsyncDisposable {
     }) as CustomMessageEntry;
   }
 
-  /** Set or (without `label`) clear an entry's label. @param targetId The entry. @param label The label. @returns The entry. */
+  /**
+   * Set or (without `label`) clear an entry's label.
+   *
+   * @example Labelling an entry
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendMessage({ role: "user", content: "Start here" });
+   *   await session.appendLabel(entry.id, "start");
+   *   deepEqual(session.buildContext().labels, { [entry.id]: "start" });
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param targetId The entry.
+   * @param label The label.
+   * @returns The entry.
+   */
   async appendLabel(targetId: string, label?: string): Promise<LabelEntry> {
     return await this.append({
       type: "label",
@@ -624,7 +1148,32 @@ export class Session implements AsyncDisposable {
     }) as LabelEntry;
   }
 
-  /** A subagent's contract. @param init The system prompt, task and tools. @returns The entry. */
+  /**
+   * A subagent's contract.
+   *
+   * @example A subagent's first entry
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const init = await session.appendSessionInit({
+   *     systemPrompt: "You review diffs.",
+   *     task: "Review src/",
+   *     tools: ["read", "grep"],
+   *   });
+   *   deepEqual(init.tools, ["read", "grep"]);
+   *   equal(init.parentId, null);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param init The system prompt, task and tools.
+   * @returns The entry.
+   */
   async appendSessionInit(
     init:
       & { systemPrompt: string; task: string; tools: string[] }
@@ -636,7 +1185,31 @@ export class Session implements AsyncDisposable {
     }) as SessionInitEntry;
   }
 
-  /** A side call's model usage. @param usage The call. @returns The entry. */
+  /**
+   * A side call's model usage.
+   *
+   * @example Recording a side call that named the session
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendModelUsage({
+   *     purpose: "title", api: "openai-responses", provider: "openai", model: "gpt-5-mini",
+   *     usage: { input: 120, output: 8 }, stopReason: "stop",
+   *   });
+   *   equal(entry.purpose, "title");
+   *   equal(session.buildContext().messages.length, 0);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param usage The call.
+   * @returns The entry.
+   */
   async appendModelUsage(
     usage:
       & {
@@ -658,7 +1231,29 @@ export class Session implements AsyncDisposable {
     }) as ModelUsageEntry;
   }
 
-  /** Change the agent's mode. @param mode `plan`, `none` … @param data Mode data. @returns The entry. */
+  /**
+   * Change the agent's mode.
+   *
+   * @example Entering plan mode
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendModeChange("plan");
+   *   equal(entry.mode, "plan");
+   *   equal(session.leafId, entry.id);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param mode `plan`, `none` …
+   * @param data Mode data.
+   * @returns The entry.
+   */
   async appendModeChange(
     mode: string,
     data?: unknown,
@@ -670,7 +1265,27 @@ export class Session implements AsyncDisposable {
     }) as ModeChangeEntry;
   }
 
-  /** Rules injected into the context. @param injectedRules Their names. @returns The entry. */
+  /**
+   * Rules injected into the context.
+   *
+   * @example Recording injected rules
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendTtsrInjection(["no-console-log"]);
+   *   deepEqual(entry.injectedRules, ["no-console-log"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param injectedRules Their names.
+   * @returns The entry.
+   */
   async appendTtsrInjection(
     injectedRules: string[],
   ): Promise<TtsrInjectionEntry> {
@@ -680,7 +1295,28 @@ export class Session implements AsyncDisposable {
     }) as TtsrInjectionEntry;
   }
 
-  /** Pin a credential for a provider. @param provider The provider. @param hash The credential's hash. @returns The entry. */
+  /**
+   * Pin a credential for a provider.
+   *
+   * @example Pinning a credential
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const entry = await session.appendCredentialPin("anthropic", "sha256:9f2c");
+   *   deepEqual([entry.provider, entry.hash], ["anthropic", "sha256:9f2c"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param provider The provider.
+   * @param hash The credential's hash.
+   * @returns The entry.
+   */
   async appendCredentialPin(
     provider: string,
     hash: string,
@@ -696,6 +1332,24 @@ export class Session implements AsyncDisposable {
    * Rename the session (DESIGN §3.3): append a `title_change` entry, then
    * overwrite the 256-byte title slot in place (a file without a valid slot
    * is rewritten whole, atomically, once).
+   *
+   * @example Renaming a session on disk
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.ensureOnDisk();
+   *   const entry = await session.setTitle("Fix the\tflaky test");
+   *   equal(entry.title, "Fix the flaky test");
+   *   await using again = await Session.open(session.path!);
+   *   deepEqual([again.title, again.titleSource], ["Fix the flaky test", "manual"]);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
    *
    * @param title The new title (cleaned; cut to fit the slot, the entry keeps it whole).
    * @param source Who set it. Default `manual`.
@@ -748,6 +1402,25 @@ export class Session implements AsyncDisposable {
    * which follows the last line's parent, sees the same branch. The next
    * entry is appended under `entryId`.
    *
+   * @example Going back to an earlier entry
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   const first = await session.appendMessage({ role: "user", content: "Plan A" });
+   *   await session.appendMessage({ role: "user", content: "Plan A, step 2" });
+   *   const marker = await session.branch(first.id);
+   *   equal(marker.customType, "branch");
+   *   equal(session.leafId, first.id);
+   *   equal(session.buildContext().messages.length, 1);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
    * @param entryId An entry of this session.
    * @returns The marker.
    * @throws {RangeError} When no entry has that id.
@@ -771,12 +1444,50 @@ export class Session implements AsyncDisposable {
     });
   }
 
-  /** Whether {@linkcode Session.close} was called. */
+  /**
+   * Whether {@linkcode Session.close} was called.
+   *
+   * @example Closing a session
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   const session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   equal(session.closed, false);
+   *   await session.close();
+   *   equal(session.closed, true);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Release the file handle. Reading after close still works; writing does not. */
+  /**
+   * Release the file handle. Reading after close still works; writing does not.
+   *
+   * @example Reading still works after close, appending does not
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal, rejects } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   const session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await session.appendMessage({ role: "user", content: "Hi" });
+   *   await session.ensureOnDisk();
+   *   await session.close();
+   *   equal(session.buildContext().messages.length, 1);
+   *   await rejects(session.appendResetBoundary(), /the session is closed/);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   close(): Promise<void> {
     return this.#exclusive(async () => {
       this.#closed = true;
@@ -785,7 +1496,28 @@ export class Session implements AsyncDisposable {
     });
   }
 
-  /** Same as {@linkcode Session.close}, for `await using`. */
+  /**
+   * Same as {@linkcode Session.close}, for `await using`.
+   *
+   * @example Closing at the end of a block
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   let outer: Session;
+   *   {
+   *     await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *     await session.ensureOnDisk();
+   *     outer = session;
+   *   }
+   *   equal(outer.closed, true);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

@@ -9,6 +9,16 @@
  * Width of line 1 in bytes, including its `"\n"`. omp rewrites these bytes in
  * place at offset 0, so any other width corrupts the file on omp's first
  * rename.
+ *
+ * @example Every slot is the same width
+ * ```ts
+ * import { marshalTitleSlot, TITLE_SLOT_BYTES } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const updatedAt = "2026-10-01T09:00:00.000Z";
+ * equal(marshalTitleSlot({ title: "", updatedAt }).length, TITLE_SLOT_BYTES);
+ * equal(marshalTitleSlot({ title: "Fix the flaky test", updatedAt }).length, TITLE_SLOT_BYTES);
+ * ```
  */
 export const TITLE_SLOT_BYTES = 256;
 

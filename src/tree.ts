@@ -23,6 +23,23 @@ export interface ActivePath {
  * target is unknown leaves the marker itself as the leaf, which is what omp
  * sees too.
  *
+ * @example Following a branch marker
+ * ```ts
+ * import { resolveLeaf, type SessionEntry } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const timestamp = "2026-10-01T09:00:00.000Z";
+ * const entries: SessionEntry[] = [
+ *   { type: "model_change", id: "a1", parentId: null, timestamp, model: "openai/gpt-5.1-codex" },
+ *   { type: "reset_boundary", id: "b2", parentId: "a1", timestamp },
+ *   { type: "custom", id: "c3", parentId: "a1", timestamp, customType: "branch", data: { to: "a1" } },
+ * ];
+ * const byId = new Map(entries.map((e) => [e.id, e]));
+ * equal(resolveLeaf(entries, byId), "a1");
+ * equal(resolveLeaf(entries.slice(0, 2), byId), "b2");
+ * equal(resolveLeaf([], byId), null);
+ * ```
+ *
  * @param entries Entries in file order.
  * @param byId The same entries by id.
  * @returns The leaf's id, or null for a session without entries.
@@ -41,6 +58,24 @@ export function resolveLeaf(
  * Walk from `leafId` to the root through `parentId`, then reverse. The walk
  * stops at a missing parent (partial history beats no session) or at the
  * first repeated id (a cycle in a damaged file).
+ *
+ * @example Walking to the root, and stopping at a missing parent
+ * ```ts
+ * import { pathTo, type SessionEntry } from "@xdev/session";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const timestamp = "2026-10-01T09:00:00.000Z";
+ * const entries: SessionEntry[] = [
+ *   { type: "reset_boundary", id: "a1", parentId: null, timestamp },
+ *   { type: "reset_boundary", id: "b2", parentId: "a1", timestamp },
+ *   { type: "reset_boundary", id: "c3", parentId: "deadbeef", timestamp },
+ * ];
+ * const byId = new Map(entries.map((e) => [e.id, e]));
+ * const path = pathTo("b2", byId);
+ * deepEqual(path.entries.map((e) => e.id), ["a1", "b2"]);
+ * equal(path.end, "root");
+ * equal(pathTo("c3", byId).end, "missing-parent");
+ * ```
  *
  * @param leafId Where to start; null gives an empty path.
  * @param byId Entries by id.

@@ -23,8 +23,10 @@ let _counter = 0;
  * @example A fresh session id
  * ```ts
  * import { uuidv7 } from "@xdev/session";
+ * import { match } from "node:assert/strict";
+ *
  * const id = uuidv7();
- * console.assert(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id));
+ * match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
  * ```
  *
  * @param now Milliseconds since the Unix epoch. Default: `Date.now()`.

@@ -30,6 +30,22 @@ import type { PathEnd } from "./tree.ts";
  * `customType` of the settings checkpoint: a `custom` entry whose `data`
  * holds the settings folded along the path up to its parent and the labels
  * of every line before it (see {@linkcode SettingsCheckpoint}).
+ *
+ * @example The checkpoint after a reset
+ * ```ts
+ * import { isEntryOfType, Session, SETTINGS_CHECKPOINT_TYPE } from "@xdev/session";
+ * import { ok } from "node:assert/strict";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
+ *   await session.appendResetBoundary();
+ *   const last = session.entries.at(-1)!;
+ *   ok(isEntryOfType(last, "custom") && last.customType === SETTINGS_CHECKPOINT_TYPE);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
+ * ```
  */
 export const SETTINGS_CHECKPOINT_TYPE = "xdev.settings";
 

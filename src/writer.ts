@@ -251,12 +251,49 @@ export class SessionWriter implements AsyncDisposable {
     });
   }
 
-  /** Bytes in the file as far as this writer knows (updated by each append). */
+  /**
+   * Bytes in the file as far as this writer knows (updated by each append).
+   *
+   * @example The size grows with each append
+   * ```ts
+   * import { SessionWriter } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
+   *   await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
+   *   equal(writer.size, 3);
+   *   await writer.append(['{"n":1}']);
+   *   equal(writer.size, 3 + 8);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   */
   get size(): number {
     return this.#size;
   }
 
-  /** The first write error, once the writer has failed; otherwise undefined. */
+  /**
+   * The first write error, once the writer has failed; otherwise undefined.
+   *
+   * @example A healthy writer has no error
+   * ```ts
+   * import { SessionWriter } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
+   *   await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
+   *   await writer.append(['{"n":1}']);
+   *   equal(writer.error, undefined);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   */
   get error(): Error | undefined {
     return this.#error;
   }
@@ -354,6 +391,23 @@ export class SessionWriter implements AsyncDisposable {
    * Closes the file after the calls already made have finished. Does not
    * throw the writer's error (that was thrown by the call that failed).
    * Calling it again does nothing.
+   *
+   * @example Appending after close is refused
+   * ```ts
+   * import { SessionWriter } from "@xdev/session";
+   * import { rejects } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
+   *   const writer = await SessionWriter.open(`${dir}/s.jsonl`);
+   *   await writer.close();
+   *   await writer.close();
+   *   await rejects(writer.append(['{"n":1}']), /the writer is closed/);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
    */
   async close(): Promise<void> {
     if (this.#closed) return await this.#tail;
@@ -362,7 +416,27 @@ export class SessionWriter implements AsyncDisposable {
     this.#file.close();
   }
 
-  /** Same as {@linkcode SessionWriter.close}, for `await using`. */
+  /**
+   * Same as {@linkcode SessionWriter.close}, for `await using`.
+   *
+   * @example Closing at the end of a block
+   * ```ts
+   * import { SessionWriter } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
+   *   {
+   *     await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
+   *     await writer.append(['{"n":1}']);
+   *   }
+   *   equal(await Deno.readTextFile(`${dir}/s.jsonl`), '{}\n{"n":1}\n');
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
