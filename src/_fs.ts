@@ -91,6 +91,7 @@ export interface _Fs {
   readFileSync(path: string): Uint8Array;
   removeSync(path: string): void;
   statSync(path: string): Deno.FileInfo;
+  chmodSync(path: string, mode: number): void;
 }
 
 /** The real filesystem, backed by the `Deno` namespace. */
@@ -111,6 +112,7 @@ export const _realFs: _Fs = {
   readFileSync: (path) => Deno.readFileSync(path),
   removeSync: (path) => Deno.removeSync(path),
   statSync: (path) => Deno.statSync(path),
+  chmodSync: (path, mode) => Deno.chmodSync(path, mode),
 };
 
 let _current: _Fs = _realFs;

@@ -58,6 +58,21 @@ export function _withNewline(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * `err` with a message that names the action and the file
+ * (`Cannot append to "a.jsonl": No space left on device`), keeping `err` as
+ * its `cause` and its `code` (`ENOSPC` …); an error already named is kept.
+ */
+export function _named(err: unknown, action: string): unknown {
+  // Our own errors already say what they could not do.
+  if (!(err instanceof Error) || err.message.startsWith("Cannot ")) return err;
+  const named = new Error(`${action}: ${err.message}`, { cause: err });
+  const code = (err as { code?: unknown }).code;
+  if (code !== undefined) Object.assign(named, { code });
+  named.name = err.name;
+  return named;
+}
+
 /** Cuts the file back to `size` after `err`; the result is the error to keep. */
 export function _rollBack(
   file: _FsHandle,
@@ -69,7 +84,7 @@ export function _rollBack(
     err,
     () => file.truncate(size),
     `${action}: the write failed and its partial bytes could not be cut off`,
-  );
+  ).then((kept) => kept === err ? _named(err, action) : kept);
 }
 
 /** Puts the old slot back after `err`; the result is the error to keep. */
@@ -82,7 +97,8 @@ export function _restoreSlot(
   return _undoAfter(err, async () => {
     await file.seek(0, Deno.SeekMode.Start);
     await _writeAll(file, old);
-  }, `${action}: the write failed and the old slot could not be put back`);
+  }, `${action}: the write failed and the old slot could not be put back`)
+    .then((kept) => kept === err ? _named(err, action) : kept);
 }
 
 /**
@@ -141,7 +157,7 @@ export async function _replaceWithSlot(
     await fs.rename(temp, path);
   } catch (err) {
     await _removeAfter(temp, err, action);
-    throw err;
+    throw _named(err, action);
   }
   if (options.sync) await _syncFolder(dirname(path));
 }

@@ -11,7 +11,7 @@
  */
 
 import { basename, dirname, join, normalize } from "node:path";
-import { _fs, type _FsSyncFile } from "./_fs.ts";
+import { _fs, type _FsSyncFile, _IS_WINDOWS } from "./_fs.ts";
 import { _FILE_MODE, _quote } from "./_session_file.ts";
 
 /** omp's `SESSION_PUBLISH_LOCK_WAIT_MS`: its wait, and the age past which a lock file without a record is a crash orphan. */
@@ -79,12 +79,7 @@ export async function _withLock<T>(
 }
 
 async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
-  using gate = _fs().openSync(`${lock.file}.os`, {
-    read: true,
-    write: true,
-    create: true,
-    mode: _FILE_MODE,
-  });
+  using gate = _openGate(`${lock.file}.os`);
   while (!gate.tryLockSync(true)) {
     if (Date.now() >= lock.deadline) {
       throw _timedOut(
@@ -99,6 +94,24 @@ async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
   } finally {
     gate.unlockSync();
   }
+}
+
+/** Opens the gate file, creating it 0600 whatever the umask. */
+function _openGate(path: string): _FsSyncFile {
+  const fs = _fs();
+  try {
+    const created = fs.openSync(path, {
+      read: true,
+      write: true,
+      createNew: true,
+      mode: _FILE_MODE,
+    });
+    if (!_IS_WINDOWS) fs.chmodSync(path, _FILE_MODE);
+    return created;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+  }
+  return fs.openSync(path, { read: true, write: true });
 }
 
 async function _withLockFile<T>(

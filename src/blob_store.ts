@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "./blob_ref.ts";
 import { _fs, _IS_WINDOWS, _writeAll } from "./_fs.ts";
+import { _makeFolders, _named } from "./_session_file.ts";
 
 /** Options for the {@linkcode BlobStore} constructor. */
 export interface BlobStoreOptions {
@@ -30,7 +31,6 @@ export interface BlobPutOptions {
 }
 
 const _EXT = /^[a-z0-9]{1,8}$/;
-const _DIR_MODE = 0o700;
 const _FILE_MODE = 0o600;
 
 /**
@@ -276,8 +276,8 @@ export class BlobStore {
 
   async #ensureDir(): Promise<void> {
     if (await this.#dirExists()) return;
-    await _fs().mkdir(this.#dir, { recursive: true, mode: _DIR_MODE });
-    if (!_IS_WINDOWS) await _fs().chmod(this.#dir, _DIR_MODE);
+    // Each folder made (the data dir too, when new) is 0700 whatever the umask.
+    await _makeFolders(this.#dir, this.#dir);
     await this.#dirExists();
   }
 
@@ -320,7 +320,7 @@ export class BlobStore {
       await fs.rename(temp, join(this.#dir, name));
     } catch (err) {
       await _removeAfterFailure(temp, err);
-      throw err;
+      throw _named(err, `Cannot store blob ${name} in ${_quote(this.#dir)}`);
     }
     if (this.#sync && !_IS_WINDOWS) {
       using dir = await fs.open(this.#dir, { read: true });

@@ -17,6 +17,7 @@ import { SessionSyntaxError } from "./errors.ts";
 import {
   _createTemp,
   _FILE_MODE,
+  _named,
   _removeAfterFailure,
   _syncFolder,
 } from "./_session_file.ts";
@@ -237,7 +238,10 @@ async function _writeFork(
       err,
       `Cannot remove the temp file "${temp}" after a failed fork`,
     );
-    throw err;
+    throw _named(
+      err,
+      `Cannot fork ${JSON.stringify(src)} to ${JSON.stringify(target)}`,
+    );
   }
   if (linked) {
     try {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { BlobStore } from "./blob_store.ts";
 import {
   buildSessionContext,
@@ -44,7 +44,7 @@ import {
   SESSION_VERSION,
   type SessionHeader,
 } from "./header.ts";
-import { readLines } from "./line_reader.ts";
+import { readLines, readLinesFromReader } from "./line_reader.ts";
 import type { LoadedSession } from "./loader.ts";
 import type { LoadIssue } from "./load_issue.ts";
 import { findDataDir, readSessionFile, readSessionLines } from "./open.ts";
@@ -63,7 +63,11 @@ import {
   type TitleSource,
 } from "./title_slot.ts";
 import { pathTo, resolveLeaf } from "./tree.ts";
-import { SETTINGS_CHECKPOINT_TYPE, type SettingsCheckpoint } from "./window.ts";
+import {
+  scanEntryIds,
+  SETTINGS_CHECKPOINT_TYPE,
+  type SettingsCheckpoint,
+} from "./window.ts";
 import { rewriteWithSlot, SessionWriter } from "./writer.ts";
 
 export { findDataDir } from "./open.ts";
@@ -207,6 +211,8 @@ export class Session implements AsyncDisposable {
   #autoPersist = false;
   #writer: SessionWriter | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Ids of the file's entries outside the window, read at the first append. */
+  #outsideIds: Set<string> | undefined;
   #closed = false;
 
   private constructor(
@@ -1595,7 +1601,7 @@ export class Session implements AsyncDisposable {
           : this.#leafId;
         let entry = {
           type: p.type,
-          id: newEntryId(loaded.byId),
+          id: newEntryId(await this.#takenIds()),
           parentId,
           timestamp: now().toISOString(),
           ...rest,
@@ -1625,7 +1631,32 @@ export class Session implements AsyncDisposable {
     return written;
   }
 
+  /** Ids a new entry must avoid: in memory, and (windowed) in the whole file. */
+  async #takenIds(): Promise<{ has(id: string): boolean }> {
+    if (
+      this.#loaded.windowed && this.#outsideIds === undefined &&
+      this.#path !== undefined
+    ) {
+      const file = await Deno.open(this.#path);
+      try {
+        this.#outsideIds = await scanEntryIds(readLinesFromReader(file));
+      } finally {
+        file.close();
+      }
+    }
+    return this.#idsInUse();
+  }
+
+  #idsInUse(): { has(id: string): boolean } {
+    const byId = this.#loaded.byId;
+    const outside = this.#outsideIds;
+    return outside === undefined
+      ? byId
+      : { has: (id) => byId.has(id) || outside.has(id) };
+  }
+
   #add(entry: SessionEntry): void {
+    this.#outsideIds?.add(entry.id); // stays complete across a reload
     this.#loaded.entries.push(entry);
     this.#loaded.byId.set(entry.id, entry);
     this.#leafId = branchMarkerTarget(entry) ?? entry.id;
@@ -1647,7 +1678,7 @@ export class Session implements AsyncDisposable {
     };
     return {
       type: "custom",
-      id: newEntryId(this.#loaded.byId),
+      id: newEntryId(this.#idsInUse()),
       parentId: this.#leafId,
       timestamp: now().toISOString(),
       customType: SETTINGS_CHECKPOINT_TYPE,
@@ -1658,7 +1689,9 @@ export class Session implements AsyncDisposable {
   #prepare(entry: SessionEntry): Promise<SessionEntry> {
     const blobs = this.#dataDir === undefined
       ? undefined
-      : new BlobStore(join(this.#dataDir, "blobs"));
+      : new BlobStore(join(this.#dataDir, "blobs"), {
+        sync: this.#options.sync ?? false,
+      });
     return prepareForDisk(entry, {
       blobs,
       textBlobThreshold: this.#options.textBlobThreshold,
@@ -1685,7 +1718,6 @@ export class Session implements AsyncDisposable {
     const body = new Uint8Array(slot.length + rest.length);
     body.set(slot);
     body.set(rest, slot.length);
-    await Deno.mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
     this.#writer = await SessionWriter.create(
       this.#path,
       body,

@@ -90,6 +90,9 @@ export interface WindowLoad {
 const _ENVELOPE =
   /^\{"type":"([^"\\]{1,64})","id":"([^"\\]{1,128})","parentId":(?:null|"([^"\\]{0,128})")[,}]/;
 const _ENVELOPE_BYTES = 320;
+/** Path lines before the window up to this size are parsed, not trusted on their envelope. */
+const _PARSE_PATH_LINE_BYTES = 64 * 1024;
+const _CLOSE_BRACE = 0x7d;
 const _ascii = new TextDecoder("utf-8");
 
 interface _Envelope {
@@ -103,6 +106,35 @@ function _envelope(bytes: Uint8Array): _Envelope | undefined {
   const m = _ENVELOPE.exec(_ascii.decode(bytes.subarray(0, _ENVELOPE_BYTES)));
   if (m === null) return undefined;
   return { type: m[1]!, id: m[2]!, parentId: m[3] ?? null };
+}
+
+/**
+ * The id of every entry line of a session file, for minting ids that are
+ * unique in the whole file when only its window is in memory. Envelope-first
+ * lines are not parsed; the others (omp's `custom` lines) are.
+ *
+ * @param lines The file's lines after the header.
+ * @returns The ids.
+ */
+export async function scanEntryIds(
+  lines: AsyncIterable<Line>,
+): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const line of lines) {
+    if (line.bytes.length === 0) continue;
+    const env = _envelope(line.bytes);
+    if (env !== undefined) {
+      ids.add(env.id);
+      continue;
+    }
+    try {
+      const value = JSON.parse(_ascii.decode(line.bytes)) as { id?: unknown };
+      if (typeof value?.id === "string") ids.add(value.id);
+    } catch {
+      // Not JSON (damage the loader reports): it holds no id to avoid.
+    }
+  }
+  return ids;
 }
 
 type _Phase = "leaf" | "window" | "kept" | "settings";
@@ -210,6 +242,8 @@ export async function loadWindow(
   const labels = new Map<string, string | null>();
   const settings = new _BackwardSettings();
   const onPath = new Set<string>();
+  /** Ids of the lines walked past: a wanted id among them has a later duplicate. */
+  const passed = new Set<string>();
   let phase: _Phase = "leaf";
   let want: string | null = null;
   let leafId: string | null = null;
@@ -252,12 +286,19 @@ export async function loadWindow(
     const onWant = env !== undefined && env.id === want;
     // Parse a line only when it can matter: the leaf, the window, settings
     // on the path, labels anywhere, and lines whose envelope is not first.
+    // Other path lines before the window are parsed when small, so that a
+    // damaged one ends the path as it does in a full read; a large one
+    // (a tool output) is checked for its closing brace only.
     const full = env === undefined || phase === "leaf" ||
       env.type === "label" ||
       (onWant &&
         (phase !== "settings" || env.type === "thinking_level_change" ||
           env.type === "model_change" || env.type === "custom" ||
+          line.bytes.length <= _PARSE_PATH_LINE_BYTES ||
           (env.type === "message" && settings.wantsAssistant)));
+    if (onWant && !full && line.bytes[line.bytes.length - 1] !== _CLOSE_BRACE) {
+      continue; // damaged: not an entry, as in a full read
+    }
     let entry: SessionEntry | undefined;
     let id: string;
     let type: string;
@@ -289,10 +330,14 @@ export async function loadWindow(
       leafId = to ?? id;
       want = leafId;
       phase = "window";
-      if (to !== undefined) continue; // the marker itself is not on the path
+      if (to !== undefined) {
+        passed.add(id);
+        continue; // the marker itself is not on the path
+      }
     }
     if (want === null && checkpoint) break; // the root: nothing left to learn
     if (id !== want) {
+      passed.add(id);
       if (onPath.has(id)) {
         log.add(
           "duplicate-id",
@@ -310,7 +355,11 @@ export async function loadWindow(
       continue;
     }
     onPath.add(id);
+    passed.add(id);
     want = parentId;
+    // The wanted entry has a later duplicate, which a full read would take:
+    // only a full read settles that.
+    if (want !== null && passed.has(want)) return undefined;
     if (phase === "window" || phase === "kept") {
       retained.push(entry!);
       // A checkpoint inside the window: its settings are those of the path up

@@ -36,6 +36,7 @@ import {
   _endsTorn,
   _FILE_MODE,
   _makeFolders,
+  _named,
   _NEWLINE,
   _quote,
   _readUpTo,
@@ -245,7 +246,7 @@ export class SessionWriter implements AsyncDisposable {
       } catch (err) {
         file.close();
         await _removeAfter(path, err, `Cannot create ${_quote(path)}`);
-        throw err;
+        throw _named(err, `Cannot create ${_quote(path)}`);
       }
       return new SessionWriter(path, file, body.length, false, settings);
     });
@@ -448,8 +449,13 @@ export class SessionWriter implements AsyncDisposable {
 
   #checkNotFailed(action: string): void {
     if (this.#error === undefined) return;
+    // The first error's own words, without the action and file it named.
+    const root = this.#error.cause instanceof Error &&
+        !(this.#error instanceof AggregateError)
+      ? this.#error.cause
+      : this.#error;
     throw new Error(
-      `${action}: the writer failed earlier: ${this.#error.message}`,
+      `${action}: the writer failed earlier: ${root.message}`,
       { cause: this.#error },
     );
   }
@@ -465,9 +471,14 @@ export class SessionWriter implements AsyncDisposable {
     return run;
   }
 
-  #fail(err: unknown): unknown {
-    if (this.#error === undefined) this.#error = _asError(err);
-    return err;
+  /**
+   * Fails the writer for good. `kept` is what the failing call throws (the
+   * error named with the action and the file, or both errors when the undo
+   * failed too); later calls give it as their cause.
+   */
+  #fail(kept: unknown): unknown {
+    if (this.#error === undefined) this.#error = _asError(kept);
+    return kept;
   }
 
   async #appendLocked(bytes: Uint8Array, action: string): Promise<void> {

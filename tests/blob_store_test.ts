@@ -446,7 +446,12 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
       await withFs(
         { ..._realFs, rename: () => Promise.reject(crash) },
         async () => {
-          await assert.rejects(store.put(bytes), (err) => err === crash);
+          await assert.rejects(
+            store.put(bytes),
+            (err) =>
+              err instanceof Error && err.cause === crash &&
+              err.message.startsWith("Cannot store blob"),
+          );
         },
       );
       assert.deepEqual(await names(dir), []);

@@ -227,7 +227,7 @@ Deno.test("Session batches from 4 processes at once, 100 entries a batch: every 
 Deno.test({
   name:
     "Session.append() after a windowed open never reuses the id of an entry outside the window (BUG)",
-  ignore: true,
+
   fn: async () => {
     await using dir = await tempDir();
     const s = await Session.create({

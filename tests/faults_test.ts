@@ -733,7 +733,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
 Deno.test({
   name:
     "Session.appendMessage(): the first write error names the action and the file (BUG: raw OS error)",
-  ignore: true,
+
   fn: async () => {
     await using dir = await tempDir();
     const dataDir = dir.path;
@@ -758,7 +758,7 @@ Deno.test({
 Deno.test({
   name:
     "BlobStore.put() and forkSession(): a failed rename names the action and the file (BUG: raw OS error)",
-  ignore: true,
+
   fn: async () => {
     await using dir = await tempDir();
     const dataDir = dir.path;
@@ -799,7 +799,7 @@ Deno.test({
 Deno.test({
   name:
     "Session with sync flushes the blob an append stores before the line that names it (BUG)",
-  ignore: true,
+
   fn: async () => {
     await using dir = await tempDir();
     const dataDir = dir.path;

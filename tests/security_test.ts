@@ -435,7 +435,7 @@ Deno.test({
 Deno.test({
   name:
     "Session, BlobStore and forkSession make files 0600 and folders 0700 under a umask that strips the owner's bits (0o277) (BUG)",
-  ignore: true,
+
   fn: async () => {
     await using dir = await tempDir();
     const old = Deno.umask(0o277);

@@ -198,7 +198,12 @@ Deno.test("SessionWriter.create() removes the partial file when the write fails"
       }));
     await withFs(fs, async () => {
       await assert.rejects(SessionWriter.create(path, body()), (err) => {
-        assert.equal(err, full);
+        assert.ok(err instanceof Error);
+        assert.equal(err.cause, full);
+        assert.match(
+          err.message,
+          /^Cannot create ".*s\.jsonl": No space left on device$/,
+        );
         return true;
       });
     });
@@ -326,10 +331,22 @@ Deno.test("SessionWriter.append() rolls a failed write back and fails the writer
       await using writer = await SessionWriter.open(path);
       await t.step("the failing call throws the error itself", async () => {
         await assert.rejects(writer.append(['{"secret":1}']), (err) => {
-          assert.equal(err, full);
+          // Named with the action and the file, the OS error as its cause.
+          assert.ok(err instanceof Error);
+          assert.equal(err.cause, full);
+          assert.equal(
+            (err as { code?: string }).code,
+            (full as { code?: string }).code,
+          );
+          assert.ok(
+            err.message.startsWith(
+              `Cannot append to ${JSON.stringify(path)}: `,
+            ),
+          );
+          assert.ok(!err.message.includes("secret"));
           return true;
         });
-        assert.equal(writer.error, full);
+        assert.equal(writer.error!.cause, full);
         assert.equal(writer.size, body().length);
       });
       await t.step("the file is cut back to its old size", async () => {
@@ -341,7 +358,7 @@ Deno.test("SessionWriter.append() rolls a failed write back and fails the writer
           for (let i = 0; i < 2; i++) {
             await assert.rejects(writer.append(['{"n":2}']), (err) => {
               assert.ok(err instanceof Error);
-              assert.equal(err.cause, full);
+              assert.equal((err.cause as Error).cause, full);
               assert.equal(
                 err.message,
                 `Cannot append to ${
@@ -353,7 +370,7 @@ Deno.test("SessionWriter.append() rolls a failed write back and fails the writer
           }
           await assert.rejects(writer.rewriteSlot(SLOT), (err) => {
             assert.ok(err instanceof Error);
-            assert.equal(err.cause, full);
+            assert.equal((err.cause as Error).cause, full);
             return true;
           });
           assert.equal(writes, 3);
@@ -544,10 +561,10 @@ Deno.test("SessionWriter.rewriteSlot() puts the old slot back when the write fai
       await using writer = await SessionWriter.open(path);
       const slot = marshalTitleSlot({ title: "New", updatedAt: AT });
       await assert.rejects(writer.rewriteSlot(slot), (err) => {
-        assert.equal(err, broken);
+        assert.equal((err as Error).cause, broken);
         return true;
       });
-      assert.equal(writer.error, broken);
+      assert.equal(writer.error!.cause, broken);
     });
     assert.deepEqual(await Deno.readFile(path), body());
   });
