@@ -24,6 +24,7 @@ import {
 import type { LoadIssue } from "./load_issue.ts";
 import type { ResolvedBlobs } from "./persist.ts";
 import { loadWindow } from "./window.ts";
+import { pathTo, resolveLeaf } from "./tree.ts";
 
 /** Ancestors searched for a `blobs/` folder when no data dir is given. */
 const _DATA_DIR_SEARCH_DEPTH = 8;
@@ -221,16 +222,28 @@ function _checkLeaf(
   const last = loaded.entries.at(-1);
   if (last === undefined) return;
   const to = branchMarkerTarget(last);
+  const log = new IssueLog(onIssue);
   if (to !== undefined && !loaded.byId.has(to)) {
-    const log = new IssueLog(onIssue);
     log.add(
       "bad-branch-marker",
       0,
       -1,
       "the last entry is a branch marker whose target is not in the session; the marker is the leaf",
     );
-    loaded.issues.push(...log.issues);
   }
+  const end = loaded.window?.pathEnd ??
+    pathTo(resolveLeaf(loaded.entries, loaded.byId), loaded.byId).end;
+  if (end !== "root") {
+    log.add(
+      "path-cut",
+      0,
+      -1,
+      end === "cycle"
+        ? "the active path runs into a cycle; it stops at the first repeated entry"
+        : "the active path reaches an entry whose parent is missing; history before it is not in the context",
+    );
+  }
+  loaded.issues.push(...log.issues);
 }
 
 /** Blob references in the loaded entries: image data, and tool-result text that is exactly a reference. */
