@@ -91,7 +91,7 @@ const _ENVELOPE =
   /^\{"type":"([^"\\]{1,64})","id":"([^"\\]{1,128})","parentId":(?:null|"([^"\\]{0,128})")[,}]/;
 const _ENVELOPE_BYTES = 320;
 /** Path lines before the window up to this size are parsed, not trusted on their envelope. */
-const _PARSE_PATH_LINE_BYTES = 64 * 1024;
+const _PARSE_PATH_LINE_BYTES = 4 * 1024;
 const _CLOSE_BRACE = 0x7d;
 const _ascii = new TextDecoder("utf-8");
 
