@@ -175,6 +175,14 @@ export interface AppendOptions {
 }
 
 const _ENVELOPE_KEYS = new Set(["type", "id", "parentId", "timestamp"]);
+const _HEADER_KEYS = new Set([
+  "type",
+  "version",
+  "id",
+  "timestamp",
+  "cwd",
+  "parentSession",
+]);
 
 /**
  * A session. `Session.open` reads a file (never modifying it) and
@@ -363,7 +371,12 @@ export class Session implements AsyncDisposable {
       ...(options.parentSession === undefined
         ? {}
         : { parentSession: options.parentSession }),
-      ...options.header,
+      // Extra fields come last in the line but never replace the ones above.
+      ...Object.fromEntries(
+        Object.entries(options.header ?? {}).filter(([k]) =>
+          !_HEADER_KEYS.has(k)
+        ),
+      ),
     };
     const title = options.title === undefined ? "" : cleanTitle(options.title);
     const slot: TitleSlot = {

@@ -406,3 +406,15 @@ Deno.test("Session appends store long tool output as a blob when asked", async (
   );
   equal(encodeEntry(again.entries.at(-1)!), text.trimEnd().split("\n").at(-1));
 });
+
+Deno.test("Session.create() keeps extra header fields but never lets them replace the core ones", async () => {
+  await using dir = await tempDir();
+  const s = await Session.create({
+    cwd: "/home/dev/app",
+    dataDir: dir.path,
+    header: { providerPromptCacheKey: "k1", id: "not-mine", version: 9 },
+  });
+  equal(s.header.providerPromptCacheKey, "k1");
+  equal(s.header.version, 3);
+  notEqual(s.header.id, "not-mine");
+});
