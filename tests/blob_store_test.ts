@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import { withFs } from "./_fs_seam.ts";
 import { join } from "node:path";
 import { BlobStore, imageExtension } from "../src/blob_store.ts";
-import { type _Fs, type _FsFile, _realFs, _setFs } from "../src/_fs.ts";
+import { type _Fs, type _FsFile, _realFs } from "../src/_fs.ts";
 
 const encoder = new TextEncoder();
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -24,16 +25,6 @@ async function withDataDir(
     await fn(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Runs `fn` with `fs` as the filesystem seam, then restores the real one. */
-async function withFs(fs: _Fs, fn: () => Promise<void>): Promise<void> {
-  const restore = _setFs(fs);
-  try {
-    await fn();
-  } finally {
-    restore();
   }
 }
 

@@ -8,6 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { withFs } from "./_fs_seam.ts";
 import { basename, dirname, join } from "node:path";
 import {
   BlobStore,
@@ -16,13 +17,7 @@ import {
   Session,
   type SessionEntry,
 } from "../mod.ts";
-import {
-  type _Fs,
-  type _FsFile,
-  type _FsHandle,
-  _realFs,
-  _setFs,
-} from "../src/_fs.ts";
+import { type _Fs, type _FsFile, type _FsHandle, _realFs } from "../src/_fs.ts";
 import { tempDir } from "./_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
@@ -41,16 +36,6 @@ function oserror(message: string, code: string): Error {
 const ENOSPC = () => oserror("No space left on device (os error 28)", "ENOSPC");
 const EFBIG = () => oserror("File too large (os error 27)", "EFBIG");
 const EIO = () => oserror("Input/output error (os error 5)", "EIO");
-
-/** Runs `fn` with `fs` as the seam, then restores the previous one. */
-async function withFs<T>(fs: _Fs, fn: () => Promise<T>): Promise<T> {
-  const restore = _setFs(fs);
-  try {
-    return await fn();
-  } finally {
-    restore();
-  }
-}
 
 /** What a faulty filesystem does to the files it matches. */
 interface FaultPlan {

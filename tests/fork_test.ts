@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { withFs } from "./_fs_seam.ts";
 import { Buffer } from "node:buffer";
 import { basename, dirname, join } from "node:path";
 import { generateFile } from "../src/generate.ts";
@@ -7,7 +8,7 @@ import { forkSession } from "../src/fork.ts";
 import { parseSessionPrefix } from "../src/list.ts";
 import { parseSessionFileName } from "../src/places.ts";
 import { Session } from "../src/session.ts";
-import { type _Fs, _realFs, _setFs } from "../src/_fs.ts";
+import { type _Fs, _realFs } from "../src/_fs.ts";
 import {
   assistant,
   HEADER,
@@ -42,16 +43,6 @@ async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(dir)) out.push(e.name);
   return out.sort();
-}
-
-/** Runs `fn` with `fs` as the filesystem seam, then restores the real one. */
-async function withFs<T>(fs: _Fs, fn: () => Promise<T>): Promise<T> {
-  const restore = _setFs(fs);
-  try {
-    return await fn();
-  } finally {
-    restore();
-  }
 }
 
 Deno.test("forkSession() forks omp's main session: new header, fresh slot, same entries, same context", async (t) => {

@@ -6,6 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { withFs } from "./_fs_seam.ts";
 import { dirname, join } from "node:path";
 import {
   BlobStore,
@@ -17,7 +18,7 @@ import {
   sessionFileName,
   SessionSyntaxError,
 } from "../mod.ts";
-import { type _Fs, _realFs, _setFs } from "../src/_fs.ts";
+import { type _Fs, _realFs } from "../src/_fs.ts";
 import { assistant, sessionBytes, tempDir, user } from "./_session_files.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -44,15 +45,6 @@ function recordingFs(): { fs: _Fs; calls: [string, string][] } {
     ]),
   ) as unknown as _Fs;
   return { fs, calls };
-}
-
-async function withFs<T>(fs: _Fs, fn: () => Promise<T>): Promise<T> {
-  const restore = _setFs(fs);
-  try {
-    return await fn();
-  } finally {
-    restore();
-  }
 }
 
 async function names(dir: string): Promise<string[]> {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
+import { withFs } from "./_fs_seam.ts";
 import { join } from "node:path";
 import { rewriteWithSlot, SessionWriter } from "../src/writer.ts";
 import { marshalTitleSlot, TITLE_SLOT_BYTES } from "../src/title_slot.ts";
-import { type _Fs, type _FsHandle, _realFs, _setFs } from "../src/_fs.ts";
+import { type _Fs, type _FsHandle, _realFs } from "../src/_fs.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -41,16 +42,6 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
     await fn(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
-  }
-}
-
-/** Runs `fn` with `fs` as the filesystem seam, then restores the real one. */
-async function withFs(fs: _Fs, fn: () => Promise<void>): Promise<void> {
-  const restore = _setFs(fs);
-  try {
-    await fn();
-  } finally {
-    restore();
   }
 }
 
