@@ -219,7 +219,7 @@ export class Session implements AsyncDisposable {
   #autoPersist = false;
   #writer: SessionWriter | undefined;
   #queue: Promise<unknown> = Promise.resolve();
-  /** Ids of the file's entries outside the window, read at the first append. */
+  /** Ids of every entry in the file (read once when needed, then kept up to date by appends). */
   #outsideIds: Set<string> | undefined;
   #closed = false;
 
@@ -1447,7 +1447,7 @@ export class Session implements AsyncDisposable {
   branch(entryId: string): Promise<CustomEntry> {
     return this.#exclusive(async () => {
       const known = this.#loaded.byId.has(entryId) ||
-        (this.#onDisk && await _fileHasEntry(this.#path!, entryId));
+        (this.#onDisk && (await this.#fileIds()).has(entryId));
       if (!known) {
         throw new RangeError(
           `Cannot branch to "${entryId}": no entry has that id`,
@@ -1646,18 +1646,23 @@ export class Session implements AsyncDisposable {
 
   /** Ids a new entry must avoid: in memory, and (windowed) in the whole file. */
   async #takenIds(): Promise<{ has(id: string): boolean }> {
-    if (
-      this.#loaded.windowed && this.#outsideIds === undefined &&
-      this.#path !== undefined
-    ) {
-      const file = await Deno.open(this.#path);
+    if (this.#loaded.windowed && this.#path !== undefined) {
+      await this.#fileIds();
+    }
+    return this.#idsInUse();
+  }
+
+  /** The id of every entry in the file, read once (envelopes only), then kept up to date by appends. */
+  async #fileIds(): Promise<Set<string>> {
+    if (this.#outsideIds === undefined) {
+      const file = await Deno.open(this.#path!);
       try {
         this.#outsideIds = await scanEntryIds(readLinesFromReader(file));
       } finally {
         file.close();
       }
     }
-    return this.#idsInUse();
+    return this.#outsideIds;
   }
 
   #idsInUse(): { has(id: string): boolean } {
@@ -1760,28 +1765,4 @@ export class Session implements AsyncDisposable {
 function _isAssistant(e: SessionEntry): boolean {
   return e.type === "message" &&
     (e.message as { role?: unknown } | null)?.role === "assistant";
-}
-
-/** Whether a file holds an entry with this id (a byte scan, for branching outside the window). */
-async function _fileHasEntry(path: string, id: string): Promise<boolean> {
-  const needle = new TextEncoder().encode(`"id":${JSON.stringify(id)}`);
-  const file = await Deno.open(path); // its readable closes it
-  for await (const line of readLines(file.readable)) {
-    if (_includes(line.bytes, needle)) return true;
-  }
-  return false;
-}
-
-function _includes(hay: Uint8Array, needle: Uint8Array): boolean {
-  const first = needle[0]!;
-  for (
-    let i = hay.indexOf(first);
-    i >= 0 && i <= hay.length - needle.length;
-    i = hay.indexOf(first, i + 1)
-  ) {
-    let j = 1;
-    while (j < needle.length && hay[i + j] === needle[j]) j++;
-    if (j === needle.length) return true;
-  }
-  return false;
 }
