@@ -13,17 +13,17 @@
  * @module
  */
 
-import { runBlobs } from "./src/cli_blobs.ts";
-import { runContext } from "./src/cli_context.ts";
-import { runDemo } from "./src/cli_demo.ts";
-import { runFork } from "./src/cli_fork.ts";
-import { runGen } from "./src/cli_gen.ts";
-import { type CliIo, CliUsageError, denoIo } from "./src/cli_io.ts";
-import { runList } from "./src/cli_list.ts";
-import { runShow } from "./src/cli_show.ts";
-import { runStats } from "./src/cli_stats.ts";
+import { runBlobs } from "./src/cli/_blobs.ts";
+import { runContext } from "./src/cli/_context.ts";
+import { runDemo } from "./src/cli/_demo.ts";
+import { runFork } from "./src/cli/_fork.ts";
+import { runGen } from "./src/cli/_gen.ts";
+import { type CliIo, CliUsageError, denoIo } from "./src/cli/_io.ts";
+import { runList } from "./src/cli/_list.ts";
+import { runShow } from "./src/cli/_show.ts";
+import { runStats } from "./src/cli/_stats.ts";
 
-export type { CliIo } from "./src/cli_io.ts";
+export type { CliIo } from "./src/cli/_io.ts";
 
 const _USAGE = `Usage: cli <command> [options]
 

@@ -51,13 +51,13 @@ export {
   BLOB_REF_PREFIX,
   looksLikeBlobRef,
   parseBlobRef,
-} from "./src/blob_ref.ts";
+} from "./src/format/blob_ref.ts";
 export {
   type BlobPutOptions,
   BlobStore,
   type BlobStoreOptions,
   imageExtension,
-} from "./src/blob_store.ts";
+} from "./src/store/blob_store.ts";
 export {
   type BranchSummaryMessage,
   type BuildContextOptions,
@@ -71,12 +71,12 @@ export {
   type ResetRule,
   type SessionContext,
   type WindowPrefix,
-} from "./src/context.ts";
+} from "./src/context/context.ts";
 export {
   CONTEXT_JSON_FIELDS,
   type ContextJson,
   contextToJson,
-} from "./src/context_json.ts";
+} from "./src/context/context_json.ts";
 export {
   type AgentMessage,
   asEntry,
@@ -119,18 +119,18 @@ export {
   type TtsrInjectionEntry,
   type Usage,
   type UserMessage,
-} from "./src/entries.ts";
+} from "./src/format/entries.ts";
 export {
   SessionSyntaxError,
   type SessionSyntaxErrorOptions,
-} from "./src/errors.ts";
+} from "./src/format/errors.ts";
 export {
   asHeader,
   headerVersion,
   recordMigrator,
   SESSION_VERSION,
   type SessionHeader,
-} from "./src/header.ts";
+} from "./src/format/header.ts";
 export {
   fileReaderAt,
   isNulFill,
@@ -142,34 +142,34 @@ export {
   type ReadLinesBackwardOptions,
   readLinesFromReader,
   type ReadLinesOptions,
-} from "./src/line_reader.ts";
-export type { LoadIssue, LoadIssueKind } from "./src/load_issue.ts";
-export { type SessionRecord, type SessionRecordOf } from "./src/loader.ts";
+} from "./src/read/lines.ts";
+export type { LoadIssue, LoadIssueKind } from "./src/format/issues.ts";
+export { type SessionRecord, type SessionRecordOf } from "./src/read/_records.ts";
 export {
   SessionEntryStream,
   type SessionEntryStreamOptions,
-} from "./src/entry_stream.ts";
+} from "./src/read/entry_stream.ts";
 export {
   LIST_PREFIX_BYTES,
   listSessions,
   type ListSessionsOptions,
   parseSessionPrefix,
   type SessionInfo,
-} from "./src/list.ts";
+} from "./src/store/list.ts";
 export {
   type ForkResult,
   forkSession,
   type ForkSessionOptions,
-} from "./src/fork.ts";
+} from "./src/store/fork.ts";
 export {
   SETTINGS_CHECKPOINT_TYPE,
   type SettingsCheckpoint,
-} from "./src/window.ts";
+} from "./src/read/_window.ts";
 export {
   rewriteWithSlot,
   SessionWriter,
   type SessionWriterOptions,
-} from "./src/writer.ts";
+} from "./src/write/writer.ts";
 export {
   canonicalCwdSlug,
   cwdSlug,
@@ -181,8 +181,8 @@ export {
   type SessionFileName,
   sessionFileName,
   sessionsDir,
-} from "./src/places.ts";
-export { uuidv7 } from "./src/uuid.ts";
+} from "./src/store/places.ts";
+export { uuidv7 } from "./src/format/uuid.ts";
 export {
   type AppendOptions,
   type EntryPayload,
@@ -194,7 +194,7 @@ export {
   type SessionOpenOptions,
   type SessionWriteOptions,
   type WindowStats,
-} from "./src/session.ts";
+} from "./src/session/session.ts";
 export {
   cleanTitle,
   marshalTitleSlot,
@@ -203,10 +203,10 @@ export {
   type TitleSlot,
   type TitleSlotParse,
   type TitleSource,
-} from "./src/title_slot.ts";
+} from "./src/format/title_slot.ts";
 export {
   type ActivePath,
   type PathEnd,
   pathTo,
   resolveLeaf,
-} from "./src/tree.ts";
+} from "./src/context/tree.ts";

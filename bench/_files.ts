@@ -5,7 +5,7 @@
  * @module
  */
 
-import { generateFile, type GenerateOptions } from "../src/generate.ts";
+import { generateFile, type GenerateOptions } from "../src/gen/_generate.ts";
 
 /** Where generated files are cached. */
 export const OUT_DIR = new URL("./out/", import.meta.url).pathname;

@@ -13,9 +13,9 @@
  * @module
  */
 
-import { Session } from "../src/session.ts";
+import { Session } from "../src/session/session.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
-import { parseSize } from "../src/generate.ts";
+import { parseSize } from "../src/gen/_generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
 

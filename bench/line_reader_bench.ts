@@ -10,14 +10,14 @@
  */
 
 import assert from "node:assert/strict";
-import { generateTranscript } from "../src/generate.ts";
+import { generateTranscript } from "../src/gen/_generate.ts";
 import {
   fileReaderAt,
   type Line,
   readLines,
   readLinesBackward,
   readLinesFromReader,
-} from "../src/line_reader.ts";
+} from "../src/read/lines.ts";
 
 const SIZE = 20 * 1024 * 1024;
 /** Chunk size of the in-memory streams, that of a typical byte stream. */

@@ -6,9 +6,9 @@
  * @module
  */
 
-import { buildSessionContext, type SessionContext } from "../src/context.ts";
-import type { SessionEntry } from "../src/entries.ts";
-import { resolveLeaf } from "../src/tree.ts";
+import { buildSessionContext, type SessionContext } from "../src/context/context.ts";
+import type { SessionEntry } from "../src/format/entries.ts";
+import { resolveLeaf } from "../src/context/tree.ts";
 
 /** What the naive loader holds. */
 export interface NaiveSession {

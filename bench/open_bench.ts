@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Session } from "../src/session.ts";
+import { Session } from "../src/session/session.ts";
 import { benchFile } from "./_files.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 

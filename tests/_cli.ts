@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { main } from "../cli.ts";
-import type { CliIo } from "../src/cli_io.ts";
+import type { CliIo } from "../src/cli/_io.ts";
 
 const CLI = new URL("../cli.ts", import.meta.url).pathname;
 /** The omp-written sample sessions and their blobs. */

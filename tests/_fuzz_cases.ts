@@ -24,7 +24,7 @@
  */
 import fc from "fast-check";
 import { join } from "node:path";
-import { _realFs, _setFs } from "../src/_fs.ts";
+import { _realFs, _setFs } from "../src/fs/_seam.ts";
 import { Session, SessionSyntaxError } from "../mod.ts";
 
 // ------------------------------------------------------------------ corpus

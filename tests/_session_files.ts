@@ -1,5 +1,5 @@
 /** Helpers that build session files for tests. */
-import { marshalTitleSlot } from "../src/title_slot.ts";
+import { marshalTitleSlot } from "../src/format/title_slot.ts";
 
 export const T0 = "2026-10-01T09:00:00.000Z";
 

@@ -12,10 +12,10 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { CONTEXT_JSON_FIELDS, contextToJson } from "../src/context_json.ts";
-import { writeDemo } from "../src/cli_demo.ts";
-import { listSessions } from "../src/list.ts";
-import { Session } from "../src/session.ts";
+import { CONTEXT_JSON_FIELDS, contextToJson } from "../src/context/context_json.ts";
+import { writeDemo } from "../src/cli/_demo.ts";
+import { listSessions } from "../src/store/list.ts";
+import { Session } from "../src/session/session.ts";
 import { askOmp, ompOracle } from "./omp_oracle.ts";
 
 interface Check {

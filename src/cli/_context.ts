@@ -1,0 +1,136 @@
+/**
+ * `cli context`: what the model sees when a session resumes.
+ *
+ * @module
+ */
+
+import type { ContentBlock } from "../format/entries.ts";
+import type { ContextMessage } from "../context/context.ts";
+import { contextToJson } from "../context/context_json.ts";
+import { type CliIo, CliUsageError, flagValue, parseArgs } from "./_io.ts";
+import { Session } from "../session/session.ts";
+
+const _HELP =
+  `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
+
+Rebuild the context of a session file: the messages the model sees on
+resume, the models, the thinking level and the labels.
+
+Options:
+  --data-dir D   where blobs/ lives (default: the nearest ancestor of the
+                 file that holds blobs/)
+  --json         print the fields of omp's context.json, normalized the
+                 same way, instead of a transcript
+  --rule R       xdev (default) or omp: how a compaction reaching back past
+                 a reset is settled
+`;
+
+/**
+ * Run `context`.
+ *
+ * @param args The command's arguments.
+ * @param io Where output goes.
+ * @returns The exit code.
+ */
+export async function runContext(args: string[], io: CliIo): Promise<number> {
+  const parsed = parseArgs(args, {
+    "data-dir": true,
+    json: false,
+    rule: true,
+    help: false,
+  });
+  if (parsed.flags.has("help")) {
+    io.stdout(_HELP);
+    return 0;
+  }
+  const [file, ...extra] = parsed.positional;
+  if (file === undefined) throw new CliUsageError("context: missing <file>");
+  if (extra.length > 0) {
+    throw new CliUsageError(`context: unexpected argument "${extra[0]}"`);
+  }
+  const rule = flagValue(parsed, "rule") ?? "xdev";
+  if (rule !== "xdev" && rule !== "omp") {
+    throw new CliUsageError(
+      `context: --rule must be xdev or omp, not "${rule}"`,
+    );
+  }
+  const dataDir = flagValue(parsed, "data-dir");
+  // --json is for comparing with omp: walk the whole active path.
+  const json = parsed.flags.has("json");
+  await using session = await Session.open(file, {
+    ...(dataDir === undefined ? {} : { dataDir }),
+    checkpoints: !json,
+  });
+  const ctx = session.buildContext({ resetRule: rule });
+  if (json) {
+    const out = await contextToJson(ctx, session.title, session.titleSource);
+    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  }
+  const head = [
+    `# ${session.title ?? "(untitled)"}`,
+    `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
+      ctx.leafId ?? "-"
+    } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
+  ];
+  if (ctx.pathEnd !== "root") {
+    head.push(`(the path stops early: ${ctx.pathEnd})`);
+  }
+  for (const issue of session.issues) head.push(`! ${issue.message}`);
+  io.stdout(`${head.join("\n")}\n`);
+  for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
+  return 0;
+}
+
+/**
+ * A message as readable text.
+ *
+ * @param message A context message.
+ * @returns A heading line and the message's text.
+ */
+export function renderMessage(message: ContextMessage): string {
+  const m = message as unknown as Record<string, unknown>;
+  switch (m.role) {
+    case "compactionSummary":
+      return `── summary of earlier history ──\n${m.summary}`;
+    case "branchSummary":
+      return `── summary of an abandoned branch ──\n${m.summary}`;
+    case "custom":
+      return `── ${m.customType}${m.display ? "" : " (hidden)"} ──\n${
+        _content(m.content)
+      }`;
+    case "assistant":
+      return `── assistant (${m.provider}/${m.model}) ──\n${
+        _content(m.content)
+      }`;
+    case "toolResult":
+      return `── ${m.toolName} result${m.isError ? " (error)" : ""} ──\n${
+        _content(m.content)
+      }`;
+    default:
+      return `── ${m.role} ──\n${_content(m.content)}`;
+  }
+}
+
+function _content(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as ContentBlock[]).map((b) => {
+    switch (b.type) {
+      case "text":
+        return String(b.text);
+      case "thinking":
+        return `(thinking) ${b.thinking}`;
+      case "toolCall":
+        return `→ ${b.name}(${JSON.stringify(b.arguments)})`;
+      case "image": {
+        const data = String(b.data);
+        return data.startsWith("blob:")
+          ? `[image ${b.mimeType}, blob missing]`
+          : `[image ${b.mimeType}, ${Math.floor(data.length * 3 / 4)} bytes]`;
+      }
+      default:
+        return `[${b.type}]`;
+    }
+  }).join("\n");
+}

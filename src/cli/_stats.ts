@@ -1,0 +1,213 @@
+/**
+ * `cli stats`: what a session file holds and what opening it costs.
+ *
+ * @module
+ */
+
+import { relative } from "node:path";
+import {
+  type BlobSizes,
+  type FileFigures,
+  fileFigures,
+  totalFigures,
+} from "./_figures.ts";
+import {
+  formatBytes,
+  formatTable,
+  progressBar,
+  sanitizeLines,
+} from "./_format.ts";
+import {
+  cliFailure,
+  type CliIo,
+  flagValue,
+  onePositional,
+  parseArgs,
+} from "./_io.ts";
+import { findSessionFiles } from "./_scan.ts";
+
+const _HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
+
+Count what a session file holds, reading it once in chunks: entries by type,
+messages by role, tokens, compactions, resets, branches, labels, blob
+references and the bytes of the blobs they name. Then open it as a resume
+does and report the window: the bytes read and the entries kept against the
+file's size (the figures to look at when a session opens slowly).
+
+For a folder, every *.jsonl under it (recursively), then the totals.
+
+Options:
+  --data-dir D   where blobs/ lives (default: for each file, the nearest
+                 ancestor that holds blobs/)
+  --json         print an object (a folder: { files, totals, errors })
+`;
+
+/** Files from which a progress bar is drawn (on a terminal). */
+const _PROGRESS_FROM = 8;
+
+/**
+ * Run `stats`.
+ *
+ * @param args The command's arguments.
+ * @param io Where output goes.
+ * @returns The exit code.
+ */
+export async function runStats(args: string[], io: CliIo): Promise<number> {
+  const parsed = parseArgs(args, {
+    "data-dir": true,
+    json: false,
+    help: false,
+  });
+  if (parsed.flags.has("help")) {
+    io.stdout(_HELP);
+    return 0;
+  }
+  const target = onePositional(parsed, "stats", "<file|dir>");
+  const dataDir = flagValue(parsed, "data-dir");
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(target);
+  } catch (err) {
+    throw cliFailure(`Cannot read "${target}"`, err);
+  }
+  const sizes: BlobSizes = new Map();
+  if (!info.isDirectory) {
+    const stats = await fileFigures(target, dataDir, sizes);
+    if (parsed.flags.has("json")) {
+      io.stdout(`${JSON.stringify({ path: target, ...stats }, null, 2)}\n`);
+    } else {
+      io.stdout(
+        `${sanitizeLines(`file        ${target}\n${_block(stats, false)}`)}\n`,
+      );
+    }
+    return 0;
+  }
+  return await _dirStats(target, dataDir, sizes, parsed.flags.has("json"), io);
+}
+
+async function _dirStats(
+  dir: string,
+  dataDir: string | undefined,
+  sizes: BlobSizes,
+  json: boolean,
+  io: CliIo,
+): Promise<number> {
+  let files: string[];
+  try {
+    files = await findSessionFiles(dir);
+  } catch (err) {
+    throw cliFailure(`Cannot read the folder "${dir}"`, err);
+  }
+  const progress = progressBar(io, {
+    total: files.length,
+    unit: "files",
+    minimum: _PROGRESS_FROM,
+  });
+  const done: { path: string; stats: FileFigures }[] = [];
+  const errors: { path: string; message: string }[] = [];
+  for (const [i, path] of files.entries()) {
+    progress.update(i);
+    try {
+      done.push({ path, stats: await fileFigures(path, dataDir, sizes) });
+    } catch (err) {
+      errors.push({ path, message: (err as Error).message });
+    }
+  }
+  progress.finish(files.length);
+  const totals = totalFigures(done.map((d) => d.stats), sizes);
+  if (json) {
+    const out = { files: done.map((d) => ({ path: d.path, ...d.stats })) };
+    io.stdout(`${JSON.stringify({ ...out, totals, errors }, null, 2)}\n`);
+  } else if (files.length === 0) {
+    io.stdout(`No *.jsonl files under ${dir}\n`);
+  } else {
+    const rows = done.map(({ path, stats: s }) => [
+      relative(dir, path),
+      _n(s.entries),
+      _n(s.tokens.usage),
+      _n(s.tokens.context),
+      _n(s.blobs),
+      formatBytes(s.fileBytes),
+      formatBytes(s.window.bytesRead),
+      `${_n(s.window.retained)}/${_n(s.entries)}`,
+    ]);
+    const table = formatTable(
+      [
+        { header: "file", shrink: "start", min: 12 },
+        { header: "entries", right: true },
+        { header: "tokens used", right: true },
+        { header: "in context", right: true },
+        { header: "blobs", right: true },
+        { header: "size", right: true },
+        { header: "open reads", right: true },
+        { header: "kept", right: true },
+      ],
+      rows,
+      io.columns,
+    );
+    const n = `${done.length} ${done.length === 1 ? "file" : "files"}`;
+    io.stdout(
+      `${table}\n\nTotals (${n})\n${sanitizeLines(_block(totals, true))}\n`,
+    );
+  }
+  for (const e of errors) io.stderr(`error: ${e.message}\n`);
+  return errors.length > 0 ? 1 : 0;
+}
+
+/** The figures as `name  value` lines. */
+function _block(s: FileFigures, totals: boolean): string {
+  const pct = (a: number, b: number): string =>
+    b === 0 ? "" : ` (${(100 * a / b).toFixed(1)} %)`;
+  const missing = s.missingBlobs === 0 ? "" : `, ${s.missingBlobs} missing`;
+  const bad = s.badBlobRefs === 0 ? "" : `, ${s.badBlobRefs} malformed`;
+  const pairs: [string, string][] = [
+    ["size", formatBytes(s.fileBytes)],
+    ["entries", `${_n(s.entries)}${_breakdown(s.entriesByType)}`],
+    [
+      "messages",
+      `${_n(_sum(s.messagesByRole))}${_breakdown(s.messagesByRole)}`,
+    ],
+    [
+      "tokens",
+      `${_n(s.tokens.usage)} used by assistant turns; ~${
+        _n(s.tokens.context)
+      } in the context${totals ? "s" : ""} on resume`,
+    ],
+    ["compactions", _n(s.compactions)],
+    ["resets", _n(s.resets)],
+    ["branches", `${_n(s.branches)} (entries with two or more children)`],
+    ["labels", _n(s.labels)],
+    [
+      "blobs",
+      `${_n(s.blobRefs)} references to ${_n(s.blobs)} blobs, ${
+        formatBytes(s.blobBytes)
+      }${missing}${bad}`,
+    ],
+    [
+      "open",
+      `reads ${formatBytes(s.window.bytesRead)} of ${formatBytes(s.fileBytes)}${
+        pct(s.window.bytesRead, s.fileBytes)
+      }, keeps ${_n(s.window.retained)} of ${_n(s.entries)} entries${
+        pct(s.window.retained, s.entries)
+      }`,
+    ],
+    ["issues", _n(s.issues)],
+  ];
+  return pairs.map(([k, v]) => `${k.padEnd(12)}${v}`).join("\n");
+}
+
+function _breakdown(counts: Record<string, number>): string {
+  const parts = Object.entries(counts).sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${_n(v)}`);
+  return parts.length === 0 ? "" : `: ${parts.join(", ")}`;
+}
+
+function _sum(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+const _numbers = new Intl.NumberFormat("en-US");
+
+function _n(n: number): string {
+  return _numbers.format(n);
+}

@@ -1,0 +1,106 @@
+/**
+ * The entry tree: the leaf and the path from the root to it.
+ *
+ * @module
+ */
+
+import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
+
+/** How a walk from the leaf ended. */
+export type PathEnd = "root" | "missing-parent" | "cycle";
+
+/** The active path, root first. */
+export interface ActivePath {
+  /** Entries from the root (or the first reachable ancestor) to the leaf. */
+  entries: SessionEntry[];
+  /** `root` normally; otherwise why the walk stopped early. */
+  end: PathEnd;
+}
+
+/**
+ * The leaf of a session: the last entry, unless the last entry is a branch
+ * marker, which re-points it to `data.to` (DESIGN §3.6). A marker whose
+ * target is unknown leaves the marker itself as the leaf, which is what omp
+ * sees too.
+ *
+ * @example Following a branch marker
+ * ```ts
+ * import { resolveLeaf, type SessionEntry } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const timestamp = "2026-10-01T09:00:00.000Z";
+ * const entries: SessionEntry[] = [
+ *   { type: "model_change", id: "a1", parentId: null, timestamp, model: "openai/gpt-5.1-codex" },
+ *   { type: "reset_boundary", id: "b2", parentId: "a1", timestamp },
+ *   { type: "custom", id: "c3", parentId: "a1", timestamp, customType: "branch", data: { to: "a1" } },
+ * ];
+ * const byId = new Map(entries.map((e) => [e.id, e]));
+ * equal(resolveLeaf(entries, byId), "a1");
+ * equal(resolveLeaf(entries.slice(0, 2), byId), "b2");
+ * equal(resolveLeaf([], byId), null);
+ * ```
+ *
+ * @param entries Entries in file order.
+ * @param byId The same entries by id.
+ * @returns The leaf's id, or null for a session without entries.
+ */
+export function resolveLeaf(
+  entries: readonly SessionEntry[],
+  byId: ReadonlyMap<string, SessionEntry>,
+): string | null {
+  const last = entries.at(-1);
+  if (last === undefined) return null;
+  const to = branchMarkerTarget(last);
+  return to !== undefined && byId.has(to) ? to : last.id;
+}
+
+/**
+ * Walk from `leafId` to the root through `parentId`, then reverse. The walk
+ * stops at a missing parent (partial history beats no session) or at the
+ * first repeated id (a cycle in a damaged file).
+ *
+ * @example Walking to the root, and stopping at a missing parent
+ * ```ts
+ * import { pathTo, type SessionEntry } from "@xdev/session";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const timestamp = "2026-10-01T09:00:00.000Z";
+ * const entries: SessionEntry[] = [
+ *   { type: "reset_boundary", id: "a1", parentId: null, timestamp },
+ *   { type: "reset_boundary", id: "b2", parentId: "a1", timestamp },
+ *   { type: "reset_boundary", id: "c3", parentId: "deadbeef", timestamp },
+ * ];
+ * const byId = new Map(entries.map((e) => [e.id, e]));
+ * const path = pathTo("b2", byId);
+ * deepEqual(path.entries.map((e) => e.id), ["a1", "b2"]);
+ * equal(path.end, "root");
+ * equal(pathTo("c3", byId).end, "missing-parent");
+ * ```
+ *
+ * @param leafId Where to start; null gives an empty path.
+ * @param byId Entries by id.
+ * @returns The path, root first, and how the walk ended.
+ */
+export function pathTo(
+  leafId: string | null,
+  byId: ReadonlyMap<string, SessionEntry>,
+): ActivePath {
+  const entries: SessionEntry[] = [];
+  const seen = new Set<string>();
+  let end: PathEnd = "root";
+  let current = leafId === null ? undefined : byId.get(leafId);
+  while (current !== undefined) {
+    if (seen.has(current.id)) {
+      end = "cycle";
+      break;
+    }
+    seen.add(current.id);
+    entries.push(current);
+    const parent = current.parentId;
+    if (!parent) break; // null, missing or "" (the spec's in-memory root)
+    current = byId.get(parent);
+    if (current === undefined) end = "missing-parent";
+  }
+  entries.reverse();
+  return { entries, end };
+}

@@ -1,0 +1,399 @@
+/**
+ * `BlobStore`: the content-addressed store behind `blob:sha256:<hex>` refs.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
+import { _fs, _IS_WINDOWS, _writeAll } from "../fs/_seam.ts";
+import { _makeFolders, _named } from "../write/_file_ops.ts";
+
+/** Options for the {@linkcode BlobStore} constructor. */
+export interface BlobStoreOptions {
+  /**
+   * Flush each new blob's bytes (and then its folder) to disk before
+   * {@linkcode BlobStore.put} returns. Default `false`, as omp: a crash can
+   * then lose a blob written just before it (the rename makes a half-written
+   * blob impossible, not a lost one), and the session line naming it would
+   * load with the ref left in place and reported as missing.
+   */
+  sync?: boolean;
+}
+
+/** Options for {@linkcode BlobStore.put}. */
+export interface BlobPutOptions {
+  /**
+   * Also make `<hex>.<ext>` (a hard link, or a copy where links fail) so file
+   * viewers can tell the type, as omp does for images. `[a-z0-9]{1,8}`.
+   */
+  ext?: string;
+}
+
+const _EXT = /^[a-z0-9]{1,8}$/;
+const _FILE_MODE = 0o600;
+
+/**
+ * A folder of blobs, each named by the SHA-256 hex digest of its bytes
+ * (`<dataDir>/blobs/<hex>`). References are `blob:sha256:<hex>`; a reference
+ * that {@linkcode parseBlobRef} refuses is a `TypeError` and no path is ever
+ * built from it. The store refuses a blobs folder or a blob file that is a
+ * symbolic link, so a hostile data dir cannot point reads or writes
+ * elsewhere (the folders above the blobs folder may be links).
+ *
+ * @example Storing and reading back a blob
+ * ```ts
+ * import { BlobStore } from "@xdev/session";
+ * import { equal, ok } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * try {
+ *   const store = new BlobStore(`${dir}/blobs`);
+ *   const ref = await store.put(new TextEncoder().encode("hello"));
+ *   ok(ref.startsWith("blob:sha256:"));
+ *   const bytes = await store.get(ref);
+ *   equal(new TextDecoder().decode(bytes), "hello");
+ * } finally {
+ *   await Deno.remove(dir, { recursive: true });
+ * }
+ * ```
+ */
+export class BlobStore {
+  readonly #dir: string;
+  readonly #sync: boolean;
+
+  /**
+   * A store over a blobs folder. Nothing is read or made until first use.
+   *
+   * @param dir The blobs folder, `<dataDir>/blobs`; made (mode 0700) by the
+   * first {@linkcode BlobStore.put}.
+   * @param options Durability.
+   *
+   * @example A store that flushes every new blob
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const store = new BlobStore(`${dir}/blobs`, { sync: true });
+   *   const ref = await store.put(new Uint8Array([1, 2, 3]));
+   *   equal(await store.has(ref), true);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   */
+  constructor(dir: string, options: BlobStoreOptions = {}) {
+    this.#dir = dir;
+    this.#sync = options.sync ?? false;
+  }
+
+  /**
+   * The blobs folder.
+   *
+   * @example The folder a store was made over
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * equal(new BlobStore("/data/blobs").dir, "/data/blobs");
+   * ```
+   */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /**
+   * Stores bytes under their SHA-256 digest and returns their reference.
+   * Idempotent: when the blob exists, nothing is written. A new blob is
+   * written to `.<hex>.<random>.tmp` (mode 0600) in the same folder and
+   * renamed into place, so no partial blob is ever visible under its name;
+   * on failure the temp file is removed.
+   *
+   * @example Storing a PNG with a typed twin for viewers
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { ok } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const store = new BlobStore(dir);
+   *   const ref = await store.put(new Uint8Array([0x89, 0x50]), { ext: "png" });
+   *   ok((await Deno.stat(`${store.path(ref)}.png`)).isFile);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param bytes The content.
+   * @param options A typed twin to add.
+   * @returns `blob:sha256:<hex>`.
+   * @throws {TypeError} When `bytes` is not a `Uint8Array` or `ext` is not
+   * `[a-z0-9]{1,8}`.
+   * @throws {Error} When the folder or the blob is a symbolic link or not
+   * what it should be, or the filesystem fails.
+   */
+  async put(bytes: Uint8Array, options: BlobPutOptions = {}): Promise<string> {
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError("Cannot store blob: the content is not a Uint8Array");
+    }
+    const { ext } = options;
+    if (ext !== undefined && !_EXT.test(ext)) {
+      throw new TypeError(
+        `Cannot store blob: extension ${_quote(ext)} is not [a-z0-9]{1,8}`,
+      );
+    }
+    const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+    const hex = new Uint8Array(digest).toHex();
+    await this.#ensureDir();
+    if (!await this.#isFile(join(this.#dir, hex))) {
+      await this.#writeAtomically(hex, bytes);
+    }
+    if (ext !== undefined) await this.#ensureTwin(hex, `${hex}.${ext}`, bytes);
+    return `${BLOB_REF_PREFIX}${hex}`;
+  }
+
+  /**
+   * The bytes a reference names.
+   *
+   * @example Reading a blob that is not there
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const store = new BlobStore("/nonexistent/blobs");
+   * equal(await store.get(`blob:sha256:${"0".repeat(64)}`), undefined);
+   * ```
+   *
+   * @param ref `blob:sha256:<64 lowercase hex>`.
+   * @returns The bytes, or undefined when the blob (or the folder) is missing.
+   * @throws {TypeError} When `ref` is not a valid reference.
+   * @throws {Error} When the folder or the blob is a symbolic link.
+   */
+  async get(ref: string): Promise<Uint8Array | undefined> {
+    const path = this.path(ref);
+    if (!await this.#dirExists() || !await this.#isFile(path)) return undefined;
+    return await _fs().readFile(path);
+  }
+
+  /**
+   * Whether the blob a reference names is stored.
+   *
+   * @example Checking before reading
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const store = new BlobStore("/nonexistent/blobs");
+   * equal(await store.has(`blob:sha256:${"0".repeat(64)}`), false);
+   * ```
+   *
+   * @param ref `blob:sha256:<64 lowercase hex>`.
+   * @returns Whether `<dir>/<hex>` is a regular file.
+   * @throws {TypeError} When `ref` is not a valid reference.
+   * @throws {Error} When the folder or the blob is a symbolic link.
+   */
+  async has(ref: string): Promise<boolean> {
+    const path = this.path(ref);
+    return await this.#dirExists() && await this.#isFile(path);
+  }
+
+  /**
+   * Whether the blob a reference names is stored and its bytes still hash to
+   * its name.
+   *
+   * @example A fresh blob verifies
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   const store = new BlobStore(dir);
+   *   equal(await store.verify(await store.put(new Uint8Array([1]))), true);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param ref `blob:sha256:<64 lowercase hex>`.
+   * @returns False when the blob is missing or its bytes do not match.
+   * @throws {TypeError} When `ref` is not a valid reference.
+   */
+  async verify(ref: string): Promise<boolean> {
+    const bytes = await this.get(ref);
+    if (bytes === undefined) return false;
+    const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+    return `${BLOB_REF_PREFIX}${new Uint8Array(digest).toHex()}` === ref;
+  }
+
+  /**
+   * The file a reference names, `<dir>/<hex>`. Touches no file.
+   *
+   * @example Where a reference's bytes live
+   * ```ts
+   * import { BlobStore } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const hex = "a".repeat(64);
+   * equal(new BlobStore("/d/blobs").path(`blob:sha256:${hex}`), `/d/blobs/${hex}`);
+   * ```
+   *
+   * @param ref `blob:sha256:<64 lowercase hex>`.
+   * @returns The path.
+   * @throws {TypeError} When `ref` is not a valid reference.
+   */
+  path(ref: string): string {
+    const hex = typeof ref === "string" ? parseBlobRef(ref) : undefined;
+    if (hex === undefined) {
+      throw new TypeError(
+        `Cannot find blob ${_quote(ref)}: not blob:sha256:<64 lowercase hex>`,
+      );
+    }
+    return join(this.#dir, hex);
+  }
+
+  /** Whether the folder exists; throws when it is not a real folder. */
+  async #dirExists(): Promise<boolean> {
+    let info: Deno.FileInfo;
+    try {
+      info = await _fs().lstat(this.#dir);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return false;
+      throw err;
+    }
+    if (info.isSymlink) {
+      throw new Error(
+        `Cannot use blob folder "${this.#dir}": it is a symbolic link`,
+      );
+    }
+    if (!info.isDirectory) {
+      throw new Error(`Cannot use blob folder "${this.#dir}": not a folder`);
+    }
+    return true;
+  }
+
+  async #ensureDir(): Promise<void> {
+    if (await this.#dirExists()) return;
+    // Each folder made (the data dir too, when new) is 0700 whatever the umask.
+    await _makeFolders(this.#dir, this.#dir);
+    await this.#dirExists();
+  }
+
+  /** Whether `path` is a regular file; throws when it is anything else. */
+  async #isFile(path: string): Promise<boolean> {
+    let info: Deno.FileInfo;
+    try {
+      info = await _fs().lstat(path);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return false;
+      throw err;
+    }
+    if (info.isSymlink) {
+      throw new Error(`Cannot use blob "${path}": it is a symbolic link`);
+    }
+    if (!info.isFile) {
+      throw new Error(`Cannot use blob "${path}": not a regular file`);
+    }
+    return true;
+  }
+
+  /** Writes `<dir>/<name>` through a temp file and a rename. */
+  async #writeAtomically(name: string, bytes: Uint8Array): Promise<void> {
+    const fs = _fs();
+    const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
+    const temp = join(this.#dir, `.${name}.${random}.tmp`);
+    const file = await fs.open(temp, {
+      write: true,
+      createNew: true,
+      mode: _FILE_MODE,
+    });
+    try {
+      try {
+        if (!_IS_WINDOWS) await fs.chmod(temp, _FILE_MODE);
+        await _writeAll(file, bytes);
+        if (this.#sync) await file.syncData();
+      } finally {
+        file.close();
+      }
+      await fs.rename(temp, join(this.#dir, name));
+    } catch (err) {
+      await _removeAfterFailure(temp, err);
+      throw _named(err, `Cannot store blob ${name} in ${_quote(this.#dir)}`);
+    }
+    if (this.#sync && !_IS_WINDOWS) {
+      using dir = await fs.open(this.#dir, { read: true });
+      await dir.syncData();
+    }
+  }
+
+  /** Makes `<dir>/<twin>` a hard link to (or else a copy of) `<dir>/<hex>`. */
+  async #ensureTwin(
+    hex: string,
+    twin: string,
+    bytes: Uint8Array,
+  ): Promise<void> {
+    if (await this.#isFile(join(this.#dir, twin))) return;
+    try {
+      await _fs().link(join(this.#dir, hex), join(this.#dir, twin));
+      return;
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) return;
+      // Links can fail (a filesystem without them): copy, as omp does.
+    }
+    await this.#writeAtomically(twin, bytes);
+  }
+}
+
+const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([
+  ["image/png", "png"],
+  ["image/jpeg", "jpg"],
+  ["image/jpg", "jpg"],
+  ["image/gif", "gif"],
+  ["image/webp", "webp"],
+]);
+
+/**
+ * The file extension omp gives an image of this MIME type (`image/png` →
+ * `png`, `image/jpeg` → `jpg`, `image/gif` → `gif`, `image/webp` → `webp`),
+ * or undefined. Case and parameters (`; charset=…`) are ignored.
+ *
+ * @example The twin for a JPEG
+ * ```ts
+ * import { imageExtension } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(imageExtension("image/jpeg"), "jpg");
+ * equal(imageExtension("text/plain"), undefined);
+ * ```
+ *
+ * @param mimeType A MIME type, as in an image block's `mimeType`.
+ * @returns An extension for {@linkcode BlobPutOptions.ext}, or undefined.
+ */
+export function imageExtension(mimeType: string): string | undefined {
+  const type = mimeType.split(";")[0]?.trim().toLowerCase();
+  return type === undefined ? undefined : _IMAGE_EXTENSIONS.get(type);
+}
+
+/** Removes a temp file after `cause`; a second failure is reported with it. */
+async function _removeAfterFailure(
+  temp: string,
+  cause: unknown,
+): Promise<void> {
+  try {
+    await _fs().remove(temp);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw new AggregateError(
+      [cause, err],
+      `Cannot store blob: the write failed and "${temp}" could not be removed`,
+    );
+  }
+}
+
+/** A string for an error message: JSON-quoted, cut at 80 characters. */
+function _quote(value: unknown): string {
+  const text = String(value);
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+}

@@ -1,0 +1,185 @@
+import { deepStrictEqual, equal, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { BlobStore } from "../../src/store/blob_store.ts";
+import { cli, cliCases, cliInProcess, makeDataDir } from "../_cli.ts";
+
+const CORRUPT =
+  "02d0ebcb1041809815e8b77360fd3dd88345cdc488b9382f284f23babe61a942";
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+Deno.test("cli blobs verify passes a sound store", async () => {
+  await using d = await makeDataDir();
+  const r = await cli(["blobs", "verify", "--data-dir", d.root]);
+  equal(r.code, 0, r.stderr);
+  equal(r.stdout, `4 blobs in ${d.blobs}: 4 ok, 0 mismatched\n`);
+  equal(r.stderr, "");
+});
+
+Deno.test("cli blobs verify reports a blob whose bytes changed: exit code 1", async (t) => {
+  await using d = await makeDataDir();
+  // Break the copy, not the twin (a hard link in omp's store, a copy here).
+  await Deno.writeTextFile(join(d.blobs, CORRUPT), "x", { append: true });
+  await Deno.writeTextFile(join(d.blobs, "README"), "not a blob\n");
+  await Deno.writeTextFile(join(d.blobs, `.${"a".repeat(64)}.1f2e.tmp`), "");
+  await t.step("text", async () => {
+    const r = await cli(["blobs", "verify", "--data-dir", d.root]);
+    equal(r.code, 1);
+    equal(
+      r.stdout,
+      `4 blobs in ${d.blobs}: 3 ok, 1 mismatched\nmismatch  ${CORRUPT}\nunknown   README\n`,
+    );
+    equal(
+      r.stderr,
+      `error: Cannot verify the blobs in "${d.blobs}": 1 blob does not hash to its name\n`,
+    );
+  });
+  await t.step("--json, from XDEV_DATA_DIR", async () => {
+    const r = await cli(["blobs", "verify", "--json"], {
+      XDEV_DATA_DIR: d.root,
+    });
+    equal(r.code, 1);
+    deepStrictEqual(JSON.parse(r.stdout), {
+      dir: d.blobs,
+      checked: 4,
+      ok: 3,
+      mismatched: [CORRUPT],
+      unusable: [],
+      unknown: ["README"],
+      skipped: { twins: 4, temp: 1 },
+    });
+  });
+});
+
+Deno.test("cli blobs gc reports unreferenced blobs and deletes them only with --yes", async (t) => {
+  await using d = await makeDataDir();
+  const store = new BlobStore(d.blobs);
+  const ref = await store.put(new TextEncoder().encode("orphan"), {
+    ext: "png",
+  });
+  const hex = ref.slice("blob:sha256:".length);
+  await t.step("without --yes nothing is deleted", async () => {
+    const r = await cli(["blobs", "gc", "--data-dir", d.root]);
+    equal(r.code, 0, r.stderr);
+    equal(
+      r.stdout,
+      `5 blobs in ${d.blobs}, 14 sessions scanned: 1 unreferenced (6 B)\n` +
+        `${hex}        6 B  + .png\nrun with --yes to delete them\n`,
+    );
+    ok(await exists(join(d.blobs, hex)));
+  });
+  await t.step("--json", async () => {
+    const r = await cli(["blobs", "gc", "--data-dir", d.root, "--json"]);
+    const out = JSON.parse(r.stdout);
+    deepStrictEqual(out.unreferenced, [
+      { hex, bytes: 6, files: [hex, `${hex}.png`] },
+    ]);
+    equal(out.deleted, false);
+    equal(out.sessions, 14);
+  });
+  await t.step(
+    "--yes deletes the blob and its twin, and nothing else",
+    async () => {
+      const r = await cli(["blobs", "gc", "--data-dir", d.root, "--yes"]);
+      equal(r.code, 0, r.stderr);
+      ok(r.stdout.endsWith("deleted 1 blob\n"));
+      ok(!await exists(join(d.blobs, hex)));
+      ok(!await exists(join(d.blobs, `${hex}.png`)));
+      equal((await Array.fromAsync(Deno.readDir(d.blobs))).length, 8);
+      const verify = await cli(["blobs", "verify", "--data-dir", d.root]);
+      equal(verify.code, 0, verify.stderr);
+    },
+  );
+  await t.step("then there is nothing left to collect", async () => {
+    const r = await cli(["blobs", "gc", "--data-dir", d.root]);
+    ok(r.stdout.endsWith(": 0 unreferenced (0 B)\n"), r.stdout);
+  });
+});
+
+Deno.test("cli blobs gc keeps a blob named only in a torn line", async () => {
+  await using d = await makeDataDir();
+  const ref = await new BlobStore(d.blobs).put(new Uint8Array([1, 2, 3]));
+  const file = d.session("s1-edge.jsonl");
+  await Deno.writeTextFile(file, `{"type":"message","data":"${ref}`, {
+    append: true,
+  });
+  const r = await cliInProcess(["blobs", "gc", "--data-dir", d.root, "--yes"]);
+  equal(r.code, 0, r.stderr);
+  ok(r.stdout.includes(": 0 unreferenced"), r.stdout);
+  ok(await new BlobStore(d.blobs).has(ref));
+});
+
+Deno.test("cli blobs gc follows linked sessions and refuses a linked blobs folder", async (t) => {
+  await using d = await makeDataDir();
+  await using other = await makeDataDir();
+  // The only session naming the main sessions' blobs lives elsewhere.
+  for await (const e of Deno.readDir(d.sessions)) {
+    if (e.name.includes("main") || e.name.includes("fork")) {
+      await Deno.remove(join(d.sessions, e.name));
+    }
+  }
+  await Deno.symlink(
+    other.session("s1-main.jsonl"),
+    join(d.sessions, "linked.jsonl"),
+  );
+  await t.step("a linked session protects its blobs", async () => {
+    const r = await cliInProcess([
+      "blobs",
+      "gc",
+      "--data-dir",
+      d.root,
+      "--json",
+    ]);
+    equal(r.code, 0, r.stderr);
+    // s1-main names two of the four blobs; s2-main's two are unreferenced.
+    equal(JSON.parse(r.stdout).unreferenced.length, 2);
+  });
+  await t.step("a linked blobs folder is refused", async () => {
+    await Deno.remove(d.blobs, { recursive: true });
+    await Deno.symlink(other.blobs, d.blobs);
+    const r = await cliInProcess([
+      "blobs",
+      "gc",
+      "--data-dir",
+      d.root,
+      "--yes",
+    ]);
+    equal(r.code, 1);
+    equal(
+      r.stderr,
+      `error: Cannot collect the blobs in "${d.blobs}": it is a symbolic link\n`,
+    );
+    equal((await Array.fromAsync(Deno.readDir(other.blobs))).length, 8);
+  });
+});
+
+Deno.test("cli blobs gc refuses a data dir without sessions: exit code 1", async () => {
+  await using d = await makeDataDir();
+  await Deno.remove(join(d.root, "sessions"), { recursive: true });
+  const r = await cli(["blobs", "gc", "--data-dir", d.root, "--yes"]);
+  equal(r.code, 1);
+  ok(r.stderr.startsWith(`error: Cannot collect the blobs of "${d.root}": `));
+  equal((await Array.fromAsync(Deno.readDir(d.blobs))).length, 8);
+});
+
+Deno.test("cli blobs: bad usage is exit code 2", async () => {
+  const cases = [
+    ["blobs"],
+    ["blobs", "frob"],
+    ["blobs", "verify", "--yes"],
+    ["blobs", "gc", "extra"],
+    ["blobs", "gc", "--data-dir"],
+  ];
+  for (const [i, r] of (await cliCases(cases)).entries()) {
+    equal(r.code, 2, cases[i]!.join(" "));
+    ok(r.stderr.startsWith("error: "));
+  }
+});

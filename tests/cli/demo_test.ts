@@ -1,0 +1,44 @@
+import { equal, ok } from "node:assert/strict";
+import { Session } from "../../mod.ts";
+import { cli } from "../_cli.ts";
+import { tempDir } from "../_session_files.ts";
+
+Deno.test("cli demo writes sessions through the API, lists them and prints a context", async () => {
+  await using dir = await tempDir();
+  const r = await cli(["demo", "--data-dir", dir.path]);
+  equal(r.code, 0, r.stderr);
+  ok(r.stdout.startsWith(`Writing demo sessions to ${dir.path}\n`));
+  ok(r.stdout.includes("listSessions() finds 3 sessions"));
+  ok(r.stdout.includes("── summary of an abandoned branch ──"));
+  ok(
+    r.stdout.includes("[image image/png, 1536 bytes]"),
+    "the image came back from the blob store",
+  );
+  const files: string[] = [];
+  for await (const e of Deno.readDir(`${dir.path}/sessions`)) {
+    for await (const f of Deno.readDir(`${dir.path}/sessions/${e.name}`)) {
+      if (f.isFile && f.name.endsWith(".jsonl")) {
+        files.push(`${dir.path}/sessions/${e.name}/${f.name}`);
+      }
+    }
+  }
+  equal(files.length, 3);
+  for (const f of files) {
+    await using s = await Session.open(f);
+    equal(s.issues.length, 0, f);
+    equal((await Deno.stat(f)).mode! & 0o777, 0o600);
+  }
+  let blobs = 0;
+  for await (const _ of Deno.readDir(`${dir.path}/blobs`)) blobs++;
+  equal(blobs, 2, "the image and its .png twin");
+});
+
+Deno.test("cli demo without --data-dir uses a fresh temporary data dir and says where", async () => {
+  const r = await cli(["demo"]);
+  equal(r.code, 0, r.stderr);
+  const where = /^Writing demo sessions to (\S+) \(a fresh temporary data dir\)/
+    .exec(r.stdout)?.[1];
+  ok(where !== undefined, r.stdout.slice(0, 200));
+  ok((await Deno.stat(`${where}/sessions`)).isDirectory);
+  await Deno.remove(where, { recursive: true });
+});

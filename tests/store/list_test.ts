@@ -1,0 +1,397 @@
+import assert from "node:assert/strict";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import {
+  LIST_PREFIX_BYTES,
+  listSessions,
+  parseSessionPrefix,
+  type SessionInfo,
+} from "../../src/store/list.ts";
+import { type _Fs, type _FsHandle, _realFs, _setFs } from "../../src/fs/_seam.ts";
+import { marshalTitleSlot } from "../../src/format/title_slot.ts";
+import { HEADER, sessionBytes, T0, tempDir, user } from "../_session_files.ts";
+
+const enc = new TextEncoder();
+const OMP = new URL("../../fixtures/omp/", import.meta.url);
+
+/** A header with its own id, timestamp and extra fields. */
+function header(
+  n: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const hex = n.toString(16).padStart(4, "0");
+  return {
+    ...HEADER,
+    id: `01a0f000-0000-7000-8000-00000000${hex}`,
+    timestamp: `2026-10-01T09:00:0${n}.000Z`,
+    ...extra,
+  };
+}
+
+/** Writes `bytes` at `dataDir/sessions/<rel>` and sets its mtime (seconds after T0). */
+async function put(
+  dataDir: string,
+  rel: string,
+  bytes: Uint8Array,
+  mtimeSeconds = 0,
+): Promise<string> {
+  const path = join(dataDir, "sessions", rel);
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeFile(path, bytes);
+  const mtime = new Date(Date.parse(T0) + mtimeSeconds * 1000);
+  await Deno.utime(path, mtime, mtime);
+  return path;
+}
+
+/** A valid session whose entries bring it to at least `size` bytes. */
+function bigSession(size: number, hdr: Record<string, unknown>): Uint8Array {
+  const line = enc.encode(
+    JSON.stringify(user("00000001", null, "x".repeat(64 * 1024))) + "\n",
+  );
+  const head = sessionBytes([], { header: hdr, title: "Big one" });
+  const n = Math.ceil((size - head.length) / line.length);
+  const out = new Uint8Array(head.length + n * line.length);
+  out.set(head);
+  for (let i = 0; i < n; i++) out.set(line, head.length + i * line.length);
+  return out;
+}
+
+/** The real filesystem, counting the bytes and calls of every read by path. */
+function countingReads(): {
+  fs: _Fs;
+  bytes: Map<string, number>;
+  calls: Map<string, number>;
+} {
+  const bytes = new Map<string, number>();
+  const calls = new Map<string, number>();
+  const fs: _Fs = {
+    ..._realFs,
+    readFile: () => Promise.reject(new Error("readFile must not be used")),
+    open: () => Promise.reject(new Error("listing opens with openHandle")),
+    openHandle: async (path, options) => {
+      const file = await _realFs.openHandle(path, options);
+      const counted: _FsHandle = {
+        write: (p) => file.write(p),
+        syncData: () => file.syncData(),
+        close: () => file.close(),
+        [Symbol.dispose]: () => file.close(),
+        seek: (offset, whence) => file.seek(offset, whence),
+        truncate: (len) => file.truncate(len),
+        stat: () => file.stat(),
+        tryLock: (exclusive) => file.tryLock(exclusive),
+        unlock: () => file.unlock(),
+        read: async (p) => {
+          calls.set(path, (calls.get(path) ?? 0) + 1);
+          const n = await file.read(p);
+          bytes.set(path, (bytes.get(path) ?? 0) + (n ?? 0));
+          return n;
+        },
+      };
+      return counted;
+    },
+  };
+  return { fs, bytes, calls };
+}
+
+Deno.test("listSessions() lists every folder's sessions newest first and reports what it skips", async (t) => {
+  await using dir = await tempDir();
+  const data = dir.path;
+  const FIVE_MB = 5 * 1024 * 1024;
+  const alpha = await put(
+    data,
+    "-a/alpha.jsonl",
+    sessionBytes([user("00000001", null, "hi")], {
+      header: header(1, {
+        parentSession: "01a0f000-0000-7000-8000-000000000009",
+      }),
+      title: "Alpha",
+    }),
+    50,
+  );
+  // An empty slot title means no title: the header's is ignored.
+  const untitled = await put(
+    data,
+    "-a/untitled.jsonl",
+    sessionBytes([], { header: header(2, { title: "stale" }), title: "" }),
+    40,
+  );
+  const legacy = await put(
+    data,
+    "-b/legacy.jsonl",
+    sessionBytes([], {
+      slot: false,
+      header: header(3, { version: 2, title: "Legacy", titleSource: "user" }),
+    }),
+    40,
+  );
+  const big = await put(
+    data,
+    "-b/big.jsonl",
+    bigSession(FIVE_MB, header(4)),
+    10,
+  );
+  const subagentSlot = marshalTitleSlot({
+    title: "Scout",
+    source: "subagent",
+    updatedAt: T0,
+  });
+  const subagent = await put(
+    data,
+    "-a/subagent.jsonl",
+    new Uint8Array([
+      ...subagentSlot,
+      ...enc.encode(JSON.stringify(header(5)) + "\n"),
+    ]),
+    60,
+  );
+  const nested = await put(
+    data,
+    "-a/alpha/1-Scout.jsonl",
+    sessionBytes([], { header: header(6), title: "" }),
+    70,
+  );
+  const notSession = await put(
+    data,
+    "-a/notes.jsonl",
+    enc.encode('{"hello":1}\n{"world":2}\n'),
+  );
+  const farHeader = await put(
+    data,
+    "-b/far.jsonl",
+    sessionBytes([], {
+      header: header(7, { pad: "y".repeat(LIST_PREFIX_BYTES) }),
+    }),
+  );
+  const empty = await put(data, "-b/empty.jsonl", new Uint8Array(0));
+  await put(data, "-b/readme.txt", enc.encode("not a session"));
+  await put(data, "loose.jsonl", sessionBytes([], { header: header(8) }));
+
+  const skipped: [string, string][] = [];
+  const { fs, bytes, calls } = countingReads();
+  const restore = _setFs(fs);
+  let sessions: SessionInfo[];
+  try {
+    sessions = await listSessions(data, {
+      onSkip: (path, reason) => skipped.push([path, reason]),
+    });
+  } finally {
+    restore();
+  }
+
+  await t.step(
+    "order: mtime, then header timestamp, then path, newest first",
+    () => {
+      assert.deepEqual(sessions.map((s) => s.path), [
+        alpha,
+        legacy,
+        untitled,
+        big,
+      ]);
+    },
+  );
+  await t.step("fields come from the slot and the header", async () => {
+    const stat = await Deno.stat(alpha);
+    assert.deepEqual(sessions[0], {
+      path: alpha,
+      id: header(1).id,
+      title: "Alpha",
+      titleSource: "auto",
+      cwd: HEADER.cwd,
+      parentSession: "01a0f000-0000-7000-8000-000000000009",
+      timestamp: header(1).timestamp,
+      size: stat.size,
+      mtime: stat.mtime,
+      version: 3,
+    });
+    const byPath = new Map(sessions.map((s) => [s.path, s]));
+    assert.equal(byPath.get(untitled)?.title, undefined);
+    assert.equal(byPath.get(untitled)?.titleSource, "auto");
+    assert.equal(byPath.get(legacy)?.title, "Legacy");
+    assert.equal(byPath.get(legacy)?.titleSource, "manual");
+    assert.equal(byPath.get(legacy)?.version, 2);
+    assert.equal(byPath.get(big)?.size, (await Deno.stat(big)).size);
+    assert.ok(byPath.get(big)!.size >= FIVE_MB);
+  });
+  await t.step(
+    "subagents (by slot or by folder) and loose files are left out, unreported",
+    () => {
+      const paths = sessions.map((s) => s.path);
+      assert.ok(!paths.includes(subagent));
+      assert.ok(!paths.includes(nested));
+      assert.ok(!skipped.some(([p]) => p === subagent || p === nested));
+    },
+  );
+  await t.step(
+    "damaged and foreign files are skipped and reported with a reason",
+    () => {
+      assert.deepEqual(
+        skipped.sort(),
+        [
+          [empty, "the file is empty"],
+          [
+            farHeader,
+            `no complete header within the first ${LIST_PREFIX_BYTES} bytes`,
+          ],
+          [notSession, 'the header\'s type is not "session"'],
+        ].sort(),
+      );
+    },
+  );
+  await t.step(
+    `at most ${LIST_PREFIX_BYTES} bytes are read per file, in one read call`,
+    () => {
+      assert.equal(bytes.get(big), LIST_PREFIX_BYTES);
+      assert.equal(bytes.get(farHeader), LIST_PREFIX_BYTES);
+      for (const [path, n] of bytes) {
+        assert.ok(n <= LIST_PREFIX_BYTES, `${path}: ${n} bytes`);
+        assert.equal(calls.get(path), 1, path);
+      }
+      assert.equal(
+        bytes.has(nested),
+        false,
+        "nested folders are not even opened",
+      );
+      assert.equal(bytes.has(empty), false, "an empty file is not read");
+    },
+  );
+
+  await t.step("includeSubagents adds both kinds of subagent", async () => {
+    const all = await listSessions(data, { includeSubagents: true });
+    const paths = all.map((s) => s.path);
+    assert.deepEqual(paths.slice(0, 2), [nested, subagent]);
+    assert.equal(all[1]?.titleSource, "subagent");
+    assert.equal(all[1]?.title, "Scout");
+    assert.equal(all.length, sessions.length + 2);
+  });
+});
+
+Deno.test("listSessions() with cwd lists only that folder", async (t) => {
+  await using dir = await tempDir();
+  const home_ = await Deno.realPath(Deno.env.get("HOME") ?? homedir());
+  const mine = await put(
+    dir.path,
+    "-proj-x/a.jsonl",
+    sessionBytes([], { header: header(1) }),
+  );
+  await put(
+    dir.path,
+    "-other/b.jsonl",
+    sessionBytes([], { header: header(2) }),
+  );
+  await t.step("the cwd's slug folder only", async () => {
+    const found = await listSessions(dir.path, {
+      cwd: join(home_, "proj", "x"),
+    });
+    assert.deepEqual(found.map((s) => s.path), [mine]);
+  });
+  await t.step(
+    "a cwd without a folder, or no sessions folder: none",
+    async () => {
+      assert.deepEqual(
+        await listSessions(dir.path, { cwd: join(home_, "nope") }),
+        [],
+      );
+      assert.deepEqual(await listSessions(join(dir.path, "missing")), []);
+    },
+  );
+});
+
+Deno.test("listSessions() gives omp's ids and titles for omp's data dir", async () => {
+  await using dir = await tempDir();
+  const manifest = JSON.parse(
+    await Deno.readTextFile(new URL("manifest.json", OMP)),
+  ) as { fixtures: { file: string; seed: number; originalPath: string }[] };
+  for (const f of manifest.fixtures.filter((f) => f.seed === 1)) {
+    const bytes = await Deno.readFile(new URL(f.file, OMP));
+    // The same mtime for all: the header timestamp decides the order.
+    await put(dir.path, f.originalPath.replace(/^sessions\//, ""), bytes);
+  }
+  const expected = JSON.parse(
+    await Deno.readTextFile(new URL("s1.list.json", OMP)),
+  ) as {
+    sessions: {
+      path: string;
+      id: string;
+      title: string | null;
+      cwd: string;
+      parent: string | null;
+      created: string;
+    }[];
+  };
+  const skipped: string[] = [];
+  const found = await listSessions(dir.path, {
+    onSkip: (p) => skipped.push(p),
+  });
+  // omp's rows are sorted by path; with equal mtimes ours are newest first.
+  const ompRows = expected.sessions.toSorted((a, b) =>
+    b.created.localeCompare(a.created)
+  );
+  assert.deepEqual(skipped, []);
+  assert.deepEqual(
+    found.map((s) => ({
+      path: s.path.slice(dir.path.length + 1),
+      id: s.id,
+      title: s.title ?? null,
+      cwd: s.cwd,
+      parent: s.parentSession ?? null,
+      created: s.timestamp,
+    })),
+    ompRows.map((r) => ({
+      path: r.path,
+      id: r.id,
+      title: r.title,
+      cwd: r.cwd,
+      parent: r.parent,
+      created: r.created,
+    })),
+  );
+});
+
+Deno.test("parseSessionPrefix() reads the slot and the header from a prefix", async (t) => {
+  const slotted = sessionBytes([user("00000001", null, "hi")]);
+  await t.step("slot then header", () => {
+    const parsed = parseSessionPrefix(slotted);
+    assert.ok("header" in parsed);
+    assert.equal(parsed.slot?.title, "A test session");
+    assert.deepEqual(parsed.header, HEADER);
+  });
+  await t.step("a header cut at the end of the prefix is incomplete", () => {
+    const cut = slotted.subarray(0, 300);
+    assert.deepEqual(parseSessionPrefix(cut), {
+      reason: "no complete header within the first 300 bytes",
+    });
+  });
+  await t.step("a header without its newline that parses is complete", () => {
+    const bytes = sessionBytes([], { slot: false });
+    const parsed = parseSessionPrefix(bytes.subarray(0, bytes.length - 1));
+    assert.ok("header" in parsed && parsed.slot === undefined);
+  });
+  await t.step("CRLF line ends", () => {
+    const text = new TextDecoder().decode(slotted).replaceAll("\n", "\r\n");
+    const parsed = parseSessionPrefix(enc.encode(text));
+    assert.ok("header" in parsed && parsed.slot !== undefined);
+  });
+  await t.step(
+    "a malformed slot is passed over; the header is on line 2",
+    () => {
+      const bytes = enc.encode(
+        `{"type":"title","v":2}\n${JSON.stringify(HEADER)}\n`,
+      );
+      const parsed = parseSessionPrefix(bytes);
+      assert.ok("header" in parsed && parsed.slot === undefined);
+    },
+  );
+  await t.step("what is not a header says why", () => {
+    assert.deepEqual(parseSessionPrefix(new Uint8Array(0)), {
+      reason: "the file is empty",
+    });
+    assert.deepEqual(
+      parseSessionPrefix(sessionBytes([], { header: "{oops" })),
+      { reason: "the header is not JSON" },
+    );
+    assert.deepEqual(
+      parseSessionPrefix(sessionBytes([], { header: { ...HEADER, id: "" } })),
+      { reason: "the header has no id" },
+    );
+  });
+});
