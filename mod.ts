@@ -47,52 +47,20 @@
  * @module
  */
 
+export { BLOB_REF_PREFIX, parseBlobRef } from "./src/format/blob_ref.ts";
 export {
-  BLOB_REF_PREFIX,
-  looksLikeBlobRef,
-  parseBlobRef,
-} from "./src/format/blob_ref.ts";
+  SETTINGS_CHECKPOINT_TYPE,
+  type SettingsCheckpoint,
+} from "./src/format/checkpoint.ts";
 export {
-  type BlobPutOptions,
-  BlobStore,
-  type BlobStoreOptions,
-  imageExtension,
-} from "./src/store/blob_store.ts";
-export {
-  type BranchSummaryMessage,
-  type BuildContextOptions,
-  buildSessionContext,
-  type CarriedSettings,
-  collectLabels,
-  type CompactionSummaryMessage,
-  type ContextMessage,
-  type CustomContextMessage,
-  estimateTokens,
-  type ResetRule,
-  type SessionContext,
-  type WindowPrefix,
-} from "./src/context/context.ts";
-export {
-  CONTEXT_JSON_FIELDS,
-  type ContextJson,
-  contextToJson,
-} from "./src/context/context_json.ts";
-export {
-  type AgentMessage,
-  asEntry,
-  type AssistantMessage,
   BRANCH_MARKER_TYPE,
   branchMarkerTarget,
   type BranchSummaryEntry,
   type CompactionEntry,
-  type ContentBlock,
   type CredentialPinEntry,
   type CustomEntry,
   type CustomMessageEntry,
-  encodeEntry,
-  ENTRY_ID_LENGTH,
   type EntryEnvelope,
-  type ImageBlock,
   isEntryOfType,
   KNOWN_ENTRY_TYPES,
   type KnownEntry,
@@ -101,100 +69,37 @@ export {
   type ModeChangeEntry,
   type ModelChangeEntry,
   type ModelUsageEntry,
-  newEntryId,
   type OpaqueEntry,
-  type OtherBlock,
-  type OtherMessage,
   type ResetBoundaryEntry,
   type ServiceTierChangeEntry,
   type SessionEntry,
   type SessionInitEntry,
-  type StopReason,
-  type TextBlock,
-  type ThinkingBlock,
   type ThinkingLevelChangeEntry,
   type TitleChangeEntry,
-  type ToolCallBlock,
-  type ToolResultMessage,
   type TtsrInjectionEntry,
-  type Usage,
-  type UserMessage,
 } from "./src/format/entries.ts";
 export {
   SessionSyntaxError,
   type SessionSyntaxErrorOptions,
 } from "./src/format/errors.ts";
-export {
-  asHeader,
-  headerVersion,
-  recordMigrator,
-  SESSION_VERSION,
-  type SessionHeader,
-} from "./src/format/header.ts";
-export {
-  fileReaderAt,
-  isNulFill,
-  type Line,
-  type Reader,
-  type ReaderAt,
-  readLines,
-  readLinesBackward,
-  type ReadLinesBackwardOptions,
-  readLinesFromReader,
-  type ReadLinesOptions,
-} from "./src/read/lines.ts";
+export { SESSION_VERSION, type SessionHeader } from "./src/format/header.ts";
 export type { LoadIssue, LoadIssueKind } from "./src/format/issues.ts";
-export { type SessionRecord, type SessionRecordOf } from "./src/read/_records.ts";
-export {
-  SessionEntryStream,
-  type SessionEntryStreamOptions,
-} from "./src/read/entry_stream.ts";
-export {
-  LIST_PREFIX_BYTES,
-  listSessions,
-  type ListSessionsOptions,
-  parseSessionPrefix,
-  type SessionInfo,
-} from "./src/store/list.ts";
-export {
-  type ForkResult,
-  forkSession,
-  type ForkSessionOptions,
-} from "./src/store/fork.ts";
-export {
-  SETTINGS_CHECKPOINT_TYPE,
-  type SettingsCheckpoint,
-} from "./src/read/_window.ts";
-export {
-  rewriteWithSlot,
-  SessionWriter,
-  type SessionWriterOptions,
-} from "./src/write/writer.ts";
-export {
-  canonicalCwdSlug,
-  cwdSlug,
-  type CwdSlugOptions,
-  parseSessionFileName,
-  resolveDataDir,
-  type ResolveDataDirOptions,
-  sessionDirFor,
-  type SessionFileName,
-  sessionFileName,
-  sessionsDir,
-} from "./src/store/places.ts";
-export { uuidv7 } from "./src/format/uuid.ts";
-export {
-  type AppendOptions,
-  type EntryPayload,
-  findDataDir,
-  Session,
-  type SessionBuildContextOptions,
-  type SessionCreateOptions,
-  type SessionFromStreamOptions,
-  type SessionOpenOptions,
-  type SessionWriteOptions,
-  type WindowStats,
-} from "./src/session/session.ts";
+export type { SessionRecord, SessionRecordOf } from "./src/format/records.ts";
+export type {
+  AgentMessage,
+  AssistantMessage,
+  ContentBlock,
+  ImageBlock,
+  OtherBlock,
+  OtherMessage,
+  StopReason,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "./src/format/messages.ts";
 export {
   cleanTitle,
   marshalTitleSlot,
@@ -204,9 +109,82 @@ export {
   type TitleSlotParse,
   type TitleSource,
 } from "./src/format/title_slot.ts";
+export { uuidv7 } from "./src/format/uuid.ts";
+export {
+  type BuildContextOptions,
+  buildSessionContext,
+  type PathStep,
+  type ResetRule,
+  type SessionContext,
+} from "./src/context/context.ts";
+export {
+  CONTEXT_JSON_FIELDS,
+  type ContextJson,
+  contextToJson,
+} from "./src/context/context_json.ts";
+export { collectLabels } from "./src/context/labels.ts";
+export type {
+  BranchSummaryMessage,
+  CompactionSummaryMessage,
+  ContextMessage,
+  CustomContextMessage,
+} from "./src/context/messages.ts";
+export { estimateTokens } from "./src/context/tokens.ts";
 export {
   type ActivePath,
   type PathEnd,
   pathTo,
   resolveLeaf,
 } from "./src/context/tree.ts";
+export {
+  SessionEntryStream,
+  type SessionEntryStreamOptions,
+} from "./src/read/entry_stream.ts";
+export {
+  type BlobPutOptions,
+  BlobStore,
+  type BlobStoreOptions,
+  imageExtension,
+} from "./src/store/blob_store.ts";
+export {
+  canonicalCwdSlug,
+  cwdSlug,
+  type CwdSlugOptions,
+} from "./src/store/cwd_slug.ts";
+export {
+  findDataDir,
+  resolveDataDir,
+  type ResolveDataDirOptions,
+} from "./src/store/data_dir.ts";
+export {
+  type ForkResult,
+  forkSession,
+  type ForkSessionOptions,
+} from "./src/store/fork.ts";
+export {
+  LIST_HEAD_BYTES,
+  listSessions,
+  type ListSessionsOptions,
+  type SessionInfo,
+} from "./src/store/list.ts";
+export {
+  parseSessionFileName,
+  sessionDirFor,
+  type SessionFileName,
+  sessionFileName,
+  sessionsDir,
+} from "./src/store/places.ts";
+export {
+  type AppendOptions,
+  EntryAppender,
+  type EntryPayload,
+} from "./src/session/entry_appender.ts";
+export type {
+  SessionBuildContextOptions,
+  SessionCreateOptions,
+  SessionFromStreamOptions,
+  SessionOpenOptions,
+  SessionWriteOptions,
+  WindowStats,
+} from "./src/session/options.ts";
+export { Session } from "./src/session/session.ts";

@@ -11,13 +11,10 @@
 
 import assert from "node:assert/strict";
 import { generateTranscript } from "../src/gen/_generate.ts";
-import {
-  fileReaderAt,
-  type Line,
-  readLines,
-  readLinesBackward,
-  readLinesFromReader,
-} from "../src/read/lines.ts";
+import { fileReaderAt } from "../src/fs/_read.ts";
+import type { Line } from "../src/read/_line.ts";
+import { readLinesBackward } from "../src/read/_lines_backward.ts";
+import { readLines, readLinesFromReader } from "../src/read/_lines_forward.ts";
 
 const SIZE = 20 * 1024 * 1024;
 /** Chunk size of the in-memory streams, that of a typical byte stream. */

@@ -6,7 +6,10 @@
  * @module
  */
 
-import { buildSessionContext, type SessionContext } from "../src/context/context.ts";
+import {
+  buildSessionContext,
+  type SessionContext,
+} from "../src/context/context.ts";
 import type { SessionEntry } from "../src/format/entries.ts";
 import { resolveLeaf } from "../src/context/tree.ts";
 

@@ -13,8 +13,11 @@ import { join } from "node:path";
 import { encodeEntry } from "../src/format/entries.ts";
 import { listSessions } from "../src/store/list.ts";
 import { Session } from "../src/session/session.ts";
-import { marshalTitleSlot, TITLE_SLOT_BYTES } from "../src/format/title_slot.ts";
-import { SessionWriter } from "../src/write/writer.ts";
+import {
+  marshalTitleSlot,
+  TITLE_SLOT_BYTES,
+} from "../src/format/title_slot.ts";
+import { SessionWriter } from "../src/write/_writer.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "xdev-write-bench-" });
 globalThis.addEventListener(

@@ -7,7 +7,7 @@
  * Each case runs in a Web Worker (this module, loaded as one), so that a
  * case that never ends can be stopped: the main thread gives each case a
  * timeout and terminates the worker when it runs out. Inside the worker the
- * filesystem seam (`_setFs`) and the `Deno` file functions the loaders call
+ * filesystem seam (`setSeam`) and the `Deno` file functions the loaders call
  * record every path touched; a path outside the case's temp dir fails the
  * case.
  *
@@ -24,7 +24,7 @@
  */
 import fc from "fast-check";
 import { join } from "node:path";
-import { _realFs, _setFs } from "../src/fs/_seam.ts";
+import { realFs, setSeam } from "../src/fs/_seam.ts";
 import { Session, SessionSyntaxError } from "../mod.ts";
 
 // ------------------------------------------------------------------ corpus
@@ -481,7 +481,7 @@ function _takeTouched(): string[] {
 /** Installs the recording filesystem: the seam, and the `Deno` functions the loaders call directly. */
 function _installRecorder(): void {
   const recorded = Object.fromEntries(
-    Object.entries(_realFs).map(([name, op]) => [
+    Object.entries(realFs).map(([name, op]) => [
       name,
       (...args: unknown[]) => {
         _record(args[0] as string);
@@ -490,7 +490,7 @@ function _installRecorder(): void {
       },
     ]),
   );
-  _setFs(recorded as unknown as typeof _realFs);
+  setSeam(recorded as unknown as typeof realFs);
   const d = Deno as unknown as Record<string, (...a: unknown[]) => unknown>;
   for (
     const name of [

@@ -1,60 +1,153 @@
-import { deepStrictEqual } from "node:assert/strict";
+import { deepStrictEqual, ok } from "node:assert/strict";
 import * as mod from "../mod.ts";
 
-// A new export is a deliberate change: add it here in the same commit.
-Deno.test("mod.ts exports exactly the public surface", () => {
-  deepStrictEqual(Object.keys(mod).sort(), [
-    "BLOB_REF_PREFIX",
-    "BRANCH_MARKER_TYPE",
-    "BlobStore",
-    "CONTEXT_JSON_FIELDS",
-    "ENTRY_ID_LENGTH",
-    "KNOWN_ENTRY_TYPES",
-    "LIST_PREFIX_BYTES",
-    "SESSION_VERSION",
-    "SETTINGS_CHECKPOINT_TYPE",
-    "Session",
-    "SessionEntryStream",
-    "SessionSyntaxError",
-    "SessionWriter",
-    "TITLE_SLOT_BYTES",
-    "asEntry",
-    "asHeader",
-    "branchMarkerTarget",
-    "buildSessionContext",
-    "canonicalCwdSlug",
-    "cleanTitle",
-    "collectLabels",
-    "contextToJson",
-    "cwdSlug",
-    "encodeEntry",
-    "estimateTokens",
-    "fileReaderAt",
-    "findDataDir",
-    "forkSession",
-    "headerVersion",
-    "imageExtension",
-    "isEntryOfType",
-    "isNulFill",
-    "listSessions",
-    "looksLikeBlobRef",
-    "marshalTitleSlot",
-    "newEntryId",
-    "parseBlobRef",
-    "parseSessionFileName",
-    "parseSessionPrefix",
-    "parseTitleSlot",
-    "pathTo",
-    "readLines",
-    "readLinesBackward",
-    "readLinesFromReader",
-    "recordMigrator",
-    "resolveDataDir",
-    "resolveLeaf",
-    "rewriteWithSlot",
-    "sessionDirFor",
-    "sessionFileName",
-    "sessionsDir",
-    "uuidv7",
-  ]);
+/** Every name mod.ts exports, values and types, read from its source. */
+async function exportedNames(): Promise<string[]> {
+  const text = await Deno.readTextFile(new URL("../mod.ts", import.meta.url));
+  const names: string[] = [];
+  for (const m of text.matchAll(/export (?:type )?\{([^}]*)\}/g)) {
+    for (const part of m[1]!.split(",")) {
+      const name = part.trim().replace(/^type /, "");
+      if (name) names.push(name);
+    }
+  }
+  return names.sort();
+}
+
+// A new export is a deliberate change: add it here in the same commit, and
+// list a dropped one in the README's changelog.
+const VALUES = [
+  "BLOB_REF_PREFIX",
+  "BRANCH_MARKER_TYPE",
+  "BlobStore",
+  "CONTEXT_JSON_FIELDS",
+  "EntryAppender",
+  "KNOWN_ENTRY_TYPES",
+  "LIST_HEAD_BYTES",
+  "SESSION_VERSION",
+  "SETTINGS_CHECKPOINT_TYPE",
+  "Session",
+  "SessionEntryStream",
+  "SessionSyntaxError",
+  "TITLE_SLOT_BYTES",
+  "branchMarkerTarget",
+  "buildSessionContext",
+  "canonicalCwdSlug",
+  "cleanTitle",
+  "collectLabels",
+  "contextToJson",
+  "cwdSlug",
+  "estimateTokens",
+  "findDataDir",
+  "forkSession",
+  "imageExtension",
+  "isEntryOfType",
+  "listSessions",
+  "marshalTitleSlot",
+  "parseBlobRef",
+  "parseSessionFileName",
+  "parseTitleSlot",
+  "pathTo",
+  "resolveDataDir",
+  "resolveLeaf",
+  "sessionDirFor",
+  "sessionFileName",
+  "sessionsDir",
+  "uuidv7",
+];
+const TYPES = [
+  "ActivePath",
+  "AgentMessage",
+  "AppendOptions",
+  "AssistantMessage",
+  "BlobPutOptions",
+  "BlobStoreOptions",
+  "BranchSummaryEntry",
+  "BranchSummaryMessage",
+  "BuildContextOptions",
+  "CompactionEntry",
+  "CompactionSummaryMessage",
+  "ContentBlock",
+  "ContextJson",
+  "ContextMessage",
+  "CredentialPinEntry",
+  "CustomContextMessage",
+  "CustomEntry",
+  "CustomMessageEntry",
+  "CwdSlugOptions",
+  "EntryEnvelope",
+  "EntryPayload",
+  "ForkResult",
+  "ForkSessionOptions",
+  "ImageBlock",
+  "KnownEntry",
+  "LabelEntry",
+  "ListSessionsOptions",
+  "LoadIssue",
+  "LoadIssueKind",
+  "MessageEntry",
+  "ModeChangeEntry",
+  "ModelChangeEntry",
+  "ModelUsageEntry",
+  "OpaqueEntry",
+  "OtherBlock",
+  "OtherMessage",
+  "PathEnd",
+  "PathStep",
+  "ResetBoundaryEntry",
+  "ResetRule",
+  "ResolveDataDirOptions",
+  "ServiceTierChangeEntry",
+  "SessionBuildContextOptions",
+  "SessionContext",
+  "SessionCreateOptions",
+  "SessionEntry",
+  "SessionEntryStreamOptions",
+  "SessionFileName",
+  "SessionFromStreamOptions",
+  "SessionHeader",
+  "SessionInfo",
+  "SessionInitEntry",
+  "SessionOpenOptions",
+  "SessionRecord",
+  "SessionRecordOf",
+  "SessionSyntaxErrorOptions",
+  "SessionWriteOptions",
+  "SettingsCheckpoint",
+  "StopReason",
+  "TextBlock",
+  "ThinkingBlock",
+  "ThinkingLevelChangeEntry",
+  "TitleChangeEntry",
+  "TitleSlot",
+  "TitleSlotParse",
+  "TitleSource",
+  "ToolCallBlock",
+  "ToolResultMessage",
+  "TtsrInjectionEntry",
+  "Usage",
+  "UserMessage",
+  "WindowStats",
+];
+
+Deno.test("mod.ts exports exactly the public surface", async (t) => {
+  await t.step("the values", () => {
+    deepStrictEqual(Object.keys(mod).sort(), VALUES);
+  });
+  await t.step("the values and the types", async () => {
+    deepStrictEqual(await exportedNames(), [...VALUES, ...TYPES].sort());
+  });
+  await t.step(
+    "a surface a user can hold in their head: at most 110 names",
+    async () => {
+      ok((await exportedNames()).length <= 110);
+    },
+  );
+  await t.step("no private file is exported", async () => {
+    const text = await Deno.readTextFile(new URL("../mod.ts", import.meta.url));
+    deepStrictEqual(
+      [...text.matchAll(/from "([^"]*\/_[^"]*)"/g)].map((m) => m[1]),
+      [],
+    );
+  });
 });

@@ -12,7 +12,10 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { CONTEXT_JSON_FIELDS, contextToJson } from "../src/context/context_json.ts";
+import {
+  CONTEXT_JSON_FIELDS,
+  contextToJson,
+} from "../src/context/context_json.ts";
 import { writeDemo } from "../src/cli/_demo.ts";
 import { listSessions } from "../src/store/list.ts";
 import { Session } from "../src/session/session.ts";

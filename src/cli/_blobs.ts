@@ -18,7 +18,8 @@ import {
   parseArgs,
 } from "./_io.ts";
 import { findSessionFiles, scanBlobRefs } from "./_scan.ts";
-import { resolveDataDir, sessionsDir } from "../store/places.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { sessionsDir } from "../store/places.ts";
 
 const _HELP = `Usage: cli blobs verify [--data-dir D] [--json]
        cli blobs gc [--data-dir D] [--yes] [--json]

@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { ContentBlock } from "../format/entries.ts";
-import type { ContextMessage } from "../context/context.ts";
+import type { ContentBlock } from "../format/messages.ts";
+import type { ContextMessage } from "../context/messages.ts";
 import { contextToJson } from "../context/context_json.ts";
 import { type CliIo, CliUsageError, flagValue, parseArgs } from "./_io.ts";
 import { Session } from "../session/session.ts";

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { type CliIo, CliUsageError, flagValue, parseArgs } from "./_io.ts";
 import { renderMessage } from "./_context.ts";
 import { formatBytes, formatTable } from "./_format.ts";
-import type { ContentBlock } from "../format/entries.ts";
+import type { ContentBlock } from "../format/messages.ts";
 import { forkSession } from "../store/fork.ts";
 import { listSessions } from "../store/list.ts";
 import { Session } from "../session/session.ts";

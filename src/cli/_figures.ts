@@ -10,7 +10,9 @@ import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { cliFailure } from "./_io.ts";
 import { countEntries, type EntryCounts } from "./_scan.ts";
-import { findDataDir, Session, type WindowStats } from "../session/session.ts";
+import type { WindowStats } from "../session/options.ts";
+import { Session } from "../session/session.ts";
+import { findDataDir } from "../store/data_dir.ts";
 
 /** One file's figures (also the shape of the totals). */
 export interface FileFigures {

@@ -4,7 +4,11 @@
  * @module
  */
 
-import { generateFile, type GenerateResult, parseSize } from "../gen/_generate.ts";
+import {
+  generateFile,
+  type GenerateResult,
+  parseSize,
+} from "../gen/_generate.ts";
 import { formatBytes, progressBar } from "./_format.ts";
 import {
   cliFailure,

@@ -13,7 +13,7 @@ import {
   parseArgs,
 } from "./_io.ts";
 import { listSessions, type SessionInfo } from "../store/list.ts";
-import { resolveDataDir } from "../store/places.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
 
 const _HELP = `Usage: cli list [--data-dir D] [--cwd C] [--all] [--json]
 

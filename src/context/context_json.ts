@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { ContextMessage, SessionContext } from "./context.ts";
+import type { SessionContext } from "./context.ts";
+import type { ContextMessage } from "./messages.ts";
 import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
 
 /** The fields `context --json` prints. */

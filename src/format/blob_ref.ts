@@ -52,7 +52,7 @@ export function parseBlobRef(ref: string): string | undefined {
  *
  * @example Telling a claimed reference from a valid one
  * ```ts
- * import { looksLikeBlobRef, parseBlobRef } from "@xdev/session";
+ * import { looksLikeBlobRef, parseBlobRef } from "./blob_ref.ts";
  * import { equal } from "node:assert/strict";
  *
  * const claimed = "blob:sha256:not-a-digest";

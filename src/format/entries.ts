@@ -8,6 +8,8 @@
  * @module
  */
 
+import type { AgentMessage, ContentBlock, Usage } from "./messages.ts";
+
 /** The fields every entry carries, written first on every line we encode. */
 export interface EntryEnvelope {
   /** The discriminator. */
@@ -19,171 +21,6 @@ export interface EntryEnvelope {
   /** ISO-8601 UTC with milliseconds. */
   timestamp: string;
 }
-
-/** A text block. */
-export interface TextBlock {
-  /** The discriminator. */
-  type: "text";
-  /** The text. */
-  text: string;
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/** A model's visible reasoning; signed when the provider attached a signature. */
-export interface ThinkingBlock {
-  /** The discriminator. */
-  type: "thinking";
-  /** The reasoning text. */
-  thinking: string;
-  /** The provider's signature; dropped from a turn that loses a tool call. */
-  thinkingSignature?: string;
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/** A tool call made by the assistant. */
-export interface ToolCallBlock {
-  /** The discriminator. */
-  type: "toolCall";
-  /** The call's id, which the result's `toolCallId` names. */
-  id: string;
-  /** The tool called. */
-  name: string;
-  /** The arguments, as the model wrote them. */
-  arguments: unknown;
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/**
- * An image. `data` is base64, or a `blob:sha256:<hex>` reference to the blob
- * store when it was stored out of band.
- */
-export interface ImageBlock {
-  /** The discriminator. */
-  type: "image";
-  /** Base64 bytes, or a `blob:sha256:<hex>` reference. */
-  data: string;
-  /** The image's media type, such as `image/png`. */
-  mimeType: string;
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/** A block type this library does not model; kept as read. */
-export interface OtherBlock {
-  /** The discriminator (`redactedThinking` …). */
-  type: string;
-  /** The block's other fields, kept as read. */
-  [key: string]: unknown;
-}
-
-/** One block of a message's content. */
-export type ContentBlock =
-  | TextBlock
-  | ThinkingBlock
-  | ToolCallBlock
-  | ImageBlock
-  | OtherBlock;
-
-/** Token counts and cost of one model call. */
-export interface Usage {
-  /** Input tokens. */
-  input: number;
-  /** Output tokens. */
-  output: number;
-  /** Input tokens read from the provider's cache. */
-  cacheRead?: number;
-  /** Input tokens written to the provider's cache. */
-  cacheWrite?: number;
-  /** All tokens of the call; when absent or 0, the four counts are summed. */
-  totalTokens?: number;
-  /** omp 18.3.4 crashes on a usage without cost: the writer always fills one. */
-  cost?: {
-    input: number;
-    output: number;
-    cacheRead?: number;
-    cacheWrite?: number;
-    total: number;
-  };
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/** A user turn. */
-export interface UserMessage {
-  /** The discriminator. */
-  role: "user";
-  /** Plain text, or blocks. */
-  content: string | ContentBlock[];
-  /** Milliseconds since the Unix epoch. */
-  timestamp?: number;
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/** Why an assistant turn ended. */
-export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
-
-/** An assistant turn. */
-export interface AssistantMessage {
-  /** The discriminator. */
-  role: "assistant";
-  /** The reply: text, thinking, tool calls and images. */
-  content: ContentBlock[];
-  /** The provider API the call went through. */
-  api?: string;
-  /** The provider; with `model`, the default model when no `model_change` sets one. */
-  provider?: string;
-  /** The model id at that provider. */
-  model?: string;
-  /** Tokens and cost of the call. */
-  usage?: Usage;
-  /** Why the turn ended; `aborted` and `error` turns never reach the context. */
-  stopReason?: StopReason | string;
-  /** What went wrong, when the turn failed. */
-  errorMessage?: string;
-  /** Milliseconds since the Unix epoch. */
-  timestamp?: number;
-  /** Fields this library does not model (`retryRecovery` …); kept as read. */
-  [key: string]: unknown;
-}
-
-/** The result of one tool call. */
-export interface ToolResultMessage {
-  /** The discriminator. */
-  role: "toolResult";
-  /** The `id` of the tool call this answers. */
-  toolCallId: string;
-  /** The tool that ran. */
-  toolName: string;
-  /** The tool's output. */
-  content: ContentBlock[];
-  /** Whether the tool failed. */
-  isError: boolean;
-  /** Extra data the tool attached. */
-  details?: unknown;
-  /** Milliseconds since the Unix epoch. */
-  timestamp?: number;
-  /** Fields this library does not model; kept as read. */
-  [key: string]: unknown;
-}
-
-/** A message of another role (developer, custom, bashExecution …). */
-export interface OtherMessage {
-  /** The discriminator. */
-  role: string;
-  /** The message's other fields, kept as read. */
-  [key: string]: unknown;
-}
-
-/** What a `message` entry holds. */
-export type AgentMessage =
-  | UserMessage
-  | AssistantMessage
-  | ToolResultMessage
-  | OtherMessage;
 
 /** A conversation message. */
 export interface MessageEntry extends EntryEnvelope {
@@ -457,19 +294,6 @@ export const KNOWN_ENTRY_TYPES: readonly KnownEntry["type"][] = [
 export const BRANCH_MARKER_TYPE = "branch";
 
 /**
- * Length of the entry ids this library mints.
- *
- * @example A new id
- * ```ts
- * import { ENTRY_ID_LENGTH, newEntryId } from "@xdev/session";
- * import { equal } from "node:assert/strict";
- *
- * equal(newEntryId(new Set()).length, ENTRY_ID_LENGTH);
- * ```
- */
-export const ENTRY_ID_LENGTH = 8;
-
-/**
  * Narrow an entry to one of the typed kinds.
  *
  * @example Reading a compaction
@@ -525,33 +349,6 @@ export function branchMarkerTarget(entry: SessionEntry): string | undefined {
 }
 
 /**
- * Mint an entry id: 8 lowercase hex characters not in `taken`.
- *
- * @example Minting an id
- * ```ts
- * import { newEntryId } from "@xdev/session";
- * import { equal } from "node:assert/strict";
- * const id = newEntryId(new Set(["0000000a"]));
- * equal(/^[0-9a-f]{8}$/.test(id) && id !== "0000000a", true);
- * ```
- *
- * @param taken Ids already used in the session.
- * @returns A fresh id.
- * @throws {RangeError} When no free id is found in 1,000 draws (a session
- * holding billions of entries).
- */
-export function newEntryId(taken: { has(id: string): boolean }): string {
-  const bytes = new Uint8Array(4);
-  for (let i = 0; i < 1000; i++) {
-    crypto.getRandomValues(bytes);
-    let id = "";
-    for (const b of bytes) id += b.toString(16).padStart(2, "0");
-    if (!taken.has(id)) return id;
-  }
-  throw new RangeError("Cannot mint an entry id: 1000 draws collided");
-}
-
-/**
  * Encode an entry as one line (without `"\n"`).
  *
  * Keys keep their order: entries read from disk encode to the bytes omp
@@ -559,7 +356,7 @@ export function newEntryId(taken: { has(id: string): boolean }): string {
  *
  * @example Encoding a reset
  * ```ts
- * import { encodeEntry } from "@xdev/session";
+ * import { encodeEntry } from "./entries.ts";
  * import { equal } from "node:assert/strict";
  * const line = encodeEntry({
  *   type: "reset_boundary", id: "0000000a", parentId: null,
@@ -588,7 +385,7 @@ export function encodeEntry(entry: SessionEntry): string {
  *
  * @example Checking parsed lines
  * ```ts
- * import { asEntry } from "@xdev/session";
+ * import { asEntry } from "./entries.ts";
  * import { deepEqual, equal } from "node:assert/strict";
  * const t = "2026-01-01T00:00:00.000Z";
  * const value = { type: "x", id: "0000000a", parentId: null, timestamp: t };

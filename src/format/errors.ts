@@ -40,6 +40,8 @@ export interface SessionSyntaxErrorOptions {
  * ```
  */
 export class SessionSyntaxError extends SyntaxError {
+  /** What is wrong, without the line's content. */
+  readonly reason: string;
   /** The file, or a name for the stream that was read. */
   readonly path: string;
   /** 1-based line number. */
@@ -59,6 +61,7 @@ export class SessionSyntaxError extends SyntaxError {
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.name = "SessionSyntaxError";
+    this.reason = reason;
     this.path = options.path;
     this.line = options.line;
     this.offset = options.offset;

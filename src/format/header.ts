@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ENTRY_ID_LENGTH } from "./entries.ts";
+import type { TitleSource } from "./title_slot.ts";
 
 /**
  * The header version this library writes. Older files are migrated in memory on open, never on disk.
@@ -52,7 +52,7 @@ export interface SessionHeader {
  *
  * @example Checking a header
  * ```ts
- * import { asHeader } from "@xdev/session";
+ * import { asHeader } from "./header.ts";
  * import { deepEqual } from "node:assert/strict";
  * const header = {
  *   type: "session", version: 3, id: "0190a3c4-0000-7000-8000-000000000000",
@@ -95,7 +95,7 @@ export function asHeader(
  *
  * @example Reading a legacy header
  * ```ts
- * import { headerVersion, type SessionHeader } from "@xdev/session";
+ * import { headerVersion, type SessionHeader } from "./header.ts";
  * import { equal } from "node:assert/strict";
  * const header: SessionHeader = {
  *   type: "session", version: 3, id: "0190a3c4-0000-7000-8000-000000000000",
@@ -114,60 +114,28 @@ export function headerVersion(header: SessionHeader): number {
 }
 
 /**
- * Bring one parsed line of a version 1 or 2 file to version 3, in place, as
- * omp does; lines must be given in file order. Version 1 lines get ids
- * (minted in file order, `00000001`, `00000002` …, so two opens of one file
- * agree) and a `parentId` chain in file order, and a compaction's
- * `firstKeptEntryIndex` (an index into the file's records, the header being
- * 0; only earlier records resolve, as in omp) becomes `firstKeptEntryId`;
- * version 2 messages with role `hookMessage` become role `custom`.
+ * The title source a header records (it may be stale: the title slot, when
+ * there is one, is authoritative), in the API's names: `user` and `manual`
+ * read as `manual`.
  *
- * @example Migrating version 1 lines
+ * @example A header written by omp's fork
  * ```ts
- * import { recordMigrator } from "@xdev/session";
+ * import { headerTitleSource, type SessionHeader } from "./header.ts";
  * import { equal } from "node:assert/strict";
- *
- * const migrate = recordMigrator(1)!;
- * const a: Record<string, unknown> = { type: "message" };
- * const b: Record<string, unknown> = { type: "message" };
- * migrate({ index: 1, value: a });
- * migrate({ index: 2, value: b });
- * equal(b.parentId, a.id);
+ * const header: SessionHeader = {
+ *   type: "session", version: 3, id: "0190a3c4-0000-7000-8000-000000000000",
+ *   timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work", titleSource: "user",
+ * };
+ * equal(headerTitleSource(header), "manual");
  * ```
  *
- * @param version The header's version.
- * @returns A function migrating one record, or undefined for version 3 and later.
+ * @param header A checked header.
+ * @returns The source, or undefined when the header names none this library knows.
  */
-export function recordMigrator(
-  version: number,
-):
-  | ((record: { index: number; value: Record<string, unknown> }) => void)
-  | undefined {
-  if (version >= SESSION_VERSION) return undefined;
-  const idAt = new Map<number, string>();
-  let previous: string | null = null;
-  let n = 0;
-  return ({ index, value: v }) => {
-    if (version < 2) {
-      const id = (++n).toString(16).padStart(ENTRY_ID_LENGTH, "0");
-      v.id = id;
-      v.parentId = previous;
-      idAt.set(index, id);
-      previous = id;
-      if (
-        v.type === "compaction" && typeof v.firstKeptEntryIndex === "number"
-      ) {
-        const target = idAt.get(v.firstKeptEntryIndex);
-        if (target !== undefined) v.firstKeptEntryId = target;
-        delete v.firstKeptEntryIndex;
-      }
-    }
-    const m = v.message;
-    if (
-      v.type === "message" && m !== null && typeof m === "object" &&
-      (m as { role?: unknown }).role === "hookMessage"
-    ) {
-      (m as { role: string }).role = "custom";
-    }
-  };
+export function headerTitleSource(
+  header: SessionHeader,
+): TitleSource | undefined {
+  const s = header.titleSource;
+  if (s === "user" || s === "manual") return "manual";
+  return s === "auto" || s === "subagent" ? s : undefined;
 }

@@ -1,13 +1,13 @@
 /**
  * The private filesystem seam: every filesystem call the store makes goes
- * through {@linkcode _fs}, so a test can swap in a filesystem that writes
+ * through {@linkcode seam}, so a test can swap in a filesystem that writes
  * short, runs out of space or fails between write and rename.
  *
- * Tests override it with {@linkcode _setFs}, which returns the function that
+ * Tests override it with {@linkcode setSeam}, which returns the function that
  * restores the previous one:
  *
  * ```ts ignore
- * const restore = _setFs({ ..._realFs, rename: () => Promise.reject(new Error("crash")) });
+ * const restore = setSeam({ ...realFs, rename: () => Promise.reject(new Error("crash")) });
  * try { ... } finally { restore(); }
  * ```
  *
@@ -17,7 +17,7 @@
  */
 
 /** The part of an open file the store uses; `Deno.FsFile` satisfies it. */
-export interface _FsFile extends Disposable {
+export interface FsFile extends Disposable {
   /** Writes some of `p`; returns how many bytes were written (maybe fewer). */
   write(p: Uint8Array): Promise<number>;
   /**
@@ -36,7 +36,7 @@ export interface _FsFile extends Disposable {
  * An open file that can also be read, positioned, cut and locked (the session
  * writer's needs); `Deno.FsFile` satisfies it.
  */
-export interface _FsHandle extends _FsFile {
+export interface FsHandle extends FsFile {
   /** Reads into `p` from the current position; null at end of file. */
   read(p: Uint8Array): Promise<number | null>;
   /** Moves the position; returns the new position from the start. */
@@ -47,6 +47,10 @@ export interface _FsHandle extends _FsFile {
   stat(): Promise<Deno.FileInfo>;
   /** The same, synchronously: used where present, as `writeSync` is. */
   statSync?(): Deno.FileInfo;
+  /** Reads synchronously from the current position: used where present. */
+  readSync?(p: Uint8Array): number | null;
+  /** Moves the position synchronously: used where present. */
+  seekSync?(offset: number, whence: Deno.SeekMode): number;
   /** Takes an advisory lock (`flock` on Unix) without blocking; false when held. */
   tryLock(exclusive?: boolean): Promise<boolean>;
   /** Releases the advisory lock. */
@@ -57,7 +61,7 @@ export interface _FsHandle extends _FsFile {
  * An open file for the lock's short synchronous calls; `Deno.FsFile`
  * satisfies it.
  */
-export interface _FsSyncFile extends Disposable {
+export interface FsSyncFile extends Disposable {
   /** Writes some of `p` synchronously. */
   writeSync(p: Uint8Array): number;
   /** Takes an advisory lock without blocking; false when held. */
@@ -69,10 +73,10 @@ export interface _FsSyncFile extends Disposable {
 }
 
 /** The filesystem operations the store uses, each as `Deno.*` defines it. */
-export interface _Fs {
-  open(path: string, options: Deno.OpenOptions): Promise<_FsFile>;
-  /** `Deno.open`, typed for the calls in {@linkcode _FsHandle}. */
-  openHandle(path: string, options: Deno.OpenOptions): Promise<_FsHandle>;
+export interface Fs {
+  open(path: string, options: Deno.OpenOptions): Promise<FsFile>;
+  /** `Deno.open`, typed for the calls in {@linkcode FsHandle}. */
+  openHandle(path: string, options: Deno.OpenOptions): Promise<FsHandle>;
   mkdir(path: string, options?: Deno.MkdirOptions): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   stat(path: string): Promise<Deno.FileInfo>;
@@ -87,7 +91,7 @@ export interface _Fs {
    * Synchronous calls for the lock taken around every append: a handful of
    * tiny operations where each asynchronous call would cost ~40 µs.
    */
-  openSync(path: string, options: Deno.OpenOptions): _FsSyncFile;
+  openSync(path: string, options: Deno.OpenOptions): FsSyncFile;
   readFileSync(path: string): Uint8Array;
   removeSync(path: string): void;
   statSync(path: string): Deno.FileInfo;
@@ -95,7 +99,7 @@ export interface _Fs {
 }
 
 /** The real filesystem, backed by the `Deno` namespace. */
-export const _realFs: _Fs = {
+export const realFs: Fs = {
   open: (path, options) => Deno.open(path, options),
   openHandle: (path, options) => Deno.open(path, options),
   mkdir: (path, options) => Deno.mkdir(path, options),
@@ -115,24 +119,24 @@ export const _realFs: _Fs = {
   chmodSync: (path, mode) => Deno.chmodSync(path, mode),
 };
 
-let _current: _Fs = _realFs;
+let current: Fs = realFs;
 
-/** The filesystem in use: {@linkcode _realFs} unless a test swapped it. */
-export function _fs(): _Fs {
-  return _current;
+/** The filesystem in use: {@linkcode realFs} unless a test swapped it. */
+export function seam(): Fs {
+  return current;
 }
 
 /**
  * Uses `fs` for every filesystem call until the returned function is called.
  *
- * @param fs The replacement, typically `{ ..._realFs, <one faulty call> }`.
+ * @param fs The replacement, typically `{ ...realFs, <one faulty call> }`.
  * @returns A function that restores the filesystem in use before this call.
  */
-export function _setFs(fs: _Fs): () => void {
-  const previous = _current;
-  _current = fs;
+export function setSeam(fs: Fs): () => void {
+  const previous = current;
+  current = fs;
   return () => {
-    _current = previous;
+    current = previous;
   };
 }
 
@@ -143,8 +147,8 @@ export function _setFs(fs: _Fs): () => void {
  * @param bytes What to write.
  * @throws {Deno.errors.WriteZero} When a write makes no progress.
  */
-export async function _writeAll(
-  file: _FsFile,
+export async function writeAll(
+  file: FsFile,
   bytes: Uint8Array,
 ): Promise<void> {
   let offset = 0;
@@ -163,4 +167,4 @@ export async function _writeAll(
 }
 
 /** Whether running on Windows, where POSIX modes and directory fsync do not apply. */
-export const _IS_WINDOWS: boolean = Deno.build.os === "windows";
+export const IS_WINDOWS: boolean = Deno.build.os === "windows";

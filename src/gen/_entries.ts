@@ -6,14 +6,13 @@
  * @module
  */
 
-import { SETTINGS_CHECKPOINT_TYPE } from "../read/_window.ts";
+import { SETTINGS_CHECKPOINT_TYPE } from "../format/checkpoint.ts";
+import type { MessageEntry, SessionEntry } from "../format/entries.ts";
 import type {
   AssistantMessage,
   ContentBlock,
-  MessageEntry,
-  SessionEntry,
   Usage,
-} from "../format/entries.ts";
+} from "../format/messages.ts";
 import {
   type _Body,
   _FILES,

@@ -8,7 +8,7 @@
 
 import { encodeEntry, type SessionEntry } from "../format/entries.ts";
 import { SESSION_VERSION, type SessionHeader } from "../format/header.ts";
-import { marshalTitleSlot } from "../format/title_slot.ts";
+import { encodeHead } from "../format/_head.ts";
 import type { _Config } from "./_config.ts";
 import {
   _BODY_MARK,
@@ -77,11 +77,11 @@ export class _Transcript {
     const title = idRng.pick(_TITLES);
     const opening = this.#opening(title);
     const titleChange = opening[opening.length - 1]!;
-    const slot = marshalTitleSlot({
+    const slot = {
       title,
-      source: "auto",
+      source: "auto" as const,
       updatedAt: titleChange.entry.timestamp,
-    });
+    };
     const header: SessionHeader = {
       type: "session",
       version: SESSION_VERSION,
@@ -89,8 +89,7 @@ export class _Transcript {
       timestamp: new Date(BASE_MS).toISOString(),
       cwd: CWD,
     };
-    await this.#w.line(new TextDecoder().decode(slot.subarray(0, -1)));
-    await this.#w.line(JSON.stringify(header));
+    await this.#w.text(new TextDecoder().decode(encodeHead(slot, header)));
     let done = false;
     for (const { entry, kind } of opening) {
       done = await this.#write(entry, kind);

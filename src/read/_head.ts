@@ -1,129 +1,214 @@
 /**
- * The prefix of a session file: the title slot and the header in its first
- * bytes, and where its entries start. `listSessions` reads it from the first
- * 4 KiB of every file, `forkSession` from the first 1 MiB of its source.
- *
- * Never exported from `mod.ts`.
+ * A file's head: the title slot (line 1) and the header (line 2, or line 1
+ * of a slot-less legacy file). The one parser of a head, fed lines by the
+ * open, the entry stream, the list and the fork.
  *
  * @module
  */
 
-import type { _FsHandle } from "../fs/_seam.ts";
-import { asHeader, type SessionHeader } from "../format/header.ts";
-import { parseTitleSlot, type TitleSlot } from "../format/title_slot.ts";
+import { SessionSyntaxError } from "../format/errors.ts";
+import {
+  asHeader,
+  headerVersion,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "../format/header.ts";
+import {
+  parseTitleSlot,
+  TITLE_SLOT_BYTES,
+  type TitleSlot,
+} from "../format/title_slot.ts";
+import { decodeLine, IssueLog } from "./_decode.ts";
+import { LF, type Line, makeLine } from "./_line.ts";
 
-/** The prefix of a session file, where its entries start. */
-export interface _Prefix {
-  slot?: TitleSlot;
+/** What line 1 of a file holds: a 256-byte slot, a slot of another width, something malformed, or nothing of the kind (the header). */
+export type SlotState = "ok" | "wrong-width" | "malformed" | "absent";
+
+/** A file's head, once read. */
+export interface Head {
+  /** The title slot, when line 1 holds a valid one. */
+  slot: TitleSlot | undefined;
+  /** What line 1 holds. */
+  slotState: SlotState;
+  /** The header as on disk. */
   header: SessionHeader;
-  /** Byte offset of line 3 (line 2 for a slot-less file). */
-  entriesOffset: number;
-  /** Whether the header line ended in "\n" within the bytes. */
-  headerTerminated: boolean;
+  /** Offset of the first line after the header. */
+  bodyStart: number;
+  /** Lines the head took (1 or 2). */
+  lines: number;
 }
 
-/** Why a prefix holds no header, and where the header was expected. */
-export interface _PrefixFailure {
-  reason: string;
-  /** 1-based line. */
-  line: number;
-  /** Byte offset of that line. */
-  offset: number;
-}
+const _lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** Fills `buffer` from `file`, stopping early only at the end of the file. */
-export async function _readFull(
-  file: Pick<_FsHandle, "read">,
-  buffer: Uint8Array,
-): Promise<number> {
-  let n = 0;
-  while (n < buffer.length) {
-    const got = await file.read(buffer.subarray(n));
-    if (got === null || got === 0) break;
-    n += got;
+/**
+ * Reads a head from lines, fed one at a time. Line 1 is a slot, a header (a
+ * slot-less legacy file), or damage (reported; the header is then expected
+ * on line 2).
+ */
+export class HeadReader {
+  #slot: TitleSlot | undefined;
+  #slotState: SlotState = "absent";
+  #head: Head | undefined;
+  readonly #name: string;
+  readonly #log: IssueLog;
+
+  /**
+   * @param name The file's path or a name for the stream (used in errors).
+   * @param log Where damage goes.
+   */
+  constructor(name: string, log: IssueLog) {
+    this.#name = name;
+    this.#log = log;
   }
-  return n;
-}
 
-/** The shared prefix rule of `parseSessionPrefix` and `forkSession`. */
-export function _parsePrefix(bytes: Uint8Array): _Prefix | _PrefixFailure {
-  const first = _lineAt(bytes, 0);
-  if (first === undefined) {
-    return { reason: "the file is empty", line: 1, offset: 0 };
+  /** The head, once the header is read. */
+  get head(): Head | undefined {
+    return this.#head;
   }
-  let slot: TitleSlot | undefined;
-  const parsed = parseTitleSlot(first.text);
-  if (parsed === undefined) {
-    const header = _header(first, bytes.length, 1);
-    if ("header" in header) return header;
-    // Damage or a non-header on line 1: the header may still be on line 2.
-  } else if (parsed.ok) {
-    slot = parsed.slot;
+
+  /** The slot read so far (before the header, too). */
+  get slot(): TitleSlot | undefined {
+    return this.#slot;
   }
-  const second = _lineAt(bytes, first.end);
-  if (second === undefined || !first.terminated) {
-    return _incomplete(bytes.length, 2, first.end);
+
+  /**
+   * Feed a line; true once the header has been read (this line or an
+   * earlier one), false while the head is not complete.
+   *
+   * @throws {SessionSyntaxError} When the header is missing or malformed.
+   */
+  take(line: Line): boolean {
+    if (this.#head !== undefined) return true;
+    if (line.index !== 0) return this.#takeHeader(line);
+    const parsed = parseTitleSlot(_lenient.decode(line.bytes));
+    if (parsed === undefined) return this.#takeHeader(line);
+    if (!parsed.ok) {
+      this.#slotState = "malformed";
+      this.#log.add(
+        "title-slot",
+        1,
+        0,
+        `the title slot was ignored: ${parsed.reason}`,
+      );
+      return false;
+    }
+    this.#slot = parsed.slot;
+    this.#slotState = parsed.width === TITLE_SLOT_BYTES ? "ok" : "wrong-width";
+    if (parsed.width !== TITLE_SLOT_BYTES) {
+      this.#log.add(
+        "title-slot",
+        1,
+        0,
+        `the title slot is ${parsed.width} bytes, not ${TITLE_SLOT_BYTES}: an omp rename would overwrite the header`,
+      );
+    }
+    return false;
   }
-  const header = _header(second, bytes.length, 2);
-  if ("header" in header && slot !== undefined) header.slot = slot;
-  return header;
+
+  /**
+   * The head, or the error for lines that ended before a header.
+   *
+   * @param lines Lines fed.
+   * @param bytes Bytes those lines took.
+   * @throws {SessionSyntaxError} When no header was read.
+   */
+  finish(lines: number, bytes: number): Head {
+    if (this.#head !== undefined) return this.#head;
+    throw new SessionSyntaxError(
+      lines === 0 ? "the file is empty" : "the header is missing",
+      { path: this.#name, line: lines + 1, offset: bytes },
+    );
+  }
+
+  #takeHeader(line: Line): boolean {
+    const at = line.index + 1;
+    const where = { path: this.#name, line: at, offset: line.offset };
+    if (at > 2) throw new SessionSyntaxError("the header is missing", where);
+    const value = decodeLine(line, this.#log);
+    if (value === undefined && at === 1) {
+      this.#slotState = "malformed"; // damage on line 1: try line 2
+      return false;
+    }
+    const checked = value === undefined
+      ? { reason: "the header is not JSON" }
+      : asHeader(value);
+    if ("reason" in checked) {
+      if (at === 1) {
+        this.#slotState = "malformed";
+        this.#log.add(
+          "title-slot",
+          1,
+          0,
+          "line 1 is neither a title slot nor a header and was ignored",
+        );
+        return false;
+      }
+      throw new SessionSyntaxError(checked.reason, where);
+    }
+    const header = checked.header;
+    if (headerVersion(header) > SESSION_VERSION) {
+      this.#log.add(
+        "future-version",
+        at,
+        line.offset,
+        `the header says version ${header.version}, newer than ${SESSION_VERSION}: read as version ${SESSION_VERSION}`,
+      );
+    }
+    this.#head = {
+      slot: this.#slot,
+      slotState: this.#slotState,
+      header,
+      bodyStart: line.offset + line.size,
+      lines: at,
+    };
+    return true;
+  }
 }
 
-const _LF = 0x0a;
-/** Lenient, like the loader: a bad byte in a title must not hide the session. */
-const _decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-interface _PrefixLine {
-  text: string;
-  offset: number;
-  end: number;
-  terminated: boolean;
-}
-
-function _lineAt(bytes: Uint8Array, offset: number): _PrefixLine | undefined {
-  if (offset >= bytes.length) return undefined;
-  const nl = bytes.indexOf(_LF, offset);
-  const stop = nl === -1 ? bytes.length : nl;
-  return {
-    text: _decoder.decode(bytes.subarray(offset, stop)),
-    offset,
-    end: nl === -1 ? bytes.length : nl + 1,
-    terminated: nl !== -1,
-  };
-}
-
-function _incomplete(
-  size: number,
-  line: number,
-  offset: number,
-): _PrefixFailure {
-  const reason = `no complete header within the first ${size} bytes`;
-  return { reason, line, offset };
+/** Options for {@linkcode parseHead}. */
+export interface ParseHeadOptions {
+  /** The file's path (used in errors). */
+  name: string;
+  /** Whether `bytes` is the whole file: a last line without "\n" is then complete. */
+  complete: boolean;
+  /** Where damage goes; a throwaway log when absent. */
+  log?: IssueLog;
 }
 
 /**
- * The header on `line`. An unterminated line that parses is complete: no
- * strict prefix of a JSON object's text is itself a different JSON value.
+ * Read a head from a file's first bytes (a list's 4 KiB, a fork's first
+ * read). A line cut by the end of `bytes` when more of the file follows
+ * means no complete header was found.
+ *
+ * @param bytes The first bytes of the file.
+ * @param options The name, whether `bytes` is the whole file, the log.
+ * @returns The head.
+ * @throws {SessionSyntaxError} When no header is found in `bytes`.
  */
-function _header(
-  line: _PrefixLine,
-  size: number,
-  at: number,
-): _Prefix | _PrefixFailure {
-  let value: unknown;
-  try {
-    value = JSON.parse(line.text);
-  } catch {
-    // Reported as the reason; the line's content is never echoed.
-    return line.terminated
-      ? { reason: "the header is not JSON", line: at, offset: line.offset }
-      : _incomplete(size, at, line.offset);
+export function parseHead(bytes: Uint8Array, options: ParseHeadOptions): Head {
+  const reader = new HeadReader(options.name, options.log ?? new IssueLog());
+  let offset = 0;
+  let index = 0;
+  while (offset < bytes.length) {
+    const nl = bytes.indexOf(LF, offset);
+    if (nl === -1 && !options.complete) {
+      throw new SessionSyntaxError(
+        `no complete header within the first ${bytes.length} bytes`,
+        { path: options.name, line: index + 1, offset },
+      );
+    }
+    const end = nl === -1 ? bytes.length : nl;
+    const cr = end > offset && bytes[end - 1] === 0x0d && nl !== -1;
+    const line = makeLine(
+      bytes.subarray(offset, cr ? end - 1 : end),
+      offset,
+      index,
+      (nl === -1 ? end : nl + 1) - offset,
+      nl !== -1,
+    );
+    if (reader.take(line)) return reader.head!;
+    offset += line.size;
+    index++;
   }
-  const checked = asHeader(value);
-  if ("reason" in checked) return { ...checked, line: at, offset: line.offset };
-  return {
-    header: checked.header,
-    entriesOffset: line.end,
-    headerTerminated: line.terminated,
-  };
+  return reader.finish(index, offset);
 }

@@ -5,8 +5,10 @@
  * @module
  */
 
-import { readLines } from "./lines.ts";
-import { IssueLog, type SessionRecord, sessionRecords } from "./_records.ts";
+import { IssueLog } from "./_decode.ts";
+import { readLines } from "./_lines_forward.ts";
+import type { SessionRecord } from "../format/records.ts";
+import { sessionRecords } from "./_records.ts";
 import type { LoadIssue } from "../format/issues.ts";
 
 /** Options for {@linkcode SessionEntryStream}. */

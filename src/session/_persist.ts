@@ -8,7 +8,9 @@
 
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobStore, imageExtension } from "../store/blob_store.ts";
-import type { ContentBlock, SessionEntry, Usage } from "../format/entries.ts";
+import type { SessionEntry } from "../format/entries.ts";
+import type { ContentBlock, Usage } from "../format/messages.ts";
+import type { ResolvedBlobs } from "./_blobs.ts";
 
 /** Base64 image data of this many characters or more is stored as a blob, as omp does. */
 export const IMAGE_BLOB_MIN_CHARS = 1024;
@@ -23,14 +25,6 @@ export interface PersistOptions {
    * not resolve text references, so files meant for omp should leave it off.
    */
   textBlobThreshold?: number | undefined;
-}
-
-/** Blob contents seen while preparing, so the context can use them without a read. */
-export interface ResolvedBlobs {
-  /** Digest → base64 image data. */
-  images: Map<string, string>;
-  /** Digest → text. */
-  texts: Map<string, string>;
 }
 
 const _ZERO_COST = {

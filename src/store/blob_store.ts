@@ -6,8 +6,10 @@
 
 import { join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
-import { _fs, _IS_WINDOWS, _writeAll } from "../fs/_seam.ts";
-import { _makeFolders, _named } from "../write/_file_ops.ts";
+import { quote } from "../fs/_errors.ts";
+import { seam, writeAll } from "../fs/_seam.ts";
+import { writeAtomically } from "../write/_atomic_file.ts";
+import { makeFolders } from "../write/_folders.ts";
 
 /** Options for the {@linkcode BlobStore} constructor. */
 export interface BlobStoreOptions {
@@ -31,7 +33,6 @@ export interface BlobPutOptions {
 }
 
 const _EXT = /^[a-z0-9]{1,8}$/;
-const _FILE_MODE = 0o600;
 
 /**
  * A folder of blobs, each named by the SHA-256 hex digest of its bytes
@@ -141,7 +142,7 @@ export class BlobStore {
     const { ext } = options;
     if (ext !== undefined && !_EXT.test(ext)) {
       throw new TypeError(
-        `Cannot store blob: extension ${_quote(ext)} is not [a-z0-9]{1,8}`,
+        `Cannot store blob: extension ${quote(ext)} is not [a-z0-9]{1,8}`,
       );
     }
     const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
@@ -174,7 +175,7 @@ export class BlobStore {
   async get(ref: string): Promise<Uint8Array | undefined> {
     const path = this.path(ref);
     if (!await this.#dirExists() || !await this.#isFile(path)) return undefined;
-    return await _fs().readFile(path);
+    return await seam().readFile(path);
   }
 
   /**
@@ -248,7 +249,7 @@ export class BlobStore {
     const hex = typeof ref === "string" ? parseBlobRef(ref) : undefined;
     if (hex === undefined) {
       throw new TypeError(
-        `Cannot find blob ${_quote(ref)}: not blob:sha256:<64 lowercase hex>`,
+        `Cannot find blob ${quote(ref)}: not blob:sha256:<64 lowercase hex>`,
       );
     }
     return join(this.#dir, hex);
@@ -258,7 +259,7 @@ export class BlobStore {
   async #dirExists(): Promise<boolean> {
     let info: Deno.FileInfo;
     try {
-      info = await _fs().lstat(this.#dir);
+      info = await seam().lstat(this.#dir);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return false;
       throw err;
@@ -277,7 +278,7 @@ export class BlobStore {
   async #ensureDir(): Promise<void> {
     if (await this.#dirExists()) return;
     // Each folder made (the data dir too, when new) is 0700 whatever the umask.
-    await _makeFolders(this.#dir, this.#dir);
+    await makeFolders(this.#dir, this.#dir);
     await this.#dirExists();
   }
 
@@ -285,7 +286,7 @@ export class BlobStore {
   async #isFile(path: string): Promise<boolean> {
     let info: Deno.FileInfo;
     try {
-      info = await _fs().lstat(path);
+      info = await seam().lstat(path);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return false;
       throw err;
@@ -300,32 +301,15 @@ export class BlobStore {
   }
 
   /** Writes `<dir>/<name>` through a temp file and a rename. */
-  async #writeAtomically(name: string, bytes: Uint8Array): Promise<void> {
-    const fs = _fs();
-    const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
-    const temp = join(this.#dir, `.${name}.${random}.tmp`);
-    const file = await fs.open(temp, {
-      write: true,
-      createNew: true,
-      mode: _FILE_MODE,
-    });
-    try {
-      try {
-        if (!_IS_WINDOWS) await fs.chmod(temp, _FILE_MODE);
-        await _writeAll(file, bytes);
-        if (this.#sync) await file.syncData();
-      } finally {
-        file.close();
-      }
-      await fs.rename(temp, join(this.#dir, name));
-    } catch (err) {
-      await _removeAfterFailure(temp, err);
-      throw _named(err, `Cannot store blob ${name} in ${_quote(this.#dir)}`);
-    }
-    if (this.#sync && !_IS_WINDOWS) {
-      using dir = await fs.open(this.#dir, { read: true });
-      await dir.syncData();
-    }
+  #writeAtomically(name: string, bytes: Uint8Array): Promise<void> {
+    return writeAtomically(
+      join(this.#dir, name),
+      (out) => writeAll(out, bytes),
+      {
+        action: `Cannot store blob ${name} in ${quote(this.#dir)}`,
+        sync: this.#sync,
+      },
+    );
   }
 
   /** Makes `<dir>/<twin>` a hard link to (or else a copy of) `<dir>/<hex>`. */
@@ -336,7 +320,7 @@ export class BlobStore {
   ): Promise<void> {
     if (await this.#isFile(join(this.#dir, twin))) return;
     try {
-      await _fs().link(join(this.#dir, hex), join(this.#dir, twin));
+      await seam().link(join(this.#dir, hex), join(this.#dir, twin));
       return;
     } catch (err) {
       if (err instanceof Deno.errors.AlreadyExists) return;
@@ -374,26 +358,4 @@ const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([
 export function imageExtension(mimeType: string): string | undefined {
   const type = mimeType.split(";")[0]?.trim().toLowerCase();
   return type === undefined ? undefined : _IMAGE_EXTENSIONS.get(type);
-}
-
-/** Removes a temp file after `cause`; a second failure is reported with it. */
-async function _removeAfterFailure(
-  temp: string,
-  cause: unknown,
-): Promise<void> {
-  try {
-    await _fs().remove(temp);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw new AggregateError(
-      [cause, err],
-      `Cannot store blob: the write failed and "${temp}" could not be removed`,
-    );
-  }
-}
-
-/** A string for an error message: JSON-quoted, cut at 80 characters. */
-function _quote(value: unknown): string {
-  const text = String(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }

@@ -6,25 +6,16 @@
  */
 
 import { dirname, isAbsolute, join } from "node:path";
-import {
-  _fs,
-  type _FsFile,
-  type _FsHandle,
-  _IS_WINDOWS,
-  _writeAll,
-} from "../fs/_seam.ts";
-import { SessionSyntaxError } from "../format/errors.ts";
-import {
-  _createTemp,
-  _FILE_MODE,
-  _named,
-  _removeAfterFailure,
-  _syncFolder,
-} from "../write/_file_ops.ts";
-import { _parsePrefix, _readFull } from "../read/_head.ts";
-import { sessionFileName } from "./places.ts";
-import { cleanTitle, marshalTitleSlot, type TitleSlot } from "../format/title_slot.ts";
+import type { SessionHeader } from "../format/header.ts";
+import { encodeHead } from "../format/_head.ts";
+import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
+import { quote } from "../fs/_errors.ts";
+import { readFull } from "../fs/_read.ts";
+import { type FsFile, type FsHandle, seam, writeAll } from "../fs/_seam.ts";
+import { parseHead } from "../read/_head.ts";
+import { writeAtomically } from "../write/_atomic_file.ts";
+import { sessionFileName } from "./places.ts";
 
 /** Options for {@linkcode forkSession}. */
 export interface ForkSessionOptions {
@@ -55,7 +46,6 @@ export interface ForkResult {
  */
 const FORK_BUFFER_BYTES = 1 << 20;
 const _LF = 0x0a;
-const _encoder = new TextEncoder();
 
 /**
  * Fork a session file: a new UUIDv7 id and timestamp, header
@@ -120,59 +110,45 @@ export async function forkSession(
     );
   }
   if (dst !== undefined) await _assertAbsent(src, dst);
-  const fs = _fs();
-  using source = await fs.openHandle(src, { read: true });
+  using source = await seam().openHandle(src, { read: true });
   const buffer = new Uint8Array(FORK_BUFFER_BYTES);
-  const n = await _readFull(source, buffer);
-  const { slot, header } = _forkPrefix(src, buffer.subarray(0, n), label, {
-    eof: n < buffer.length,
-    cwd: options.cwd,
+  const n = await readFull(source, buffer);
+  const head = parseHead(buffer.subarray(0, n), {
+    name: src,
+    complete: n < buffer.length,
   });
+  const fork = _forkHead(head.header, head.slot, label, options.cwd);
   const target = dst ??
-    join(dirname(src), sessionFileName(header.timestamp, header.id));
-  const head = _concat(
-    marshalTitleSlot(slot),
-    _encoder.encode(`${JSON.stringify(header.record)}\n`),
-  );
-  const first = buffer.subarray(header.entriesOffset, n);
-  const bytes = await _writeFork(src, target, options.sync === true, {
-    head,
-    first,
-    more: n === buffer.length,
-    source,
-    buffer,
+    join(dirname(src), sessionFileName(fork.timestamp, fork.id));
+  let bytes = 0;
+  await writeAtomically(target, async (out) => {
+    bytes = await _copy(out, {
+      head: encodeHead(fork.slot, fork.record),
+      first: buffer.subarray(head.bodyStart, n),
+      more: n === buffer.length,
+      source,
+      buffer,
+    });
+  }, {
+    action: `Cannot fork ${quote(src)} to ${quote(target)}`,
+    sync: options.sync === true,
+    noClobber: true,
   });
-  return { path: target, id: header.id, parentSession: header.parent, bytes };
+  return { path: target, id: fork.id, parentSession: head.header.id, bytes };
 }
 
-/** The fork's header, its fields, and where the source's entries start. */
-interface _ForkHeader {
+/** The fork's head: a new id and time, the source as parent, the label as title. */
+function _forkHead(
+  source: SessionHeader,
+  sourceSlot: TitleSlot | undefined,
+  label: string | undefined,
+  cwd: string | undefined,
+): {
+  slot: TitleSlot;
   record: Record<string, unknown>;
   id: string;
   timestamp: string;
-  parent: string;
-  entriesOffset: number;
-}
-
-/** The fork's slot and header from the source's first bytes. */
-function _forkPrefix(
-  src: string,
-  bytes: Uint8Array,
-  label: string | undefined,
-  options: { eof: boolean; cwd: string | undefined },
-): { slot: TitleSlot; header: _ForkHeader } {
-  const prefix = _parsePrefix(bytes);
-  if ("reason" in prefix) {
-    const { reason, line, offset } = prefix;
-    throw new SessionSyntaxError(reason, { path: src, line, offset });
-  }
-  if (!prefix.headerTerminated && !options.eof) {
-    throw new SessionSyntaxError(
-      `no complete header within the first ${bytes.length} bytes`,
-      { path: src, line: prefix.slot === undefined ? 1 : 2, offset: 0 },
-    );
-  }
-  const source = prefix.header;
+} {
   const timestamp = new Date().toISOString();
   const id = uuidv7();
   // Assigning known keys keeps their place; parentSession is added at the end.
@@ -180,27 +156,20 @@ function _forkPrefix(
   record.id = id;
   record.timestamp = timestamp;
   record.parentSession = source.id;
-  if (options.cwd !== undefined) record.cwd = options.cwd;
+  if (cwd !== undefined) record.cwd = cwd;
   if (label !== undefined) {
     if (Object.hasOwn(record, "title")) record.title = label;
     if (Object.hasOwn(record, "titleSource")) record.titleSource = "auto";
   }
   const headerTitle = typeof source.title === "string" ? source.title : "";
-  const title = label ?? prefix.slot?.title ?? headerTitle;
+  const title = label ?? sourceSlot?.title ?? headerTitle;
   const slot: TitleSlot = cleanTitle(title) === ""
     ? { title: "", updatedAt: timestamp }
     : { title, source: "auto", updatedAt: timestamp };
-  const header = {
-    record,
-    id,
-    timestamp,
-    parent: source.id,
-    entriesOffset: prefix.entriesOffset,
-  };
-  return { slot, header };
+  return { slot, record, id, timestamp };
 }
 
-/** What {@linkcode _writeFork} copies: the new head, then the source's rest. */
+/** What {@linkcode _copy} writes: the new head, then the source's rest. */
 interface _ForkBody {
   /** The fork's slot and header. */
   head: Uint8Array;
@@ -208,120 +177,45 @@ interface _ForkBody {
   first: Uint8Array;
   /** Whether the source may hold more bytes than were read. */
   more: boolean;
-  source: Pick<_FsHandle, "read">;
+  source: Pick<FsHandle, "read">;
   buffer: Uint8Array;
 }
 
-/** Writes the fork to a temp file, then gives it its name; returns its size. */
-async function _writeFork(
-  src: string,
-  target: string,
-  sync: boolean,
-  body: _ForkBody,
-): Promise<number> {
-  const fs = _fs();
-  const { temp, out: file } = await _createTemp(target);
-  let bytes: number;
-  let linked: boolean;
-  try {
-    try {
-      if (!_IS_WINDOWS) await fs.chmod(temp, _FILE_MODE);
-      bytes = await _copy(file, body);
-      if (sync) await file.syncData();
-    } finally {
-      file.close();
-    }
-    linked = await _publish(src, temp, target);
-  } catch (err) {
-    await _removeAfterFailure(
-      temp,
-      err,
-      `Cannot remove the temp file "${temp}" after a failed fork`,
-    );
-    throw _named(
-      err,
-      `Cannot fork ${JSON.stringify(src)} to ${JSON.stringify(target)}`,
-    );
-  }
-  if (linked) {
-    try {
-      await fs.remove(temp);
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new Error(
-        `Cannot remove the temp file "${temp}": ${why} (the fork is complete at "${target}")`,
-        { cause: err },
-      );
-    }
-  }
-  if (sync) await _syncFolder(dirname(target));
-  return bytes;
-}
-
 /** The head, then the source's entries through the one buffer, then a final "\n" if missing. */
-async function _copy(file: _FsFile, body: _ForkBody): Promise<number> {
+async function _copy(file: FsFile, body: _ForkBody): Promise<number> {
   const { source, buffer } = body;
-  await _writeAll(file, body.head);
+  await writeAll(file, body.head);
   let bytes = body.head.length;
   let chunk = body.first;
   let more = body.more;
   let last: number | undefined;
   for (;;) {
     if (chunk.length > 0) {
-      await _writeAll(file, chunk);
+      await writeAll(file, chunk);
       bytes += chunk.length;
       last = chunk[chunk.length - 1];
     }
     if (!more) break;
-    const n = await _readFull(source, buffer);
+    const n = await readFull(source, buffer);
     chunk = buffer.subarray(0, n);
     more = n === buffer.length;
   }
   if (last !== undefined && last !== _LF) {
-    await _writeAll(file, new Uint8Array([_LF]));
+    await writeAll(file, new Uint8Array([_LF]));
     bytes++;
   }
   return bytes;
 }
 
-/**
- * Names the temp file `target` without replacing a file there: a hard link,
- * which fails on an existing name (the caller then removes the temp name).
- * Without hard links, a check and a rename.
- *
- * @returns Whether it linked (the temp name is still there).
- */
-async function _publish(
-  src: string,
-  temp: string,
-  target: string,
-): Promise<boolean> {
-  const fs = _fs();
-  try {
-    await fs.link(temp, target);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) _throwExists(src, target);
-    // A filesystem without hard links (FAT, some network shares).
-  }
-  await _assertAbsent(src, target);
-  await fs.rename(temp, target);
-  return false;
-}
-
 async function _assertAbsent(src: string, dst: string): Promise<void> {
   try {
-    await _fs().lstat(dst);
+    await seam().lstat(dst);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return;
     throw err;
   }
-  _throwExists(src, dst);
-}
-
-function _throwExists(src: string, dst: string): never {
   throw new Deno.errors.AlreadyExists(
-    `Cannot fork "${src}": "${dst}" already exists`,
+    `Cannot fork ${quote(src)}: ${quote(dst)} already exists`,
   );
 }
 
@@ -341,11 +235,4 @@ function _label(label: string | undefined, src: string): string | undefined {
 function _isAbsolutePath(path: string): boolean {
   return typeof path === "string" &&
     (isAbsolute(path) || /^(?:[A-Za-z]:[\\/]|\\\\[^\\])/.test(path));
-}
-
-function _concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

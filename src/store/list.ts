@@ -6,11 +6,14 @@
  */
 
 import { join } from "node:path";
-import { _fs } from "../fs/_seam.ts";
-import { headerVersion, type SessionHeader } from "../format/header.ts";
-import { _parsePrefix, _readFull } from "../read/_head.ts";
-import { canonicalCwdSlug, sessionsDir } from "./places.ts";
-import type { TitleSlot, TitleSource } from "../format/title_slot.ts";
+import { seam } from "../fs/_seam.ts";
+import { SessionSyntaxError } from "../format/errors.ts";
+import { headerTitleSource, headerVersion } from "../format/header.ts";
+import type { TitleSource } from "../format/title_slot.ts";
+import { readFull } from "../fs/_read.ts";
+import { parseHead } from "../read/_head.ts";
+import { canonicalCwdSlug } from "./cwd_slug.ts";
+import { sessionsDir } from "./places.ts";
 
 /**
  * Bytes read from the start of each file: enough for the title slot and the
@@ -18,20 +21,20 @@ import type { TitleSlot, TitleSource } from "../format/title_slot.ts";
  * page, omp's listing prefix too) holds both with room to spare, and listing
  * costs the same for a 1 KB session as for a 1 GB one.
  *
- * @example Reading a session's prefix
+ * @example The head fits: the header ends well within the first 4 KiB
  * ```ts
- * import { LIST_PREFIX_BYTES, parseSessionPrefix } from "@xdev/session";
+ * import { LIST_HEAD_BYTES } from "@xdev/session";
  * import { ok } from "node:assert/strict";
  *
  * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
  * using file = await Deno.open(url);
- * const buffer = new Uint8Array(LIST_PREFIX_BYTES);
+ * const buffer = new Uint8Array(LIST_HEAD_BYTES);
  * const n = await file.read(buffer) ?? 0;
- * const parsed = parseSessionPrefix(buffer.subarray(0, n));
- * ok("header" in parsed && parsed.header.id === "01a0e775-0100-7eee-9510-1c122060007d");
+ * const lines = new TextDecoder().decode(buffer.subarray(0, n)).split("\n");
+ * ok(JSON.parse(lines[1]!).type === "session");
  * ```
  */
-export const LIST_PREFIX_BYTES = 4096;
+export const LIST_HEAD_BYTES = 4096;
 
 /** One session as {@linkcode listSessions} reports it. */
 export interface SessionInfo {
@@ -73,7 +76,7 @@ export interface ListSessionsOptions {
 /**
  * The sessions under `<dataDir>/sessions/<slug>/*.jsonl`, newest first (by
  * mtime, then header timestamp, then path), reading only the first
- * {@linkcode LIST_PREFIX_BYTES} of each file: never the whole file.
+ * {@linkcode LIST_HEAD_BYTES} of each file: never the whole file.
  *
  * Subagent sessions are left out unless `includeSubagents`: those whose
  * title source is `subagent`, and files inside another session's artifacts
@@ -117,40 +120,6 @@ export async function listSessions(
   return sessions.sort(_newestFirst);
 }
 
-/**
- * Parse the title slot and header from a file's first bytes (a prefix that
- * may end mid-line).
- *
- * Line 1 is a title slot, or the header of a slot-less (legacy) file; a
- * malformed slot or a damaged line 1 is passed over and the header expected
- * on line 2, as `Session.open` does.
- *
- * @example Reading the prefix of a slot-less file
- * ```ts
- * import { parseSessionPrefix } from "@xdev/session";
- * import { ok } from "node:assert/strict";
- *
- * const bytes = new TextEncoder().encode(
- *   '{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}\n',
- * );
- * const parsed = parseSessionPrefix(bytes);
- * ok("header" in parsed && parsed.header.id === "x");
- * ok("reason" in parseSessionPrefix(new Uint8Array(0)));
- * ```
- *
- * @param bytes The first bytes of the file.
- * @returns The slot (if valid) and the header, or why there is no header.
- */
-export function parseSessionPrefix(
-  bytes: Uint8Array,
-): { slot?: TitleSlot; header: SessionHeader } | { reason: string } {
-  const prefix = _parsePrefix(bytes);
-  if ("reason" in prefix) return { reason: prefix.reason };
-  return prefix.slot === undefined
-    ? { header: prefix.header }
-    : { slot: prefix.slot, header: prefix.header };
-}
-
 /** Folders searched below a session for subagents' sessions. */
 const _MAX_NESTING = 4;
 /** Files read at once. */
@@ -160,7 +129,7 @@ const _CONCURRENCY = 16;
 async function _subfolders(root: string): Promise<string[]> {
   const out: string[] = [];
   try {
-    for await (const e of _fs().readDir(root)) {
+    for await (const e of seam().readDir(root)) {
       if (e.isDirectory) out.push(join(root, e.name));
     }
   } catch (err) {
@@ -182,7 +151,7 @@ async function _collect(
   const files = new Set<string>();
   const dirs: string[] = [];
   try {
-    for await (const e of _fs().readDir(folder)) {
+    for await (const e of seam().readDir(folder)) {
       if (e.isFile && e.name.endsWith(".jsonl")) files.add(e.name);
       else if (e.isDirectory) dirs.push(e.name);
     }
@@ -206,20 +175,26 @@ async function _scan(
 ): Promise<SessionInfo | undefined> {
   let read: { info: Deno.FileInfo; bytes: Uint8Array };
   try {
-    read = await _readPrefix(path);
+    read = await _readHead(path);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     options.onSkip?.(path, `cannot read the first bytes: ${why}`);
     return undefined;
   }
   const { info, bytes } = read;
-  const prefix = _parsePrefix(bytes);
-  if ("reason" in prefix) {
-    options.onSkip?.(path, prefix.reason);
+  let head;
+  try {
+    head = parseHead(bytes, {
+      name: path,
+      complete: bytes.length === info.size,
+    });
+  } catch (err) {
+    if (!(err instanceof SessionSyntaxError)) throw err;
+    options.onSkip?.(path, err.reason);
     return undefined;
   }
-  const { slot, header } = prefix;
-  const source = slot === undefined ? _headerSource(header) : slot.source;
+  const { slot, header } = head;
+  const source = slot === undefined ? headerTitleSource(header) : slot.source;
   if (source === "subagent" && options.includeSubagents !== true) {
     return undefined;
   }
@@ -243,25 +218,18 @@ async function _scan(
 }
 
 /**
- * The file's metadata and its first {@linkcode LIST_PREFIX_BYTES} (fewer when
+ * The file's metadata and its first {@linkcode LIST_HEAD_BYTES} (fewer when
  * it is shorter), read into one 4 KiB buffer: one read call on a local file.
  */
-async function _readPrefix(
+async function _readHead(
   path: string,
 ): Promise<{ info: Deno.FileInfo; bytes: Uint8Array }> {
-  using file = await _fs().openHandle(path, { read: true });
+  using file = await seam().openHandle(path, { read: true });
   const info = await file.stat();
-  const buffer = new Uint8Array(LIST_PREFIX_BYTES);
-  const want = Math.min(info.size, LIST_PREFIX_BYTES);
-  const n = await _readFull(file, buffer.subarray(0, want));
+  const buffer = new Uint8Array(LIST_HEAD_BYTES);
+  const want = Math.min(info.size, LIST_HEAD_BYTES);
+  const n = await readFull(file, buffer.subarray(0, want));
   return { info, bytes: buffer.subarray(0, n) };
-}
-
-/** A slot-less header's title source, in the API's names. */
-function _headerSource(header: SessionHeader): TitleSource | undefined {
-  const s = header.titleSource;
-  if (s === "user" || s === "manual") return "manual";
-  return s === "auto" || s === "subagent" ? s : undefined;
 }
 
 function _newestFirst(a: SessionInfo, b: SessionInfo): number {

@@ -1,50 +1,59 @@
 /**
- * The cross-process lock of a session file: omp's lock-file protocol
- * (`session-storage.ts`, `FileSessionStorage`) under a native OS gate, with
- * this process's writers queued in order before both. `SessionWriter` and
- * `rewriteWithSlot` (`writer.ts`, whose module doc describes the protocol)
- * take it for every write.
+ * The cross-process lock of a session file: this process's writers queued in
+ * order, then a native OS gate (`flock` on `.<name>.lock.os`), then omp's
+ * lock-file protocol (`_lock_file.ts`). Every write of a session file takes
+ * it.
  *
- * Never exported from `mod.ts`.
+ * The lock is omp's (`session-storage.ts`, `FileSessionStorage`), in two
+ * layers, both beside the session file:
+ *
+ * 1. an OS gate held by the process, which the kernel drops when it dies:
+ *    here a non-blocking exclusive `flock` on `.<basename>.lock.os`, polled
+ *    every 2 ms; the file is never removed. omp takes the same `flock` on
+ *    macOS and the BSDs, but on Linux and Windows it binds a kernel name
+ *    instead (on Linux an abstract `AF_UNIX` datagram socket
+ *    `@omp-file-lock-<hash>`), which stable Deno cannot bind. There the gate
+ *    orders only this library's writers, and the lock file below orders them
+ *    against omp: omp keeps that layer for peers that do not share its gate.
+ * 2. a lock file `.<basename>.lock`, made with an exclusive create (mode
+ *    0600), holding `<pid>:<epochMs>\n`, read back to check the claim held,
+ *    and removed when the work is done. A lock file whose pid is dead, or
+ *    whose content is not a record and that is older than 500 ms, is stale:
+ *    it is read again, then removed and claimed.
+ *
+ * Writers in this process queue for the lock in order, before both layers.
+ * The whole wait, queue and both layers together, gives up after
+ * `lockTimeoutMs` (omp: 500 ms per layer). The
+ * lock is taken by every append, slot rewrite, create and
+ * `rewriteWithSlot`. (omp's own in-place slot rewrite takes no
+ * lock.)
  *
  * @module
  */
 
 import { basename, dirname, join, normalize } from "node:path";
-import { _fs, type _FsSyncFile, _IS_WINDOWS } from "../fs/_seam.ts";
-import { _FILE_MODE, _quote } from "./_file_ops.ts";
+import { type FsSyncFile, IS_WINDOWS, seam } from "../fs/_seam.ts";
+import { FILE_MODE } from "./_folders.ts";
+import {
+  type Lock,
+  LOCK_POLL_MS,
+  sleep,
+  timedOut,
+  withLockFile,
+} from "./_lock_file.ts";
 
-/** omp's `SESSION_PUBLISH_LOCK_WAIT_MS`: its wait, and the age past which a lock file without a record is a crash orphan. */
-export const _LOCK_WAIT_MS = 500;
-/** omp's `SESSION_PUBLISH_LOCK_POLL_MS`. */
-const _LOCK_POLL_MS = 2;
-/** omp's lock record, `<pid>:<epochMs>` with optional trailing whitespace. */
-const _LOCK_RECORD = /^(\d+):(\d+)\s*$/;
-
-const _encoder = new TextEncoder();
-const _decoder = new TextDecoder();
-
-/** One acquisition of the lock of one session file. */
-export interface _Lock {
-  /** The session file. */
-  session: string;
-  /** `.<basename>.lock` beside it. */
-  file: string;
-  /** For messages: "append to", "rewrite", …. */
-  verb: string;
-  timeoutMs: number;
-  deadline: number;
-}
+export { LOCK_WAIT_MS } from "./_lock_file.ts";
+export type { Lock } from "./_lock_file.ts";
 
 /** This process's queue per lock file: the promise of its last holder. */
 const _queues = new Map<string, Promise<void>>();
 
 /** The lock of `session` for one call that would `verb` it, waiting at most `timeoutMs`. */
-export function _lockFor(
+export function lockFor(
   session: string,
   verb: string,
   timeoutMs: number,
-): _Lock {
+): Lock {
   return {
     session,
     file: join(dirname(session), `.${basename(session)}.lock`),
@@ -55,8 +64,8 @@ export function _lockFor(
 }
 
 /** Runs `task` holding the lock: this process's queue, the OS gate, then the lock file. */
-export async function _withLock<T>(
-  lock: _Lock,
+export async function withLock<T>(
+  lock: Lock,
   task: () => Promise<T>,
 ): Promise<T> {
   lock.deadline = Date.now() + lock.timeoutMs;
@@ -70,24 +79,24 @@ export async function _withLock<T>(
   });
   try {
     if (ahead !== undefined && !await _settlesBefore(ahead, lock.deadline)) {
-      throw _timedOut(lock, "another writer in this process holds it");
+      throw timedOut(lock, "another writer in this process holds it");
     }
-    return await _withGate(lock, () => _withLockFile(lock, task));
+    return await _withGate(lock, () => withLockFile(lock, task));
   } finally {
     mine.resolve();
   }
 }
 
-async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
+async function _withGate<T>(lock: Lock, task: () => Promise<T>): Promise<T> {
   using gate = _openGate(`${lock.file}.os`);
   while (!gate.tryLockSync(true)) {
     if (Date.now() >= lock.deadline) {
-      throw _timedOut(
+      throw timedOut(
         lock,
         `another process holds "${basename(lock.file)}.os"`,
       );
     }
-    await _sleep(_LOCK_POLL_MS);
+    await sleep(LOCK_POLL_MS);
   }
   try {
     return await task();
@@ -97,223 +106,21 @@ async function _withGate<T>(lock: _Lock, task: () => Promise<T>): Promise<T> {
 }
 
 /** Opens the gate file, creating it 0600 whatever the umask. */
-function _openGate(path: string): _FsSyncFile {
-  const fs = _fs();
+function _openGate(path: string): FsSyncFile {
+  const fs = seam();
   try {
     const created = fs.openSync(path, {
       read: true,
       write: true,
       createNew: true,
-      mode: _FILE_MODE,
+      mode: FILE_MODE,
     });
-    if (!_IS_WINDOWS) fs.chmodSync(path, _FILE_MODE);
+    if (!IS_WINDOWS) fs.chmodSync(path, FILE_MODE);
     return created;
   } catch (err) {
     if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
   }
   return fs.openSync(path, { read: true, write: true });
-}
-
-async function _withLockFile<T>(
-  lock: _Lock,
-  task: () => Promise<T>,
-): Promise<T> {
-  let record: string | undefined;
-  for (;;) {
-    record = _tryCreateLockFile(lock.file);
-    if (record !== undefined) break;
-    if (await _stealStaleLockFile(lock.file)) {
-      record = _tryCreateLockFile(lock.file);
-      if (record !== undefined) break;
-    }
-    if (Date.now() >= lock.deadline) {
-      throw _timedOut(lock, await _holder(lock.file));
-    }
-    await _sleep(_LOCK_POLL_MS);
-  }
-  try {
-    return await task();
-  } finally {
-    _releaseLockFile(lock.file, record);
-  }
-}
-
-/**
- * Records this process wrote and then failed to remove. omp logs such a
- * failure and goes on; so do we, but remember the record so that the next
- * claim here takes the leftover over (another process waits for our exit,
- * as with an omp leftover).
- */
-const _leftover = new Set<string>();
-
-function _releaseLockFile(path: string, record: string): void {
-  try {
-    _fs().removeSync(path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) _leftover.add(record);
-  }
-}
-
-/**
- * omp's `#tryCreatePublishLock`: exclusive create, record, read back.
- * Returns the record written, or undefined when another writer holds the name.
- */
-function _tryCreateLockFile(path: string): string | undefined {
-  const fs = _fs();
-  let file: _FsSyncFile;
-  try {
-    file = fs.openSync(path, {
-      write: true,
-      createNew: true,
-      mode: _FILE_MODE,
-    });
-  } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) return undefined;
-    throw err;
-  }
-  const record = `${Deno.pid}:${Date.now()}\n`;
-  try {
-    let bytes = _encoder.encode(record);
-    while (bytes.length > 0) {
-      const n = file.writeSync(bytes);
-      if (n <= 0) {
-        throw new Deno.errors.WriteZero(
-          `Cannot lock ${_quote(path)}: a write made no progress`,
-        );
-      }
-      bytes = bytes.subarray(n);
-    }
-  } catch (err) {
-    file.close();
-    _removeAfterSync(path, err, `Cannot lock ${_quote(path)}`);
-    throw err;
-  }
-  file.close();
-  // A stale-lock steal may have removed our file between create and write.
-  try {
-    const now = _decoder.decode(fs.readFileSync(path));
-    return now === record ? record : undefined;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    _removeAfterSync(path, err, `Cannot lock ${_quote(path)}`);
-    throw err;
-  }
-}
-
-/** Removes our half-made lock file after `cause`; a failure to remove it too is reported with it. */
-function _removeAfterSync(path: string, cause: unknown, message: string): void {
-  try {
-    _fs().removeSync(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw new AggregateError([cause, err], message);
-  }
-}
-
-/**
- * omp's `#stealStalePublishLock`: removes the lock file only when its holder
- * is dead (or, with no record, when it is older than 500 ms), re-reading it
- * just before. Returns whether the lock may now be free.
- */
-async function _stealStaleLockFile(path: string): Promise<boolean> {
-  const fs = _fs();
-  const content = await _readLock(path);
-  if (content === undefined) return true;
-  if (content === null) return false;
-  const pid = _lockPid(content);
-  if (_leftover.has(content)) {
-    _leftover.delete(content);
-  } else if (pid !== undefined) {
-    if (await _isAlive(pid)) return false;
-  } else if (!await _isOrphaned(path)) {
-    return false; // a live acquirer may be between create and record
-  }
-  const again = await _readLock(path);
-  if (again !== content) return again === undefined;
-  try {
-    await fs.remove(path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) return false;
-  }
-  return true;
-}
-
-/** The lock file's content; undefined when it is gone, null when unreadable. */
-async function _readLock(path: string): Promise<string | undefined | null> {
-  try {
-    return _decoder.decode(await _fs().readFile(path));
-  } catch (err) {
-    return err instanceof Deno.errors.NotFound ? undefined : null;
-  }
-}
-
-function _lockPid(content: string): number | undefined {
-  const match = _LOCK_RECORD.exec(content);
-  if (!match) return undefined;
-  const pid = Number.parseInt(match[1] ?? "", 10);
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/**
- * omp's `isPidAlive`: only "no such process" counts as dead. Asks only what
- * the granted permissions allow (never prompts): `kill(pid, 0)` with
- * `--allow-run`, else `/proc/<pid>` on Linux; otherwise the holder counts as
- * alive (fail closed), and the wait ends in a timeout.
- */
-async function _isAlive(pid: number): Promise<boolean> {
-  if (pid === Deno.pid) return true;
-  if (_granted({ name: "run" })) {
-    try {
-      // Signal 0 checks that the process exists without signalling it.
-      Deno.kill(pid, 0 as unknown as Deno.Signal);
-      return true;
-    } catch (err) {
-      return !(err instanceof Deno.errors.NotFound); // ESRCH
-    }
-  }
-  if (Deno.build.os === "linux" && _granted({ name: "read", path: "/proc" })) {
-    try {
-      await _fs().stat(`/proc/${pid}`);
-      return true;
-    } catch (err) {
-      return !(err instanceof Deno.errors.NotFound);
-    }
-  }
-  return true;
-}
-
-function _granted(descriptor: Deno.PermissionDescriptor): boolean {
-  return Deno.permissions.querySync(descriptor).state === "granted";
-}
-
-/** Whether a lock file without a record is older than any live claim. */
-async function _isOrphaned(path: string): Promise<boolean> {
-  let info: Deno.FileInfo;
-  try {
-    info = await _fs().stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return true;
-    throw err;
-  }
-  const mtime = info.mtime?.getTime() ?? 0;
-  return Date.now() - mtime > _LOCK_WAIT_MS;
-}
-
-/** Who holds the lock file, for the timeout message. */
-async function _holder(path: string): Promise<string> {
-  const content = await _readLock(path);
-  const pid = content ? _lockPid(content) : undefined;
-  return pid === undefined
-    ? `another writer holds "${basename(path)}"`
-    : `process ${pid} holds "${basename(path)}"`;
-}
-
-function _timedOut(lock: _Lock, why: string): Deno.errors.TimedOut {
-  return new Deno.errors.TimedOut(
-    `Cannot ${lock.verb} ${
-      _quote(lock.session)
-    }: ${why} (waited ${lock.timeoutMs} ms for the lock)`,
-  );
 }
 
 /** Whether `promise` settles before `deadline` (epoch ms). */
@@ -333,8 +140,4 @@ async function _settlesBefore(
   } finally {
     clearTimeout(timer);
   }
-}
-
-function _sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,7 +1,8 @@
 import { equal } from "node:assert/strict";
-import { asEntry, encodeEntry, Session } from "../../mod.ts";
+import { Session } from "../../mod.ts";
+import { asEntry, encodeEntry } from "../../src/format/entries.ts";
 
-const DIRS = ["../fixtures/omp/", "../fixtures/xdev/"].map((d) =>
+const DIRS = ["../../fixtures/omp/", "../../fixtures/xdev/"].map((d) =>
   new URL(d, import.meta.url)
 );
 

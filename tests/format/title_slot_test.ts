@@ -540,7 +540,7 @@ async function readFixture(
   name: string,
 ): Promise<{ slotBytes: Uint8Array; titleChange?: Record<string, string> }> {
   const bytes = await Deno.readFile(
-    new URL(`../fixtures/omp/${name}.jsonl`, import.meta.url),
+    new URL(`../../fixtures/omp/${name}.jsonl`, import.meta.url),
   );
   const lines = decode(bytes).split("\n");
   const changes = lines.filter((line) =>
@@ -644,7 +644,7 @@ Deno.test("parseTitleSlot() reads every omp fixture's slot as omp does", async (
       const { slotBytes } = await readFixture(name);
       const context = JSON.parse(
         await Deno.readTextFile(
-          new URL(`../fixtures/omp/${name}.context.json`, import.meta.url),
+          new URL(`../../fixtures/omp/${name}.context.json`, import.meta.url),
         ),
       );
       const expected = context.titleSlot;

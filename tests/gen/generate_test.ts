@@ -7,7 +7,10 @@ import {
   parseSize,
 } from "../../src/gen/_generate.ts";
 import { encodeEntry, type SessionEntry } from "../../src/format/entries.ts";
-import { parseTitleSlot, TITLE_SLOT_BYTES } from "../../src/format/title_slot.ts";
+import {
+  parseTitleSlot,
+  TITLE_SLOT_BYTES,
+} from "../../src/format/title_slot.ts";
 
 const KIB = 1024;
 const MIB = 1024 * 1024;

@@ -1,16 +1,20 @@
 import assert from "node:assert/strict";
 import {
   fileReaderAt,
-  isNulFill,
-  type Line,
   type Reader,
   type ReaderAt,
+} from "../../src/fs/_read.ts";
+import { isNulFill } from "../../src/read/_decode.ts";
+import type {
+  Line,
+  ReadLinesBackwardOptions,
+  ReadLinesOptions,
+} from "../../src/read/_line.ts";
+import { readLinesBackward } from "../../src/read/_lines_backward.ts";
+import {
   readLines,
-  readLinesBackward,
-  type ReadLinesBackwardOptions,
   readLinesFromReader,
-  type ReadLinesOptions,
-} from "../../src/read/lines.ts";
+} from "../../src/read/_lines_forward.ts";
 
 const encoder = new TextEncoder();
 const MiB = 1 << 20;

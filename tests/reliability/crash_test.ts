@@ -7,12 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  encodeEntry,
-  type LoadIssueKind,
-  Session,
-  type SessionEntry,
-} from "../../mod.ts";
+import { encodeEntry } from "../../src/format/entries.ts";
+import { type LoadIssueKind, Session, type SessionEntry } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");

@@ -17,7 +17,12 @@ import {
   Session,
   type SessionEntry,
 } from "../../mod.ts";
-import { type _Fs, type _FsFile, type _FsHandle, _realFs } from "../../src/fs/_seam.ts";
+import {
+  type Fs,
+  type FsFile,
+  type FsHandle,
+  realFs,
+} from "../../src/fs/_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
@@ -57,11 +62,11 @@ interface FaultPlan {
 /** The real filesystem, with `plan` applied to the handles it matches. */
 function faultyFs(
   plan: FaultPlan,
-): { fs: _Fs; writes: () => number; thrown: Error[] } {
+): { fs: Fs; writes: () => number; thrown: Error[] } {
   let writes = 0;
   let syncs = 0;
   const thrown: Error[] = [];
-  const write = async (file: _FsFile, p: Uint8Array): Promise<number> => {
+  const write = async (file: FsFile, p: Uint8Array): Promise<number> => {
     writes++;
     const failing = plan.failWrite !== undefined &&
       (plan.persistent ? writes >= plan.failWrite : writes === plan.failWrite);
@@ -72,7 +77,7 @@ function faultyFs(
     }
     return await file.write(p.subarray(0, plan.chunk ?? p.length));
   };
-  const syncData = async (file: _FsFile): Promise<void> => {
+  const syncData = async (file: FsFile): Promise<void> => {
     if (++syncs === plan.failSync) {
       const err = plan.syncError!();
       thrown.push(err);
@@ -80,13 +85,13 @@ function faultyFs(
     }
     await file.syncData();
   };
-  const wrapFile = (file: _FsFile): _FsFile => ({
+  const wrapFile = (file: FsFile): FsFile => ({
     write: (p) => write(file, p),
     syncData: () => syncData(file),
     close: () => file.close(),
     [Symbol.dispose]: () => file.close(),
   });
-  const wrapHandle = (file: _FsHandle): _FsHandle => ({
+  const wrapHandle = (file: FsHandle): FsHandle => ({
     ...wrapFile(file),
     read: (p) => file.read(p),
     seek: (offset, whence) => file.seek(offset, whence),
@@ -95,14 +100,14 @@ function faultyFs(
     tryLock: (exclusive) => file.tryLock(exclusive),
     unlock: () => file.unlock(),
   });
-  const fs: _Fs = {
-    ..._realFs,
+  const fs: Fs = {
+    ...realFs,
     open: async (path, options) => {
-      const file = await _realFs.open(path, options);
+      const file = await realFs.open(path, options);
       return plan.match(path) ? wrapFile(file) : file;
     },
     openHandle: async (path, options) => {
-      const file = await _realFs.openHandle(path, options);
+      const file = await realFs.openHandle(path, options);
       return plan.match(path) ? wrapHandle(file) : file;
     },
   };
@@ -394,11 +399,15 @@ Deno.test("Session.setTitle() with the disk failing during the slot rewrite: the
         let handles = 0;
         let slotWrites = 0;
         const err0 = make();
-        const fs: _Fs = {
-          ..._realFs,
+        const fs: Fs = {
+          ...realFs,
           openHandle: async (p, options) => {
-            const file = await _realFs.openHandle(p, options);
-            if (p !== path || options.append || ++handles > 1) return file;
+            const file = await realFs.openHandle(p, options);
+            // Reads go through the seam too: only the positional write
+            // handle of the slot rewrite fails.
+            if (
+              p !== path || options.append || !options.write || ++handles > 1
+            ) return file;
             return {
               ...file,
               read: (b) => file.read(b),
@@ -547,7 +556,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
     const crash = EIO();
     await using s = await Session.open(path, { dataDir });
     await withFs(
-      { ..._realFs, rename: () => Promise.reject(crash) },
+      { ...realFs, rename: () => Promise.reject(crash) },
       () =>
         assert.rejects(
           s.appendMessage({ role: "user", content: [image] }),
@@ -597,7 +606,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
       const crash = EIO();
       const stuck = EIO();
       await withFs({
-        ..._realFs,
+        ...realFs,
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(stuck),
       }, () =>
@@ -628,7 +637,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
     const dst = join(dirname(src), "fork.jsonl");
     const crash = EIO();
     await withFs({
-      ..._realFs,
+      ...realFs,
       link: () => Promise.reject(crash),
       rename: () => Promise.reject(crash),
     }, () =>
@@ -675,7 +684,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
       const dst = join(dirname(src), "fork.jsonl");
       const crash = EIO();
       await withFs({
-        ..._realFs,
+        ...realFs,
         link: () => Promise.reject(crash),
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(EIO()),
@@ -684,7 +693,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
           assert.ok(err instanceof AggregateError);
           assertNamesActionAndFile(
             err,
-            /^Cannot remove the temp file/,
+            /^Cannot fork .*: the write failed and the temp file .* could not be removed$/,
             dirname(dst),
           );
           return true;
@@ -749,7 +758,7 @@ Deno.test({
     const dataDir = dir.path;
     const src = await writeSession(dataDir);
     const fs = {
-      ..._realFs,
+      ...realFs,
       rename: () => Promise.reject(EIO()),
       link: () => Promise.reject(EIO()),
     };
@@ -791,10 +800,10 @@ Deno.test({
     const path = await writeSession(dataDir);
     const blobs = join(dataDir, "blobs");
     const flushed: string[] = [];
-    const fs: _Fs = {
-      ..._realFs,
+    const fs: Fs = {
+      ...realFs,
       open: async (p, options) => {
-        const file = await _realFs.open(p, options);
+        const file = await realFs.open(p, options);
         return {
           write: (b) => file.write(b),
           syncData: async () => {

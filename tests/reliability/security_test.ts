@@ -18,7 +18,7 @@ import {
   sessionFileName,
   SessionSyntaxError,
 } from "../../mod.ts";
-import { type _Fs, _realFs } from "../../src/fs/_seam.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -30,10 +30,10 @@ const UUID = "01a0e775-0100-7eee-9510-1c122060007d";
 const encoder = new TextEncoder();
 
 /** The real filesystem, recording `[call, path]` for every call through the seam. */
-function recordingFs(): { fs: _Fs; calls: [string, string][] } {
+function recordingFs(): { fs: Fs; calls: [string, string][] } {
   const calls: [string, string][] = [];
   const fs = Object.fromEntries(
-    Object.entries(_realFs).map(([name, op]) => [
+    Object.entries(realFs).map(([name, op]) => [
       name,
       (...args: unknown[]) => {
         calls.push([name, String(args[0])]);
@@ -43,7 +43,7 @@ function recordingFs(): { fs: _Fs; calls: [string, string][] } {
         return (op as (...a: unknown[]) => unknown)(...args);
       },
     ]),
-  ) as unknown as _Fs;
+  ) as unknown as Fs;
   return { fs, calls };
 }
 
@@ -249,11 +249,12 @@ Deno.test("Session.open() reports hostile blob references in a file and follows 
           text.includes("a real blob"),
       );
     });
-    // Only the blobs folder and the one valid blob were looked at.
+    // Only the session file, the blobs folder and the one valid blob were
+    // looked at.
     const touched = new Set(calls.map(([, p]) => p));
     assert.deepEqual(
       [...touched].sort(),
-      [blobs, store.path(real)].sort(),
+      [path, blobs, store.path(real)].sort(),
       JSON.stringify(calls),
     );
   }

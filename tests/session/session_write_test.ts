@@ -5,12 +5,8 @@ import {
   ok,
   rejects,
 } from "node:assert/strict";
-import {
-  encodeEntry,
-  Session,
-  type SessionEntry,
-  TITLE_SLOT_BYTES,
-} from "../../mod.ts";
+import { encodeEntry } from "../../src/format/entries.ts";
+import { Session, type SessionEntry, TITLE_SLOT_BYTES } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");

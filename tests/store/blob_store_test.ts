@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { withFs } from "../_fs_seam.ts";
 import { join } from "node:path";
 import { BlobStore, imageExtension } from "../../src/store/blob_store.ts";
-import { type _Fs, type _FsFile, _realFs } from "../../src/fs/_seam.ts";
+import { type Fs, type FsFile, realFs } from "../../src/fs/_seam.ts";
 
 const encoder = new TextEncoder();
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -29,22 +29,22 @@ async function withDataDir(
 }
 
 /** The real filesystem, counting the calls made through it by name. */
-function countingFs(): { fs: _Fs; calls: Map<string, number> } {
+function countingFs(): { fs: Fs; calls: Map<string, number> } {
   const calls = new Map<string, number>();
   const fs = Object.fromEntries(
-    Object.entries(_realFs).map(([name, op]) => [
+    Object.entries(realFs).map(([name, op]) => [
       name,
       (...args: unknown[]) => {
         calls.set(name, (calls.get(name) ?? 0) + 1);
         return (op as (...a: unknown[]) => unknown)(...args);
       },
     ]),
-  ) as unknown as _Fs;
+  ) as unknown as Fs;
   return { fs, calls };
 }
 
 /** A filesystem that fails the test on any call. */
-const NO_FS = new Proxy({} as _Fs, {
+const NO_FS = new Proxy({} as Fs, {
   get: (_target, name) => () => {
     throw new Error(`unexpected filesystem call: ${String(name)}`);
   },
@@ -56,8 +56,8 @@ async function names(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** An `_FsFile` that hands the real file at most `chunk` bytes per write. */
-function shortWrites(file: _FsFile, chunk: number): _FsFile {
+/** An `FsFile` that hands the real file at most `chunk` bytes per write. */
+function shortWrites(file: FsFile, chunk: number): FsFile {
   return {
     write: (p) => file.write(p.subarray(0, chunk)),
     syncData: () => file.syncData(),
@@ -201,11 +201,11 @@ Deno.test({
     "BlobStore.put() sets modes explicitly, not only through open() and mkdir()",
   ignore: IS_WINDOWS,
   fn: async () => {
-    const fs: _Fs = {
-      ..._realFs,
-      open: (path, { mode: _, ...options }) => _realFs.open(path, options),
+    const fs: Fs = {
+      ...realFs,
+      open: (path, { mode: _, ...options }) => realFs.open(path, options),
       mkdir: (path, { mode: _, ...options } = {}) =>
-        _realFs.mkdir(path, options),
+        realFs.mkdir(path, options),
     };
     await withDataDir(async (dataDir) => {
       const store = new BlobStore(join(dataDir, "blobs"));
@@ -402,8 +402,8 @@ Deno.test("BlobStore.put() with ext adds omp's <hex>.<ext> twin", async (t) => {
     await t.step("where links fail, the twin is a copy", async () => {
       const gif = encoder.encode("gif bytes");
       const gifHex = await sha256Hex(gif);
-      const fs: _Fs = {
-        ..._realFs,
+      const fs: Fs = {
+        ...realFs,
         link: () =>
           Promise.reject(new Deno.errors.PermissionDenied("no links here")),
       };
@@ -435,7 +435,7 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
       const store = new BlobStore(dir);
       const crash = new Error("injected: rename failed");
       await withFs(
-        { ..._realFs, rename: () => Promise.reject(crash) },
+        { ...realFs, rename: () => Promise.reject(crash) },
         async () => {
           await assert.rejects(
             store.put(bytes),
@@ -453,16 +453,16 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
     await withDataDir(async (dataDir) => {
       const dir = join(dataDir, "blobs");
       const store = new BlobStore(dir);
-      const full = (file: _FsFile): _FsFile => ({
+      const full = (file: FsFile): FsFile => ({
         ...shortWrites(file, 2),
         write: (p) =>
           p.length > 4
             ? file.write(p.subarray(0, 2))
             : Promise.reject(new Error("injected: ENOSPC")),
       });
-      const fs: _Fs = {
-        ..._realFs,
-        open: async (path, options) => full(await _realFs.open(path, options)),
+      const fs: Fs = {
+        ...realFs,
+        open: async (path, options) => full(await realFs.open(path, options)),
       };
       await withFs(fs, async () => {
         await assert.rejects(store.put(bytes), /ENOSPC/);
@@ -476,11 +476,11 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
       await withDataDir(async (dataDir) => {
         const dir = join(dataDir, "blobs");
         const store = new BlobStore(dir);
-        const stuck = (file: _FsFile): _FsFile => ({ ...shortWrites(file, 0) });
-        const fs: _Fs = {
-          ..._realFs,
+        const stuck = (file: FsFile): FsFile => ({ ...shortWrites(file, 0) });
+        const fs: Fs = {
+          ...realFs,
           open: async (path, options) =>
-            stuck(await _realFs.open(path, options)),
+            stuck(await realFs.open(path, options)),
         };
         await withFs(fs, async () => {
           await assert.rejects(store.put(bytes), Deno.errors.WriteZero);
@@ -492,10 +492,10 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
   await t.step("short writes are completed", async () => {
     await withDataDir(async (dataDir) => {
       const store = new BlobStore(join(dataDir, "blobs"));
-      const fs: _Fs = {
-        ..._realFs,
+      const fs: Fs = {
+        ...realFs,
         open: async (path, options) =>
-          shortWrites(await _realFs.open(path, options), 1),
+          shortWrites(await realFs.open(path, options), 1),
       };
       let ref = "";
       await withFs(fs, async () => {
@@ -509,10 +509,10 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
 Deno.test("BlobStore with sync flushes the blob before renaming it", async () => {
   await withDataDir(async (dataDir) => {
     const order: string[] = [];
-    const fs: _Fs = {
-      ..._realFs,
+    const fs: Fs = {
+      ...realFs,
       open: async (path, options) => {
-        const file = await _realFs.open(path, options);
+        const file = await realFs.open(path, options);
         return {
           ...shortWrites(file, Infinity),
           syncData: async () => {
@@ -523,7 +523,7 @@ Deno.test("BlobStore with sync flushes the blob before renaming it", async () =>
       },
       rename: async (from, to) => {
         order.push("rename");
-        await _realFs.rename(from, to);
+        await realFs.rename(from, to);
       },
     };
     await withFs(fs, async () => {

@@ -5,10 +5,10 @@ import { basename, dirname, join } from "node:path";
 import { generateFile } from "../../src/gen/_generate.ts";
 import { SessionSyntaxError } from "../../src/format/errors.ts";
 import { forkSession } from "../../src/store/fork.ts";
-import { parseSessionPrefix } from "../../src/store/list.ts";
+import { parseHead } from "../../src/read/_head.ts";
 import { parseSessionFileName } from "../../src/store/places.ts";
 import { Session } from "../../src/session/session.ts";
-import { type _Fs, _realFs } from "../../src/fs/_seam.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import {
   assistant,
   HEADER,
@@ -34,9 +34,11 @@ function afterLine(bytes: Uint8Array, n: number): number {
 
 /** The fork's first two lines, parsed. */
 function prefixOf(bytes: Uint8Array) {
-  const parsed = parseSessionPrefix(bytes.subarray(0, 4096));
-  if ("reason" in parsed) throw new Error(parsed.reason);
-  return parsed;
+  const head = bytes.subarray(0, 4096);
+  return parseHead(head, {
+    name: "fork",
+    complete: head.length === bytes.length,
+  });
 }
 
 async function names(dir: string): Promise<string[]> {
@@ -218,11 +220,11 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   });
   await t.step("and at the link, when it appears during the copy", async () => {
     const late = join(dir.path, "late.jsonl");
-    const fs: _Fs = {
-      ..._realFs,
+    const fs: Fs = {
+      ...realFs,
       link: async (from, to) => {
         await Deno.writeTextFile(late, "raced\n");
-        return _realFs.link(from, to);
+        return realFs.link(from, to);
       },
     };
     await assert.rejects(
@@ -238,8 +240,8 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   });
   await t.step("without hard links it checks and renames", async () => {
     const out = join(dir.path, "nolink.jsonl");
-    const fs: _Fs = {
-      ..._realFs,
+    const fs: Fs = {
+      ...realFs,
       link: () => Promise.reject(new Deno.errors.NotSupported("no links")),
     };
     const fork = await withFs(fs, () => forkSession(src, out));
@@ -250,10 +252,10 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   });
   await t.step("a failed write removes the temp file", async () => {
     const before = await names(dir.path);
-    const fs: _Fs = {
-      ..._realFs,
+    const fs: Fs = {
+      ...realFs,
       open: async (path, options) => {
-        const file = await _realFs.open(path, options);
+        const file = await realFs.open(path, options);
         return {
           write: () => Promise.reject(new Error("disk full")),
           syncData: () => file.syncData(),

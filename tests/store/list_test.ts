@@ -2,12 +2,11 @@ import assert from "node:assert/strict";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import {
-  LIST_PREFIX_BYTES,
+  LIST_HEAD_BYTES,
   listSessions,
-  parseSessionPrefix,
   type SessionInfo,
 } from "../../src/store/list.ts";
-import { type _Fs, type _FsHandle, _realFs, _setFs } from "../../src/fs/_seam.ts";
+import { type Fs, type FsHandle, realFs, setSeam } from "../../src/fs/_seam.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { HEADER, sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 
@@ -58,19 +57,19 @@ function bigSession(size: number, hdr: Record<string, unknown>): Uint8Array {
 
 /** The real filesystem, counting the bytes and calls of every read by path. */
 function countingReads(): {
-  fs: _Fs;
+  fs: Fs;
   bytes: Map<string, number>;
   calls: Map<string, number>;
 } {
   const bytes = new Map<string, number>();
   const calls = new Map<string, number>();
-  const fs: _Fs = {
-    ..._realFs,
+  const fs: Fs = {
+    ...realFs,
     readFile: () => Promise.reject(new Error("readFile must not be used")),
     open: () => Promise.reject(new Error("listing opens with openHandle")),
     openHandle: async (path, options) => {
-      const file = await _realFs.openHandle(path, options);
-      const counted: _FsHandle = {
+      const file = await realFs.openHandle(path, options);
+      const counted: FsHandle = {
         write: (p) => file.write(p),
         syncData: () => file.syncData(),
         close: () => file.close(),
@@ -159,7 +158,7 @@ Deno.test("listSessions() lists every folder's sessions newest first and reports
     data,
     "-b/far.jsonl",
     sessionBytes([], {
-      header: header(7, { pad: "y".repeat(LIST_PREFIX_BYTES) }),
+      header: header(7, { pad: "y".repeat(LIST_HEAD_BYTES) }),
     }),
   );
   const empty = await put(data, "-b/empty.jsonl", new Uint8Array(0));
@@ -168,7 +167,7 @@ Deno.test("listSessions() lists every folder's sessions newest first and reports
 
   const skipped: [string, string][] = [];
   const { fs, bytes, calls } = countingReads();
-  const restore = _setFs(fs);
+  const restore = setSeam(fs);
   let sessions: SessionInfo[];
   try {
     sessions = await listSessions(data, {
@@ -230,7 +229,7 @@ Deno.test("listSessions() lists every folder's sessions newest first and reports
           [empty, "the file is empty"],
           [
             farHeader,
-            `no complete header within the first ${LIST_PREFIX_BYTES} bytes`,
+            `no complete header within the first ${LIST_HEAD_BYTES} bytes`,
           ],
           [notSession, 'the header\'s type is not "session"'],
         ].sort(),
@@ -238,12 +237,12 @@ Deno.test("listSessions() lists every folder's sessions newest first and reports
     },
   );
   await t.step(
-    `at most ${LIST_PREFIX_BYTES} bytes are read per file, in one read call`,
+    `at most ${LIST_HEAD_BYTES} bytes are read per file, in one read call`,
     () => {
-      assert.equal(bytes.get(big), LIST_PREFIX_BYTES);
-      assert.equal(bytes.get(farHeader), LIST_PREFIX_BYTES);
+      assert.equal(bytes.get(big), LIST_HEAD_BYTES);
+      assert.equal(bytes.get(farHeader), LIST_HEAD_BYTES);
       for (const [path, n] of bytes) {
-        assert.ok(n <= LIST_PREFIX_BYTES, `${path}: ${n} bytes`);
+        assert.ok(n <= LIST_HEAD_BYTES, `${path}: ${n} bytes`);
         assert.equal(calls.get(path), 1, path);
       }
       assert.equal(
@@ -345,53 +344,4 @@ Deno.test("listSessions() gives omp's ids and titles for omp's data dir", async 
       created: r.created,
     })),
   );
-});
-
-Deno.test("parseSessionPrefix() reads the slot and the header from a prefix", async (t) => {
-  const slotted = sessionBytes([user("00000001", null, "hi")]);
-  await t.step("slot then header", () => {
-    const parsed = parseSessionPrefix(slotted);
-    assert.ok("header" in parsed);
-    assert.equal(parsed.slot?.title, "A test session");
-    assert.deepEqual(parsed.header, HEADER);
-  });
-  await t.step("a header cut at the end of the prefix is incomplete", () => {
-    const cut = slotted.subarray(0, 300);
-    assert.deepEqual(parseSessionPrefix(cut), {
-      reason: "no complete header within the first 300 bytes",
-    });
-  });
-  await t.step("a header without its newline that parses is complete", () => {
-    const bytes = sessionBytes([], { slot: false });
-    const parsed = parseSessionPrefix(bytes.subarray(0, bytes.length - 1));
-    assert.ok("header" in parsed && parsed.slot === undefined);
-  });
-  await t.step("CRLF line ends", () => {
-    const text = new TextDecoder().decode(slotted).replaceAll("\n", "\r\n");
-    const parsed = parseSessionPrefix(enc.encode(text));
-    assert.ok("header" in parsed && parsed.slot !== undefined);
-  });
-  await t.step(
-    "a malformed slot is passed over; the header is on line 2",
-    () => {
-      const bytes = enc.encode(
-        `{"type":"title","v":2}\n${JSON.stringify(HEADER)}\n`,
-      );
-      const parsed = parseSessionPrefix(bytes);
-      assert.ok("header" in parsed && parsed.slot === undefined);
-    },
-  );
-  await t.step("what is not a header says why", () => {
-    assert.deepEqual(parseSessionPrefix(new Uint8Array(0)), {
-      reason: "the file is empty",
-    });
-    assert.deepEqual(
-      parseSessionPrefix(sessionBytes([], { header: "{oops" })),
-      { reason: "the header is not JSON" },
-    );
-    assert.deepEqual(
-      parseSessionPrefix(sessionBytes([], { header: { ...HEADER, id: "" } })),
-      { reason: "the header has no id" },
-    );
-  });
 });

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { uuidv7 } from "../../src/format/uuid.ts";
+import { canonicalCwdSlug, cwdSlug } from "../../src/store/cwd_slug.ts";
+import { resolveDataDir } from "../../src/store/data_dir.ts";
 import {
-  canonicalCwdSlug,
-  cwdSlug,
   parseSessionFileName,
-  resolveDataDir,
   sessionDirFor,
   sessionFileName,
   sessionsDir,
-  uuidv7,
 } from "../../src/store/places.ts";
 
 const HOME = "/home/ann";

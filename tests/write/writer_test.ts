@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { withFs } from "../_fs_seam.ts";
 import { join } from "node:path";
-import { rewriteWithSlot, SessionWriter } from "../../src/write/writer.ts";
-import { marshalTitleSlot, TITLE_SLOT_BYTES } from "../../src/format/title_slot.ts";
-import { type _Fs, type _FsHandle, _realFs } from "../../src/fs/_seam.ts";
+import { rewriteWithSlot } from "../../src/write/_slot_rewrite.ts";
+import { SessionWriter } from "../../src/write/_writer.ts";
+import {
+  marshalTitleSlot,
+  TITLE_SLOT_BYTES,
+} from "../../src/format/title_slot.ts";
+import { type Fs, type FsHandle, realFs } from "../../src/fs/_seam.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -48,12 +52,12 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 /** The real filesystem, with every handle opened on `path` wrapped by `wrap`. */
 function wrapping(
   path: string,
-  wrap: (file: _FsHandle) => _FsHandle,
-): _Fs {
+  wrap: (file: FsHandle) => FsHandle,
+): Fs {
   return {
-    ..._realFs,
+    ...realFs,
     openHandle: async (p, options) => {
-      const file = await _realFs.openHandle(p, options);
+      const file = await realFs.openHandle(p, options);
       return p === path ? wrap(file) : file;
     },
   };
@@ -61,9 +65,9 @@ function wrapping(
 
 /** `file` with some calls replaced. */
 function override(
-  file: _FsHandle,
-  calls: Partial<Pick<_FsHandle, "write" | "truncate" | "read">>,
-): _FsHandle {
+  file: FsHandle,
+  calls: Partial<Pick<FsHandle, "write" | "truncate" | "read">>,
+): FsHandle {
   return {
     write: (p) => file.write(p),
     read: (p) => file.read(p),
@@ -516,13 +520,13 @@ Deno.test("SessionWriter.append() takes over its own lock file that it failed to
     await Deno.writeFile(path, body());
     await using writer = await SessionWriter.open(path, { lockTimeoutMs: 100 });
     let refused = 0;
-    const fs: _Fs = {
-      ..._realFs,
+    const fs: Fs = {
+      ...realFs,
       removeSync: (p) => {
         if (p === lock && refused++ === 0) {
           throw new Deno.errors.PermissionDenied("EACCES");
         }
-        return _realFs.removeSync(p);
+        return realFs.removeSync(p);
       },
     };
     await withFs(fs, async () => {

@@ -3,71 +3,33 @@
  * slot, under the cross-process lock omp takes for the same file, so the two
  * can write one session without losing each other's lines.
  *
- * The lock is omp's (`session-storage.ts`, `FileSessionStorage`), in two
- * layers, both beside the session file:
- *
- * 1. an OS gate held by the process, which the kernel drops when it dies:
- *    here a non-blocking exclusive `flock` on `.<basename>.lock.os`, polled
- *    every 2 ms; the file is never removed. omp takes the same `flock` on
- *    macOS and the BSDs, but on Linux and Windows it binds a kernel name
- *    instead (on Linux an abstract `AF_UNIX` datagram socket
- *    `@omp-file-lock-<hash>`), which stable Deno cannot bind. There the gate
- *    orders only this library's writers, and the lock file below orders them
- *    against omp: omp keeps that layer for peers that do not share its gate.
- * 2. a lock file `.<basename>.lock`, made with an exclusive create (mode
- *    0600), holding `<pid>:<epochMs>\n`, read back to check the claim held,
- *    and removed when the work is done. A lock file whose pid is dead, or
- *    whose content is not a record and that is older than 500 ms, is stale:
- *    it is read again, then removed and claimed.
- *
- * Writers in this process queue for the lock in order, before both layers.
- * The whole wait, queue and both layers together, gives up after
- * {@linkcode SessionWriterOptions.lockTimeoutMs} (omp: 500 ms per layer). The
- * lock is taken by every append, slot rewrite, create and
- * {@linkcode rewriteWithSlot}. (omp's own in-place slot rewrite takes no
- * lock.)
+ * The lock every write takes is described in `_lock.ts`.
  *
  * @module
  */
 
 import { dirname } from "node:path";
-import { _fs, type _FsHandle, _IS_WINDOWS, _writeAll } from "../fs/_seam.ts";
-import {
-  _endsTorn,
-  _FILE_MODE,
-  _makeFolders,
-  _named,
-  _NEWLINE,
-  _quote,
-  _readUpTo,
-  _removeAfter,
-  _replaceWithSlot,
-  _restoreSlot,
-  _rollBack,
-  _sameFile,
-  _syncFolder,
-  _withNewline,
-} from "./_file_ops.ts";
-import { _LOCK_WAIT_MS, _lockFor, _withLock } from "./_lock.ts";
+import { named, quote, removeAfter } from "../fs/_errors.ts";
+import { type FsHandle, IS_WINDOWS, seam, writeAll } from "../fs/_seam.ts";
 import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
+import { FILE_MODE, makeFolders, sameFile, syncFolder } from "./_folders.ts";
+import { lockFor, withLock } from "./_lock.ts";
+import {
+  checkSlot,
+  type SessionWriterOptions,
+  type WriterSettings,
+  writerSettings,
+} from "./_options.ts";
+import {
+  endsTorn,
+  NEWLINE,
+  readUpTo,
+  restoreSlot,
+  rollBack,
+  withNewline,
+} from "./_undo.ts";
 
-/** Options for {@linkcode SessionWriter} and {@linkcode rewriteWithSlot}. */
-export interface SessionWriterOptions {
-  /**
-   * Flush the data to disk (`syncData`) after every append and every slot
-   * rewrite, before the call returns. Default `false`, as omp, which never
-   * fsyncs: a process crash then loses nothing that was written (each call
-   * hands its bytes to the kernel before returning), but an operating-system
-   * crash or a power cut can lose the last lines, or leave the file ending in
-   * a torn line, which readers skip and the next append closes with `"\n"`.
-   */
-  sync?: boolean;
-  /**
-   * How long to wait for another writer's lock before failing, in
-   * milliseconds. Default 500, omp's `SESSION_PUBLISH_LOCK_WAIT_MS`.
-   */
-  lockTimeoutMs?: number;
-}
+export type { SessionWriterOptions } from "./_options.ts";
 
 const _encoder = new TextEncoder();
 
@@ -84,7 +46,8 @@ const _encoder = new TextEncoder();
  *
  * @example Creating a session file and appending to it
  * ```ts
- * import { marshalTitleSlot, SessionWriter } from "@xdev/session";
+ * import { marshalTitleSlot } from "@xdev/session";
+ * import { SessionWriter } from "./_writer.ts";
  * import assert from "node:assert/strict";
  *
  * const dir = await Deno.makeTempDir();
@@ -107,7 +70,7 @@ export class SessionWriter implements AsyncDisposable {
   readonly #path: string;
   readonly #sync: boolean;
   readonly #lockTimeoutMs: number;
-  #file: _FsHandle;
+  #file: FsHandle;
   #size: number;
   #tornTail: boolean;
   #error: Error | undefined;
@@ -117,10 +80,10 @@ export class SessionWriter implements AsyncDisposable {
 
   private constructor(
     path: string,
-    file: _FsHandle,
+    file: FsHandle,
     size: number,
     tornTail: boolean,
-    settings: _Settings,
+    settings: WriterSettings,
   ) {
     this.#path = path;
     this.#file = file;
@@ -138,7 +101,7 @@ export class SessionWriter implements AsyncDisposable {
    *
    * @example Appending to a file whose last line is torn
    * ```ts
-   * import { SessionWriter } from "@xdev/session";
+   * import { SessionWriter } from "./_writer.ts";
    * import assert from "node:assert/strict";
    *
    * const dir = await Deno.makeTempDir();
@@ -164,14 +127,14 @@ export class SessionWriter implements AsyncDisposable {
     path: string,
     options: SessionWriterOptions = {},
   ): Promise<SessionWriter> {
-    const settings = _settings(path, options, "open");
-    const file = await _fs().openHandle(path, { read: true, append: true });
+    const settings = writerSettings(path, options, "open");
+    const file = await seam().openHandle(path, { read: true, append: true });
     try {
       const info = await file.stat();
       if (!info.isFile) {
-        throw new Error(`Cannot open ${_quote(path)}: not a regular file`);
+        throw new Error(`Cannot open ${quote(path)}: not a regular file`);
       }
-      const torn = await _endsTorn(file, info.size);
+      const torn = await endsTorn(file, info.size);
       return new SessionWriter(path, file, info.size, torn, settings);
     } catch (err) {
       file.close();
@@ -187,7 +150,8 @@ export class SessionWriter implements AsyncDisposable {
    *
    * @example Creating a file in a new folder
    * ```ts
-   * import { marshalTitleSlot, SessionWriter } from "@xdev/session";
+   * import { marshalTitleSlot } from "@xdev/session";
+   * import { SessionWriter } from "./_writer.ts";
    * import assert from "node:assert/strict";
    *
    * const dir = await Deno.makeTempDir();
@@ -215,38 +179,44 @@ export class SessionWriter implements AsyncDisposable {
     body: Uint8Array,
     options: SessionWriterOptions = {},
   ): Promise<SessionWriter> {
-    const settings = _settings(path, options, "create");
+    const settings = writerSettings(path, options, "create");
     if (!(body instanceof Uint8Array)) {
       throw new TypeError(
-        `Cannot create ${_quote(path)}: the body is not a Uint8Array`,
+        `Cannot create ${quote(path)}: the body is not a Uint8Array`,
       );
     }
-    if (body.length === 0 || body[body.length - 1] !== _NEWLINE) {
+    if (body.length === 0 || body[body.length - 1] !== NEWLINE) {
       throw new TypeError(
-        `Cannot create ${_quote(path)}: the body does not end in "\\n"`,
+        `Cannot create ${quote(path)}: the body does not end in "\\n"`,
       );
     }
-    await _makeFolders(path, dirname(path));
-    const lock = _lockFor(path, "create", settings.lockTimeoutMs);
-    return await _withLock(lock, async () => {
-      const fs = _fs();
+    await makeFolders(path, dirname(path));
+    const lock = lockFor(path, "create", settings.lockTimeoutMs);
+    return await withLock(lock, async () => {
+      const fs = seam();
       const file = await fs.openHandle(path, {
         read: true,
         append: true,
         createNew: true,
-        mode: _FILE_MODE,
+        mode: FILE_MODE,
       });
       try {
-        if (!_IS_WINDOWS) await fs.chmod(path, _FILE_MODE);
-        await _writeAll(file, body);
+        if (!IS_WINDOWS) await fs.chmod(path, FILE_MODE);
+        await writeAll(file, body);
         if (settings.sync) {
           await file.syncData();
-          await _syncFolder(dirname(path));
+          await syncFolder(dirname(path));
         }
       } catch (err) {
         file.close();
-        await _removeAfter(path, err, `Cannot create ${_quote(path)}`);
-        throw _named(err, `Cannot create ${_quote(path)}`);
+        await removeAfter(
+          path,
+          err,
+          `Cannot create ${quote(path)}: the write failed and ${
+            quote(path)
+          } could not be removed`,
+        );
+        throw named(err, `Cannot create ${quote(path)}`);
       }
       return new SessionWriter(path, file, body.length, false, settings);
     });
@@ -254,23 +224,6 @@ export class SessionWriter implements AsyncDisposable {
 
   /**
    * Bytes in the file as far as this writer knows (updated by each append).
-   *
-   * @example The size grows with each append
-   * ```ts
-   * import { SessionWriter } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   *
-   * const dir = await Deno.makeTempDir();
-   * try {
-   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
-   *   await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
-   *   equal(writer.size, 3);
-   *   await writer.append(['{"n":1}']);
-   *   equal(writer.size, 3 + 8);
-   * } finally {
-   *   await Deno.remove(dir, { recursive: true });
-   * }
-   * ```
    */
   get size(): number {
     return this.#size;
@@ -278,22 +231,6 @@ export class SessionWriter implements AsyncDisposable {
 
   /**
    * The first write error, once the writer has failed; otherwise undefined.
-   *
-   * @example A healthy writer has no error
-   * ```ts
-   * import { SessionWriter } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   *
-   * const dir = await Deno.makeTempDir();
-   * try {
-   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
-   *   await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
-   *   await writer.append(['{"n":1}']);
-   *   equal(writer.error, undefined);
-   * } finally {
-   *   await Deno.remove(dir, { recursive: true });
-   * }
-   * ```
    */
   get error(): Error | undefined {
     return this.#error;
@@ -308,7 +245,7 @@ export class SessionWriter implements AsyncDisposable {
    *
    * @example Appending a batch
    * ```ts
-   * import { SessionWriter } from "@xdev/session";
+   * import { SessionWriter } from "./_writer.ts";
    * import assert from "node:assert/strict";
    *
    * const dir = await Deno.makeTempDir();
@@ -329,14 +266,14 @@ export class SessionWriter implements AsyncDisposable {
    * @throws {Error} When the writer is closed or failed earlier, or the write fails.
    */
   async append(lines: readonly string[]): Promise<void> {
-    const action = `Cannot append to ${_quote(this.#path)}`;
+    const action = `Cannot append to ${quote(this.#path)}`;
     const bytes = _encodeLines(lines, action);
     this.#checkOpen(action);
     if (bytes === undefined) return;
-    const lock = _lockFor(this.#path, "append to", this.#lockTimeoutMs);
+    const lock = lockFor(this.#path, "append to", this.#lockTimeoutMs);
     await this.#serial(
       action,
-      () => _withLock(lock, () => this.#appendLocked(bytes, action)),
+      () => withLock(lock, () => this.#appendLocked(bytes, action)),
     );
   }
 
@@ -349,7 +286,8 @@ export class SessionWriter implements AsyncDisposable {
    *
    * @example Renaming a session in place
    * ```ts
-   * import { marshalTitleSlot, SessionWriter } from "@xdev/session";
+   * import { marshalTitleSlot } from "@xdev/session";
+   * import { SessionWriter } from "./_writer.ts";
    * import assert from "node:assert/strict";
    *
    * const dir = await Deno.makeTempDir();
@@ -374,17 +312,17 @@ export class SessionWriter implements AsyncDisposable {
    * @throws {Error} When line 1 of the file is not {@linkcode TITLE_SLOT_BYTES} long, the writer is closed or failed, or the write fails.
    */
   async rewriteSlot(slot: Uint8Array): Promise<void> {
-    const action = `Cannot rewrite the title slot of ${_quote(this.#path)}`;
-    _checkSlot(slot, action);
+    const action = `Cannot rewrite the title slot of ${quote(this.#path)}`;
+    checkSlot(slot, action);
     this.#checkOpen(action);
-    const lock = _lockFor(
+    const lock = lockFor(
       this.#path,
       "rewrite the title slot of",
       this.#lockTimeoutMs,
     );
     await this.#serial(
       action,
-      () => _withLock(lock, () => this.#rewriteSlotLocked(slot, action)),
+      () => withLock(lock, () => this.#rewriteSlotLocked(slot, action)),
     );
   }
 
@@ -395,7 +333,7 @@ export class SessionWriter implements AsyncDisposable {
    *
    * @example Appending after close is refused
    * ```ts
-   * import { SessionWriter } from "@xdev/session";
+   * import { SessionWriter } from "./_writer.ts";
    * import { rejects } from "node:assert/strict";
    *
    * const dir = await Deno.makeTempDir();
@@ -422,7 +360,7 @@ export class SessionWriter implements AsyncDisposable {
    *
    * @example Closing at the end of a block
    * ```ts
-   * import { SessionWriter } from "@xdev/session";
+   * import { SessionWriter } from "./_writer.ts";
    * import { equal } from "node:assert/strict";
    *
    * const dir = await Deno.makeTempDir();
@@ -484,13 +422,13 @@ export class SessionWriter implements AsyncDisposable {
   async #appendLocked(bytes: Uint8Array, action: string): Promise<void> {
     const old = (await this.#reopenIfReplaced()).size;
     const file = this.#file;
-    if (old !== this.#size) this.#tornTail = await _endsTorn(file, old);
-    const payload = this.#tornTail ? _withNewline(bytes) : bytes;
+    if (old !== this.#size) this.#tornTail = await endsTorn(file, old);
+    const payload = this.#tornTail ? withNewline(bytes) : bytes;
     try {
-      await _writeAll(file, payload);
+      await writeAll(file, payload);
       if (this.#sync) await file.syncData();
     } catch (err) {
-      throw this.#fail(await _rollBack(file, old, err, action));
+      throw this.#fail(await rollBack(file, old, err, action));
     }
     this.#size = old + payload.length;
     this.#tornTail = false;
@@ -504,13 +442,13 @@ export class SessionWriter implements AsyncDisposable {
     const mine = this.#file.statSync?.() ?? await this.#file.stat();
     let live: Deno.FileInfo;
     try {
-      live = _fs().statSync(this.#path); // one tiny call: sync is ~10x cheaper
+      live = seam().statSync(this.#path); // one tiny call: sync is ~10x cheaper
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) return mine; // omp keeps its handle too
       throw err;
     }
-    if (_sameFile(live, mine)) return mine;
-    const next = await _fs().openHandle(this.#path, {
+    if (sameFile(live, mine)) return mine;
+    const next = await seam().openHandle(this.#path, {
       read: true,
       append: true,
     });
@@ -521,14 +459,14 @@ export class SessionWriter implements AsyncDisposable {
   }
 
   async #rewriteSlotLocked(slot: Uint8Array, action: string): Promise<void> {
-    using file = await _fs().openHandle(this.#path, {
+    using file = await seam().openHandle(this.#path, {
       read: true,
       write: true,
     });
-    const old = await _readUpTo(file, TITLE_SLOT_BYTES);
+    const old = await readUpTo(file, TITLE_SLOT_BYTES);
     if (
       old.length < TITLE_SLOT_BYTES ||
-      old.indexOf(_NEWLINE) !== TITLE_SLOT_BYTES - 1
+      old.indexOf(NEWLINE) !== TITLE_SLOT_BYTES - 1
     ) {
       throw new Error(
         `${action}: line 1 is not ${TITLE_SLOT_BYTES} bytes; rewrite the whole file instead`,
@@ -536,108 +474,15 @@ export class SessionWriter implements AsyncDisposable {
     }
     try {
       await file.seek(0, Deno.SeekMode.Start);
-      await _writeAll(file, slot);
+      await writeAll(file, slot);
       if (this.#sync) await file.syncData();
     } catch (err) {
-      throw this.#fail(await _restoreSlot(file, old, err, action));
+      throw this.#fail(await restoreSlot(file, old, err, action));
     }
   }
 }
 
-/**
- * Atomically replaces a session file whose line 1 is not a 256-byte title
- * slot with one that has `slot` as line 1. With `dropFirstLine` the old line
- * 1 (a malformed title record) is replaced; without it (a legacy slot-less
- * file) every old byte is kept after the slot. The new content goes to
- * `.<basename>.<random>.tmp` (mode 0600) in the same folder, copied with a
- * 1 MiB buffer whatever the file size, and is renamed over the file, all under
- * the lock. Fails, leaving the file as it was, when the file changed during
- * the copy. An open {@linkcode SessionWriter} on the path notices the new file
- * on its next append.
- *
- * @example Giving a slot-less file its title slot
- * ```ts
- * import { marshalTitleSlot, rewriteWithSlot, TITLE_SLOT_BYTES } from "@xdev/session";
- * import assert from "node:assert/strict";
- *
- * const dir = await Deno.makeTempDir();
- * try {
- *   const path = `${dir}/s.jsonl`;
- *   await Deno.writeTextFile(path, '{"type":"session","version":3}\n');
- *   const slot = marshalTitleSlot({ title: "Hi", updatedAt: "2026-10-01T09:00:00.000Z" });
- *   await rewriteWithSlot(path, slot, { dropFirstLine: false });
- *   const text = await Deno.readTextFile(path);
- *   assert.equal(text.indexOf("\n"), TITLE_SLOT_BYTES - 1);
- *   assert.ok(text.endsWith('{"type":"session","version":3}\n'));
- * } finally {
- *   await Deno.remove(dir, { recursive: true });
- * }
- * ```
- *
- * @param path The session file.
- * @param slot The new line 1: exactly {@linkcode TITLE_SLOT_BYTES} bytes, its only `"\n"` last.
- * @param options `dropFirstLine`: whether the old line 1 is a (malformed) title record to replace; plus durability and lock wait.
- * @throws {TypeError} When `slot` is not a `Uint8Array`, `dropFirstLine` is not a boolean, or an option is malformed.
- * @throws {RangeError} When `slot` is not {@linkcode TITLE_SLOT_BYTES} bytes ending in its only `"\n"`, or `lockTimeoutMs` is negative.
- * @throws {Deno.errors.TimedOut} When another writer holds the lock past `lockTimeoutMs`.
- * @throws {Error} When line 1 does (or, with `dropFirstLine`, does not) start as a title record, or the file changed during the copy.
- */
-export async function rewriteWithSlot(
-  path: string,
-  slot: Uint8Array,
-  options: { dropFirstLine: boolean } & SessionWriterOptions,
-): Promise<void> {
-  const settings = _settings(path, options ?? {}, "rewrite");
-  const action = `Cannot rewrite ${_quote(path)}`;
-  if (typeof options?.dropFirstLine !== "boolean") {
-    throw new TypeError(`${action}: dropFirstLine is not a boolean`);
-  }
-  _checkSlot(slot, action);
-  const lock = _lockFor(path, "rewrite", settings.lockTimeoutMs);
-  await _withLock(lock, () => {
-    const { sync } = settings;
-    const { dropFirstLine } = options;
-    return _replaceWithSlot(path, slot, { dropFirstLine, sync }, action);
-  });
-}
-
 /** Validated options. */
-interface _Settings {
-  sync: boolean;
-  lockTimeoutMs: number;
-}
-
-function _settings(
-  path: unknown,
-  options: SessionWriterOptions,
-  verb: string,
-): _Settings {
-  if (typeof path !== "string" || path === "") {
-    throw new TypeError(
-      `Cannot ${verb} session file: the path is not a non-empty string`,
-    );
-  }
-  const { sync = false, lockTimeoutMs = _LOCK_WAIT_MS } = options;
-  if (typeof sync !== "boolean") {
-    throw new TypeError(
-      `Cannot ${verb} ${_quote(path)}: sync is not a boolean`,
-    );
-  }
-  if (typeof lockTimeoutMs !== "number") {
-    throw new TypeError(
-      `Cannot ${verb} ${_quote(path)}: lockTimeoutMs is not a number`,
-    );
-  }
-  if (!Number.isFinite(lockTimeoutMs) || lockTimeoutMs < 0) {
-    throw new RangeError(
-      `Cannot ${verb} ${
-        _quote(path)
-      }: lockTimeoutMs ${lockTimeoutMs} is not a finite number ≥ 0`,
-    );
-  }
-  return { sync, lockTimeoutMs };
-}
-
 /** Encodes a batch as `line\n…`; undefined for an empty batch. */
 function _encodeLines(
   lines: readonly string[],
@@ -656,20 +501,6 @@ function _encodeLines(
   }
   if (lines.length === 0) return undefined;
   return _encoder.encode(`${lines.join("\n")}\n`);
-}
-
-function _checkSlot(slot: Uint8Array, action: string): void {
-  if (!(slot instanceof Uint8Array)) {
-    throw new TypeError(`${action}: the slot is not a Uint8Array`);
-  }
-  if (
-    slot.length !== TITLE_SLOT_BYTES ||
-    slot.indexOf(_NEWLINE) !== TITLE_SLOT_BYTES - 1
-  ) {
-    throw new RangeError(
-      `${action}: the slot is not ${TITLE_SLOT_BYTES} bytes ending in its only "\\n" (got ${slot.length} bytes)`,
-    );
-  }
 }
 
 function _ignore(): void {}

@@ -1,0 +1,191 @@
+/**
+ * The messages of a rebuilt context: what each emitted entry contributes.
+ *
+ * @module
+ */
+
+import { parseBlobRef } from "../format/blob_ref.ts";
+import type { CompactionEntry, SessionEntry } from "../format/entries.ts";
+import type {
+  AgentMessage,
+  AssistantMessage,
+  ContentBlock,
+} from "../format/messages.ts";
+
+/** The summary that stands for history before a compaction. */
+export interface CompactionSummaryMessage {
+  /** The discriminator. */
+  role: "compactionSummary";
+  /** The compaction's summary. */
+  summary: string;
+  /** The compaction's short summary, when it has one. */
+  shortSummary?: string;
+  /** The context's tokens before the compaction; 0 when it gave none. */
+  tokensBefore: number;
+  /** The compaction entry's timestamp (ISO-8601). */
+  timestamp: string;
+}
+
+/** The summary of an abandoned branch. */
+export interface BranchSummaryMessage {
+  /** The discriminator. */
+  role: "branchSummary";
+  /** The summary, never empty. */
+  summary: string;
+  /** The branch point, or `"root"`. */
+  fromId: string;
+  /** The branch_summary entry's timestamp (ISO-8601). */
+  timestamp: string;
+}
+
+/** A harness message (from a `custom_message` entry). */
+export interface CustomContextMessage {
+  /** The discriminator. */
+  role: "custom";
+  /** Who injected the message; `custom` when the entry named no one. */
+  customType: string;
+  /** The message, with blob references resolved where the blobs exist. */
+  content: string | ContentBlock[];
+  /** Whether the UI shows it; false when the entry did not say. */
+  display: boolean;
+  /** Extra data the harness attached. */
+  details?: unknown;
+  /** The custom_message entry's timestamp (ISO-8601). */
+  timestamp: string;
+}
+
+/** One message of the rebuilt context. */
+export type ContextMessage =
+  | AgentMessage
+  | CompactionSummaryMessage
+  | BranchSummaryMessage
+  | CustomContextMessage;
+
+/** How blob references in content are resolved while messages are made. */
+export interface ResolveBlobs {
+  /**
+   * Base64 data for a blob digest, or undefined when the blob is missing (the
+   * reference is then left in place).
+   */
+  resolveBlob?: ((hex: string) => string | undefined) | undefined;
+  /**
+   * The text of a blob that a tool-result text block references (the whole
+   * text being the reference), or undefined to leave the reference.
+   */
+  resolveText?: ((hex: string) => string | undefined) | undefined;
+}
+
+/** custom_message types omp keeps out of the model context. */
+const _HIDDEN_CUSTOM_TYPES = new Set(["prewalk-plan", "vibe-mode-context"]);
+
+/** The message an emitted entry contributes, if any. */
+export function toMessage(
+  e: SessionEntry,
+  options: ResolveBlobs,
+): ContextMessage | undefined {
+  switch (e.type) {
+    case "compaction": {
+      const c = e as CompactionEntry;
+      const m: CompactionSummaryMessage = {
+        role: "compactionSummary",
+        summary: String(c.summary ?? ""),
+        tokensBefore: typeof c.tokensBefore === "number" ? c.tokensBefore : 0,
+        timestamp: e.timestamp,
+      };
+      if (typeof c.shortSummary === "string") m.shortSummary = c.shortSummary;
+      return m;
+    }
+    case "branch_summary": {
+      if (typeof e.summary !== "string" || e.summary.length === 0) return;
+      return {
+        role: "branchSummary",
+        summary: e.summary,
+        fromId: String(e.fromId),
+        timestamp: e.timestamp,
+      };
+    }
+    case "custom_message": {
+      if (
+        typeof e.customType === "string" &&
+        _HIDDEN_CUSTOM_TYPES.has(e.customType)
+      ) return;
+      const content = e.content;
+      if (typeof content !== "string" && !Array.isArray(content)) return;
+      const m: CustomContextMessage = {
+        role: "custom",
+        customType: typeof e.customType === "string" && e.customType.length > 0
+          ? e.customType
+          : "custom",
+        content: _resolveContent(content, options),
+        display: typeof e.display === "boolean" ? e.display : false,
+        timestamp: e.timestamp,
+      };
+      if (e.details !== undefined) m.details = e.details;
+      return m;
+    }
+    case "message": {
+      const m = e.message as AgentMessage | undefined;
+      if (m === null || typeof m !== "object" || typeof m.role !== "string") {
+        return;
+      }
+      if (m.role === "assistant") {
+        const a = m as AssistantMessage;
+        if (!Array.isArray(a.content)) return;
+        if (a.retryRecovery === true || _isEmptyErrorTurn(a)) return;
+      }
+      if (Array.isArray(m.content)) {
+        const content = _resolveContent(m.content as ContentBlock[], options);
+        if (content !== m.content) return { ...m, content } as AgentMessage;
+      }
+      return m;
+    }
+    default:
+      return;
+  }
+}
+
+/** Replace blob references in image blocks by their data, copying on write. */
+function _resolveContent<T extends string | ContentBlock[]>(
+  content: T,
+  options: ResolveBlobs,
+): T {
+  if (typeof content === "string") return content;
+  const { resolveBlob, resolveText } = options;
+  if (resolveBlob === undefined && resolveText === undefined) return content;
+  let out: ContentBlock[] | undefined;
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i];
+    if (block?.type === "image" && typeof block.data === "string") {
+      const hex = parseBlobRef(block.data);
+      const data = hex === undefined ? undefined : resolveBlob?.(hex);
+      if (data !== undefined) (out ??= content.slice())[i] = { ...block, data };
+    } else if (block?.type === "text" && typeof block.text === "string") {
+      const hex = parseBlobRef(block.text);
+      const text = hex === undefined ? undefined : resolveText?.(hex);
+      if (text !== undefined) (out ??= content.slice())[i] = { ...block, text };
+    }
+  }
+  return (out ?? content) as T;
+}
+
+/** An error turn with nothing in it (omp skips those). */
+function _isEmptyErrorTurn(m: AssistantMessage): boolean {
+  if (m.stopReason !== "error") return false;
+  return !m.content.some((b) => {
+    switch (b.type) {
+      case "text":
+        return typeof b.text === "string" && b.text.trim().length > 0;
+      case "thinking":
+        return (typeof b.thinking === "string" &&
+          b.thinking.trim().length > 0) ||
+          (typeof b.thinkingSignature === "string" &&
+            b.thinkingSignature.trim().length > 0);
+      case "redactedThinking":
+        return typeof b.data === "string" && b.data.trim().length > 0;
+      case "fallback":
+        return false;
+      default:
+        return true;
+    }
+  });
+}

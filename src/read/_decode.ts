@@ -1,0 +1,160 @@
+/**
+ * Decoding one line of a session file, and the log of the damage read
+ * around: blank, NUL-filled, oversized, invalid UTF-8, torn or not JSON.
+ *
+ * @module
+ */
+
+import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
+import type { Line } from "./_line.ts";
+
+const _strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function _isValidUtf8(bytes: Uint8Array): boolean {
+  try {
+    _strict.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const _lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Collects issues and hands each to an optional callback.
+ */
+export class IssueLog {
+  readonly issues: LoadIssue[] = [];
+  readonly #onIssue: ((issue: LoadIssue) => void) | undefined;
+
+  constructor(onIssue?: (issue: LoadIssue) => void) {
+    this.#onIssue = onIssue;
+  }
+
+  add(
+    kind: LoadIssueKind,
+    line: number,
+    offset: number,
+    message: string,
+  ): void {
+    const issue = { kind, line, offset, message };
+    this.issues.push(issue);
+    this.#onIssue?.(issue);
+  }
+
+  /** Hand issues collected elsewhere to this log, in order. */
+  replay(issues: Iterable<LoadIssue>): void {
+    for (const i of issues) this.add(i.kind, i.line, i.offset, i.message);
+  }
+}
+
+/**
+ * Decode and parse one line, reporting damage: blank, NUL-filled, oversized,
+ * invalid UTF-8, torn or not JSON. Returns undefined for a line to skip.
+ *
+ * A line without its "\n" can only be the last one: if it does not parse,
+ * it is a torn append.
+ *
+ * @param line The line.
+ * @param log Where damage goes.
+ * @returns The parsed value, or undefined.
+ */
+export function decodeLine(line: Line, log: IssueLog): unknown {
+  const at = line.index + 1; // 0 when read backwards (the number is unknown)
+  const where = at > 0 ? `line ${at}` : `the line at byte ${line.offset}`;
+  if (line.oversized === true) {
+    log.add(
+      "oversized-line",
+      at,
+      line.offset,
+      `${where} is longer than the loader's limit and was skipped`,
+    );
+    return undefined;
+  }
+  const bytes = line.bytes;
+  if (bytes.length === 0) {
+    if (line.terminated) {
+      log.add("blank-line", at, line.offset, `${where} is blank`);
+    }
+    return undefined;
+  }
+  if (isNulFill(bytes)) {
+    log.add(
+      "nul-fill",
+      at,
+      line.offset,
+      `${where} holds ${bytes.length} NUL bytes (a crash left them)`,
+    );
+    return undefined;
+  }
+  // The lenient decoder is several times faster than the fatal one; a
+  // U+FFFD in its output is either invalid bytes or a real U+FFFD, which
+  // only the strict decoder can tell apart.
+  const text = _lenient.decode(bytes);
+  if (text.includes("\uFFFD") && !_isValidUtf8(bytes)) {
+    log.add(
+      "invalid-utf8",
+      at,
+      line.offset,
+      `${where} is not valid UTF-8; bad bytes read as U+FFFD`,
+    );
+  }
+  try {
+    const value = JSON.parse(text);
+    if (!line.terminated) {
+      log.add(
+        "missing-newline",
+        at,
+        line.offset,
+        `${where} has no final newline`,
+      );
+    }
+    return value;
+  } catch {
+    if (!line.terminated) {
+      log.add(
+        "torn-line",
+        at,
+        line.offset,
+        `${where} is torn (an append cut short) and was skipped`,
+      );
+    } else {log.add(
+        "not-json",
+        at,
+        line.offset,
+        `${where} is not JSON and was skipped`,
+      );}
+    return undefined;
+  }
+}
+
+/**
+ * Whether bytes are all 0x00, or empty: the NUL-filled tail that a crash
+ * leaves on some filesystems, which is damage, not a line.
+ *
+ * @param bytes The bytes, usually a final line's.
+ * @returns True when every byte is 0.
+ *
+ * @example Spotting a NUL-filled tail
+ * ```ts
+ * import { isNulFill } from "./_decode.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isNulFill(new Uint8Array(4096)), true);
+ * assert.equal(isNulFill(new TextEncoder().encode('{"a":1}')), false);
+ * ```
+ */
+export function isNulFill(bytes: Uint8Array): boolean {
+  const end = bytes.length;
+  // Bytes up to a 4-byte boundary, then whole 32-bit words, then the rest.
+  let i = Math.min(end, (4 - (bytes.byteOffset & 3)) & 3);
+  for (let j = 0; j < i; j++) if (bytes[j] !== 0) return false;
+  const words = (end - i) >>> 2;
+  if (words > 0) {
+    const view = new Int32Array(bytes.buffer, bytes.byteOffset + i, words);
+    for (let w = 0; w < words; w++) if (view[w] !== 0) return false;
+    i += words * 4;
+  }
+  for (; i < end; i++) if (bytes[i] !== 0) return false;
+  return true;
+}

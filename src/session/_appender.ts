@@ -1,0 +1,303 @@
+/**
+ * How a session's entries reach its file: envelopes and ids, blobs on the
+ * way, the settings checkpoint after a boundary, the writer and its
+ * lifecycle, and taking back what a failed write added.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import {
+  checkpointData,
+  SETTINGS_CHECKPOINT_TYPE,
+} from "../format/checkpoint.ts";
+import { newEntryId } from "../format/_entry_id.ts";
+import { encodeEntry, type SessionEntry } from "../format/entries.ts";
+import { encodeHead } from "../format/_head.ts";
+import { headerVersion, SESSION_VERSION } from "../format/header.ts";
+import { seam } from "../fs/_seam.ts";
+import { scanEntryIds } from "../read/_envelope.ts";
+import { readLinesFromReader } from "../read/_lines_forward.ts";
+import { readSessionFile } from "../read/_session_file.ts";
+import { BlobStore } from "../store/blob_store.ts";
+import type { SessionWriterOptions } from "../write/_options.ts";
+import { SessionWriter } from "../write/_writer.ts";
+import { readBlobs } from "./_blobs.ts";
+import { prepareForDisk } from "./_persist.ts";
+import type { SessionView } from "./_view.ts";
+import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
+import type { SessionWriteOptions } from "./options.ts";
+
+const _ENVELOPE_KEYS = new Set(["type", "id", "parentId", "timestamp"]);
+
+/** Appends to a session: in memory, and on disk once the session is there. */
+export class Appender {
+  readonly #path: string | undefined;
+  readonly #dataDir: string | undefined;
+  readonly #options: SessionWriteOptions;
+  readonly #view: SessionView;
+  #onDisk: boolean;
+  #autoPersist = false;
+  #writer: SessionWriter | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  /** Ids of every entry in the file (read once when needed, then kept up to date by appends). */
+  #fileIds: Set<string> | undefined;
+  #closed = false;
+
+  constructor(
+    path: string | undefined,
+    dataDir: string | undefined,
+    view: SessionView,
+    onDisk: boolean,
+    options: SessionWriteOptions,
+  ) {
+    this.#path = path;
+    this.#dataDir = dataDir;
+    this.#view = view;
+    this.#onDisk = onDisk;
+    this.#options = options;
+  }
+
+  /** The file's name for messages. */
+  get name(): string {
+    return this.#path ?? "<stream>";
+  }
+
+  /** Whether the session has a file. */
+  get onDisk(): boolean {
+    return this.#onDisk;
+  }
+
+  /** Whether {@linkcode close} ran. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Write on the first assistant message. */
+  enableAutoPersist(): void {
+    this.#autoPersist = true;
+  }
+
+  /** Run `fn` after every earlier call has settled, one at a time. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Add entries: envelopes first, blobs stored, a checkpoint after each
+   * compaction and reset, one write; on failure nothing stays added.
+   */
+  async append(
+    payloads: readonly EntryPayload[],
+    options: AppendOptions,
+  ): Promise<SessionEntry[]> {
+    if (this.#closed) {
+      throw new Error(`Cannot append to "${this.name}": the session is closed`);
+    }
+    const view = this.#view;
+    const mark = view.mark();
+    const written: SessionEntry[] = [];
+    const lines: string[] = [];
+    try {
+      for (let i = 0; i < payloads.length; i++) {
+        const parentId = i === 0 && options.parentId !== undefined
+          ? options.parentId
+          : view.leafId;
+        let entry = await this.#envelope(payloads[i]!, parentId);
+        if (this.#onDisk) entry = await this.#prepare(entry);
+        this.#add(entry);
+        written.push(entry);
+        lines.push(encodeEntry(entry));
+        if (entry.type === "compaction" || entry.type === "reset_boundary") {
+          const checkpoint = this.#checkpoint();
+          this.#add(checkpoint);
+          lines.push(encodeEntry(checkpoint));
+        }
+      }
+      if (this.#onDisk) {
+        await (await this.writerFor("append to")).append(lines);
+      } else if (this.#autoPersist && written.some(_isAssistant)) {
+        await this.ensureOnDisk();
+      }
+    } catch (err) {
+      view.rollBack(mark);
+      throw err;
+    }
+    return written;
+  }
+
+  /** Write the file (slot, header, entries so far) if it is not there yet. */
+  async ensureOnDisk(): Promise<void> {
+    if (this.#onDisk) return;
+    if (this.#path === undefined) {
+      throw new TypeError(
+        'Cannot write "<stream>": a session read from a stream has no file',
+      );
+    }
+    const loaded = this.#view.loaded;
+    const prepared: SessionEntry[] = [];
+    for (const e of loaded.entries) prepared.push(await this.#prepare(e));
+    const head = encodeHead(loaded.slot!, loaded.header);
+    const rest = new TextEncoder().encode(
+      prepared.map((e) => `${encodeEntry(e)}\n`).join(""),
+    );
+    const body = new Uint8Array(head.length + rest.length);
+    body.set(head);
+    body.set(rest, head.length);
+    this.#writer = await SessionWriter.create(
+      this.#path,
+      body,
+      this.writerOptions(),
+    );
+    loaded.entries = prepared;
+    loaded.byId = new Map(prepared.map((e) => [e.id, e]));
+    this.#onDisk = true;
+  }
+
+  /** The open writer, opened on first use; refuses a closed or legacy session. */
+  async writerFor(action: string): Promise<SessionWriter> {
+    const name = this.name;
+    if (this.#closed) {
+      throw new Error(`Cannot ${action} "${name}": the session is closed`);
+    }
+    if (this.#path === undefined) {
+      throw new TypeError(
+        `Cannot ${action} "${name}": a session read from a stream has no file`,
+      );
+    }
+    const version = headerVersion(this.#view.loaded.header);
+    if (version !== SESSION_VERSION) {
+      throw new TypeError(
+        `Cannot ${action} "${name}": it is a version ${version} session; fork it to a version ${SESSION_VERSION} file first`,
+      );
+    }
+    this.#writer ??= await SessionWriter.open(this.#path, this.writerOptions());
+    return this.#writer;
+  }
+
+  /** Close the writer (the file is about to be replaced); the next write reopens it. */
+  async dropWriter(): Promise<void> {
+    await this.#writer?.close();
+    this.#writer = undefined;
+  }
+
+  /** The options the writers take. */
+  writerOptions(): SessionWriterOptions {
+    const o = this.#options;
+    return {
+      ...(o.sync === undefined ? {} : { sync: o.sync }),
+      ...(o.lockTimeoutMs === undefined
+        ? {}
+        : { lockTimeoutMs: o.lockTimeoutMs }),
+    };
+  }
+
+  /** Whether an entry with this id is in the session (in memory or in the file). */
+  async knows(id: string): Promise<boolean> {
+    return this.#view.loaded.byId.has(id) ||
+      (this.#onDisk && (await this.#idsOfFile()).has(id));
+  }
+
+  /** Read the window again (after moving the leaf outside it). */
+  async reload(): Promise<void> {
+    const loaded = await readSessionFile(this.#path!, { window: true });
+    const blobs = this.#dataDir === undefined
+      ? { images: new Map(), texts: new Map() }
+      : await readBlobs(loaded, join(this.#dataDir, "blobs"), undefined);
+    this.#view.replace(loaded, blobs);
+  }
+
+  /** Close the writer; later appends fail. */
+  close(): Promise<void> {
+    return this.exclusive(async () => {
+      this.#closed = true;
+      await this.dropWriter();
+    });
+  }
+
+  /** The payload under a new envelope: id, parent, timestamp first. */
+  async #envelope(
+    p: EntryPayload,
+    parentId: string | null,
+  ): Promise<SessionEntry> {
+    if (typeof p.type !== "string" || p.type.length === 0) {
+      throw new TypeError("Cannot append: an entry needs a type");
+    }
+    const rest = Object.fromEntries(
+      Object.entries(p).filter(([k]) => !_ENVELOPE_KEYS.has(k)),
+    );
+    return {
+      type: p.type,
+      id: newEntryId(await this.#takenIds()),
+      parentId,
+      timestamp: this.#now().toISOString(),
+      ...rest,
+    } as SessionEntry;
+  }
+
+  #now(): Date {
+    return (this.#options.now ?? (() => new Date()))();
+  }
+
+  #add(entry: SessionEntry): void {
+    this.#fileIds?.add(entry.id); // stays complete across a reload
+    this.#view.add(entry);
+  }
+
+  /** The checkpoint after a boundary: the settings at the leaf and every label. */
+  #checkpoint(): SessionEntry {
+    const view = this.#view;
+    return {
+      type: "custom",
+      id: newEntryId(this.#idsInUse()),
+      parentId: view.leafId,
+      timestamp: this.#now().toISOString(),
+      customType: SETTINGS_CHECKPOINT_TYPE,
+      data: checkpointData(view.settings(), view.labels()),
+    } as SessionEntry;
+  }
+
+  /** Large images to blobs, `cost` into every usage. */
+  #prepare(entry: SessionEntry): Promise<SessionEntry> {
+    const blobs = this.#dataDir === undefined
+      ? undefined
+      : new BlobStore(join(this.#dataDir, "blobs"), {
+        sync: this.#options.sync ?? false,
+      });
+    return prepareForDisk(entry, {
+      blobs,
+      textBlobThreshold: this.#options.textBlobThreshold,
+    }, this.#view.blobs);
+  }
+
+  /** Ids a new entry must avoid: the whole file's, when only a window is held. */
+  async #takenIds(): Promise<{ has(id: string): boolean }> {
+    if (this.#view.loaded.windowed && this.#path !== undefined) {
+      await this.#idsOfFile();
+    }
+    return this.#idsInUse();
+  }
+
+  async #idsOfFile(): Promise<Set<string>> {
+    if (this.#fileIds === undefined) {
+      using file = await seam().openHandle(this.#path!, { read: true });
+      this.#fileIds = await scanEntryIds(readLinesFromReader(file));
+    }
+    return this.#fileIds;
+  }
+
+  #idsInUse(): { has(id: string): boolean } {
+    const byId = this.#view.loaded.byId;
+    const outside = this.#fileIds;
+    return outside === undefined
+      ? byId
+      : { has: (id) => byId.has(id) || outside.has(id) };
+  }
+}
+
+function _isAssistant(e: SessionEntry): boolean {
+  return e.type === "message" &&
+    (e.message as { role?: unknown } | null)?.role === "assistant";
+}

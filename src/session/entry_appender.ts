@@ -1,0 +1,528 @@
+/**
+ * The typed `append*` helpers of a session: each builds one entry's payload
+ * (its type and fields, without the envelope) and appends it.
+ *
+ * @module
+ */
+
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  CredentialPinEntry,
+  CustomEntry,
+  CustomMessageEntry,
+  LabelEntry,
+  MessageEntry,
+  ModeChangeEntry,
+  ModelChangeEntry,
+  ModelUsageEntry,
+  ResetBoundaryEntry,
+  ServiceTierChangeEntry,
+  SessionEntry,
+  SessionInitEntry,
+  ThinkingLevelChangeEntry,
+  TtsrInjectionEntry,
+} from "../format/entries.ts";
+import type { AgentMessage, ContentBlock } from "../format/messages.ts";
+
+/** A new entry: its type and payload, without the envelope. */
+export type EntryPayload = { type: string } & Record<string, unknown>;
+
+/** Options for an append. */
+export interface AppendOptions {
+  /** The parent of the (first) new entry. Default: the leaf. */
+  parentId?: string | null;
+}
+
+/**
+ * The typed `append*` helpers, over one primitive: {@linkcode appendBatch}.
+ * {@linkcode Session} is the implementation users hold; another (a test
+ * double, a recorder) gets every helper by implementing `appendBatch`.
+ *
+ * @example A recorder that keeps payloads instead of writing them
+ * ```ts
+ * import { EntryAppender, type EntryPayload, type SessionEntry } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * class Recorder extends EntryAppender {
+ *   payloads: EntryPayload[] = [];
+ *   appendBatch(payloads: readonly EntryPayload[]): Promise<SessionEntry[]> {
+ *     this.payloads.push(...payloads);
+ *     return Promise.resolve(payloads.map((p, i) => ({
+ *       ...p, id: `r${i}`, parentId: null, timestamp: "2026-01-01T00:00:00.000Z",
+ *     } as SessionEntry)));
+ *   }
+ * }
+ * const r = new Recorder();
+ * await r.appendModelChange("openai/gpt-5.1-codex", "smol");
+ * equal(r.payloads[0]!.role, "smol");
+ * ```
+ */
+export abstract class EntryAppender {
+  /**
+   * Append entries in one write; each payload gets an id, a parent and a
+   * timestamp.
+   *
+   * @param payloads The entries' types and fields.
+   * @param options The first entry's parent.
+   * @returns The entries as written.
+   */
+  abstract appendBatch(
+    payloads: readonly EntryPayload[],
+    options?: AppendOptions,
+  ): Promise<SessionEntry[]>;
+
+  /**
+   * Append one entry of any type (unknown types too).
+   *
+   * @example Appending an entry of an unknown type
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.append({ type: "xdev_probe", note: "kept as is" });
+   * equal(entry.type, "xdev_probe");
+   * deepEqual(session.getEntry(entry.id), entry);
+   * ```
+   *
+   * @param payload The entry's type and fields.
+   * @param options Its parent.
+   * @returns The entry as written.
+   */
+  async append(
+    payload: EntryPayload,
+    options: AppendOptions = {},
+  ): Promise<SessionEntry> {
+    return (await this.appendBatch([payload], options))[0]!;
+  }
+
+  /**
+   * Append a conversation message.
+   *
+   * @example Appending a user message
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * await session.appendMessage({ role: "user", content: "Why does CI fail?" });
+   * deepEqual(session.buildContext().messages.map((m) => m.role), ["user"]);
+   * ```
+   *
+   * @param message The message.
+   * @returns The entry.
+   */
+  appendMessage(message: AgentMessage): Promise<MessageEntry> {
+    return this.#one({ type: "message", message });
+  }
+
+  /**
+   * Change the model of a role.
+   *
+   * @example Setting the default and the smol model
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * await session.appendModelChange("openai/gpt-5.1-codex");
+   * await session.appendModelChange("anthropic/claude-haiku-4-5", "smol");
+   * deepEqual(session.buildContext().models, {
+   *   default: "openai/gpt-5.1-codex",
+   *   smol: "anthropic/claude-haiku-4-5",
+   * });
+   * ```
+   *
+   * @param model `provider/modelId`.
+   * @param role Absent: `default`.
+   * @returns The entry.
+   */
+  appendModelChange(
+    model: string,
+    role?: string,
+  ): Promise<ModelChangeEntry> {
+    return this.#one({
+      type: "model_change",
+      model,
+      ...(role === undefined ? {} : { role }),
+      resolvedModelIsFallback: false,
+    });
+  }
+
+  /**
+   * Change the thinking level.
+   *
+   * @example Thinking harder, chosen automatically
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * await session.appendThinkingLevelChange("high", "auto");
+   * const ctx = session.buildContext();
+   * equal(ctx.thinkingLevel, "high");
+   * equal(ctx.configuredThinkingLevel, "auto");
+   * ```
+   *
+   * @param thinkingLevel The level.
+   * @param configured The selector (`auto` or a level).
+   * @returns The entry.
+   */
+  appendThinkingLevelChange(
+    thinkingLevel: string | null,
+    configured: string | null = thinkingLevel,
+  ): Promise<ThinkingLevelChangeEntry> {
+    return this.#one({
+      type: "thinking_level_change",
+      thinkingLevel,
+      configured,
+    });
+  }
+
+  /**
+   * Change the service tier.
+   *
+   * @example Switching to the priority tier
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendServiceTierChange("priority");
+   * equal(entry.serviceTier, "priority");
+   * equal(session.leafId, entry.id);
+   * ```
+   *
+   * @param serviceTier The tier, or null.
+   * @returns The entry.
+   */
+  appendServiceTierChange(
+    serviceTier: unknown,
+  ): Promise<ServiceTierChangeEntry> {
+    return this.#one({
+      type: "service_tier_change",
+      serviceTier,
+    });
+  }
+
+  /**
+   * Replace the history before `firstKeptEntryId` by a summary.
+   *
+   * @example Appending a compaction
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * await session.appendMessage({ role: "user", content: "An old question" });
+   * const kept = await session.appendMessage({ role: "user", content: "A recent one" });
+   * await session.appendCompaction({ summary: "Asked about CI.", firstKeptEntryId: kept.id, tokensBefore: 1200 });
+   * const roles = session.buildContext().messages.map((m) => m.role);
+   * deepEqual(roles, ["compactionSummary", "user"]);
+   * ```
+   *
+   * @param compaction The summary, the first kept entry (null: none) and the tokens before.
+   * @returns The entry.
+   */
+  appendCompaction(
+    compaction: {
+      summary: string;
+      firstKeptEntryId: string | null;
+      tokensBefore: number;
+    } & Record<string, unknown>,
+  ): Promise<CompactionEntry> {
+    return this.#one({
+      type: "compaction",
+      ...compaction,
+    });
+  }
+
+  /**
+   * Branch back to `fromId` with a summary of the abandoned branch: the entry
+   * is a child of `fromId` and becomes the leaf.
+   *
+   * @example Abandoning a branch with a summary
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const start = await session.appendMessage({ role: "user", content: "Try plan A" });
+   * await session.appendMessage({ role: "user", content: "Plan A failed" });
+   * const summary = await session.appendBranchSummary(start.id, "Plan A failed: no lock.");
+   * equal(session.leafId, summary.id);
+   * deepEqual(session.buildContext().messages.map((m) => m.role), ["user", "branchSummary"]);
+   * ```
+   *
+   * @param fromId The branch point, or null for the root.
+   * @param summary What the abandoned branch did.
+   * @param details Anything else to keep.
+   * @returns The entry.
+   */
+  appendBranchSummary(
+    fromId: string | null,
+    summary: string,
+    details?: unknown,
+  ): Promise<BranchSummaryEntry> {
+    return this.#one({
+      type: "branch_summary",
+      fromId: fromId ?? "root",
+      summary,
+      ...(details === undefined ? {} : { details }),
+    }, { parentId: fromId });
+  }
+
+  /**
+   * `/clear`: nothing before it reaches the model.
+   *
+   * @example Clearing the context
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * await session.appendMessage({ role: "user", content: "Before /clear" });
+   * await session.appendResetBoundary();
+   * await session.appendMessage({ role: "user", content: "After /clear" });
+   * equal(session.buildContext().messages.length, 1);
+   * ```
+   *
+   * @returns The entry.
+   */
+  appendResetBoundary(): Promise<ResetBoundaryEntry> {
+    return this.#one({ type: "reset_boundary" });
+  }
+
+  /**
+   * Harness state that never reaches the model.
+   *
+   * @example Keeping harness state out of the context
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendCustom("todo-state", { open: 2 });
+   * deepEqual(entry.data, { open: 2 });
+   * equal(session.buildContext().messages.length, 0);
+   * ```
+   *
+   * @param customType Its kind.
+   * @param data Its data.
+   * @returns The entry.
+   */
+  appendCustom(customType: string, data?: unknown): Promise<CustomEntry> {
+    return this.#one({
+      type: "custom",
+      customType,
+      ...(data === undefined ? {} : { data }),
+    });
+  }
+
+  /**
+   * A message from a harness or hook (role `custom` in the context).
+   *
+   * @example A hook's note the UI hides
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { ok } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * await session.appendCustomMessage("hook-note", "Tests are slow today", { display: false });
+   * const [note] = session.buildContext().messages;
+   * ok(note?.role === "custom" && note.customType === "hook-note" && note.display === false);
+   * ```
+   *
+   * @param customType Its kind.
+   * @param content Text or blocks.
+   * @param options Whether it is shown, details.
+   * @returns The entry.
+   */
+  appendCustomMessage(
+    customType: string,
+    content: string | ContentBlock[],
+    options: { display?: boolean; details?: unknown } = {},
+  ): Promise<CustomMessageEntry> {
+    return this.#one({
+      type: "custom_message",
+      customType,
+      content,
+      display: options.display ?? true,
+      ...(options.details === undefined ? {} : { details: options.details }),
+    });
+  }
+
+  /**
+   * Set or (without `label`) clear an entry's label.
+   *
+   * @example Labelling an entry
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendMessage({ role: "user", content: "Start here" });
+   * await session.appendLabel(entry.id, "start");
+   * deepEqual(session.buildContext().labels, { [entry.id]: "start" });
+   * ```
+   *
+   * @param targetId The entry.
+   * @param label The label.
+   * @returns The entry.
+   */
+  appendLabel(targetId: string, label?: string): Promise<LabelEntry> {
+    return this.#one({
+      type: "label",
+      targetId,
+      ...(label === undefined ? {} : { label }),
+    });
+  }
+
+  /**
+   * A subagent's contract.
+   *
+   * @example A subagent's first entry
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual, equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const init = await session.appendSessionInit({
+   *   systemPrompt: "You review diffs.",
+   *   task: "Review src/",
+   *   tools: ["read", "grep"],
+   * });
+   * deepEqual(init.tools, ["read", "grep"]);
+   * equal(init.parentId, null);
+   * ```
+   *
+   * @param init The system prompt, task and tools.
+   * @returns The entry.
+   */
+  appendSessionInit(
+    init:
+      & { systemPrompt: string; task: string; tools: string[] }
+      & Record<string, unknown>,
+  ): Promise<SessionInitEntry> {
+    return this.#one({
+      type: "session_init",
+      ...init,
+    });
+  }
+
+  /**
+   * A side call's model usage.
+   *
+   * @example Recording a side call that named the session
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendModelUsage({
+   *   purpose: "title", api: "openai-responses", provider: "openai", model: "gpt-5-mini",
+   *   usage: { input: 120, output: 8 }, stopReason: "stop",
+   * });
+   * equal(entry.purpose, "title");
+   * equal(session.buildContext().messages.length, 0);
+   * ```
+   *
+   * @param usage The call.
+   * @returns The entry.
+   */
+  appendModelUsage(
+    usage:
+      & {
+        purpose: string;
+        api: string;
+        provider: string;
+        model: string;
+        usage: unknown;
+        stopReason: string;
+      }
+      & Record<
+        string,
+        unknown
+      >,
+  ): Promise<ModelUsageEntry> {
+    return this.#one({
+      type: "model_usage",
+      ...usage,
+    });
+  }
+
+  /**
+   * Change the agent's mode.
+   *
+   * @example Entering plan mode
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendModeChange("plan");
+   * equal(entry.mode, "plan");
+   * equal(session.leafId, entry.id);
+   * ```
+   *
+   * @param mode `plan`, `none` …
+   * @param data Mode data.
+   * @returns The entry.
+   */
+  appendModeChange(
+    mode: string,
+    data?: unknown,
+  ): Promise<ModeChangeEntry> {
+    return this.#one({
+      type: "mode_change",
+      mode,
+      ...(data === undefined ? {} : { data }),
+    });
+  }
+
+  /**
+   * Rules injected into the context.
+   *
+   * @example Recording injected rules
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendTtsrInjection(["no-console-log"]);
+   * deepEqual(entry.injectedRules, ["no-console-log"]);
+   * ```
+   *
+   * @param injectedRules Their names.
+   * @returns The entry.
+   */
+  appendTtsrInjection(
+    injectedRules: string[],
+  ): Promise<TtsrInjectionEntry> {
+    return this.#one({
+      type: "ttsr_injection",
+      injectedRules,
+    });
+  }
+
+  /**
+   * Pin a credential for a provider.
+   *
+   * @example Pinning a credential
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.appendCredentialPin("anthropic", "sha256:9f2c");
+   * deepEqual([entry.provider, entry.hash], ["anthropic", "sha256:9f2c"]);
+   * ```
+   *
+   * @param provider The provider.
+   * @param hash The credential's hash.
+   * @returns The entry.
+   */
+  appendCredentialPin(
+    provider: string,
+    hash: string,
+  ): Promise<CredentialPinEntry> {
+    return this.#one({
+      type: "credential_pin",
+      provider,
+      hash,
+    });
+  }
+
+  /** {@linkcode append}, typed as the entry the payload makes. */
+  #one<T extends SessionEntry>(
+    payload: EntryPayload,
+    options?: AppendOptions,
+  ): Promise<T> {
+    return this.append(payload, options) as Promise<T>;
+  }
+}
