@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { GenerateOptions } from "./_generate.ts";
+import type { GenerateOptions } from "./_options.ts";
 
 /** Default distance between compactions. */
 const DEFAULT_COMPACTION_EVERY = 5 * 1024 * 1024;

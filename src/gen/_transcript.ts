@@ -19,7 +19,7 @@ import {
 } from "./_entries.ts";
 import { type _Body, _FILES, _Rng, _Text, _TITLES } from "./_text.ts";
 import type { _ChunkWriter } from "./_writer.ts";
-import type { GenerateResult } from "./_generate.ts";
+import type { GenerateResult } from "./_options.ts";
 
 /** Longest tail written under the branch_summary of `branchBackAtEnd`. */
 const BRANCH_TAIL_MAX = 512 * 1024;

@@ -7,7 +7,7 @@
 
 import type { _Config } from "./_config.ts";
 import type { _Body } from "./_text.ts";
-import type { TranscriptSink } from "./_generate.ts";
+import type { TranscriptSink } from "./_options.ts";
 
 /** Bytes handed to the sink at a time. */
 const CHUNK_BYTES = 1 << 20;
