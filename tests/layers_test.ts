@@ -63,7 +63,9 @@ Deno.test("src/ is in layers: each file imports only from its layer or those bel
 
 Deno.test("src/ has no import cycle", async () => {
   const graph = new Map<string, string[]>();
-  for (const file of await sourceFiles()) graph.set(file, await importsOf(file));
+  for (const file of await sourceFiles()) {
+    graph.set(file, await importsOf(file));
+  }
   const state = new Map<string, "open" | "done">();
   const cycles: string[] = [];
   const visit = (file: string, trail: string[]): void => {

@@ -24,6 +24,7 @@ import type { SessionWriterOptions } from "../write/_options.ts";
 import { SessionWriter } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";
 import { prepareForDisk } from "./_persist.ts";
+import type { SessionParts } from "./_parts.ts";
 import type { SessionView } from "./_view.ts";
 import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
 import type { SessionWriteOptions } from "./options.ts";
@@ -44,18 +45,12 @@ export class Appender {
   #fileIds: Set<string> | undefined;
   #closed = false;
 
-  constructor(
-    path: string | undefined,
-    dataDir: string | undefined,
-    view: SessionView,
-    onDisk: boolean,
-    options: SessionWriteOptions,
-  ) {
-    this.#path = path;
-    this.#dataDir = dataDir;
+  constructor(parts: SessionParts, view: SessionView) {
+    this.#path = parts.path;
+    this.#dataDir = parts.dataDir;
     this.#view = view;
-    this.#onDisk = onDisk;
-    this.#options = options;
+    this.#onDisk = parts.onDisk;
+    this.#options = parts.options;
   }
 
   /** The file's name for messages. */

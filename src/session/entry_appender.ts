@@ -39,6 +39,123 @@ export interface AppendOptions {
  * {@linkcode Session} is the implementation users hold; another (a test
  * double, a recorder) gets every helper by implementing `appendBatch`.
  *
+ * @example Every typed append, each on a session of its own
+ * ```ts
+ * import { Session } from "@xdev/session";
+ * import { deepEqual, equal, ok } from "node:assert/strict";
+ *
+ * // A new session stays in memory until ensureOnDisk(): nothing is written.
+ * { // appending an entry of an unknown type
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.append({ type: "xdev_probe", note: "kept as is" });
+ *   equal(entry.type, "xdev_probe");
+ *   deepEqual(session.getEntry(entry.id), entry);
+ * }
+ * { // appending a user message
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   await session.appendMessage({ role: "user", content: "Why does CI fail?" });
+ *   deepEqual(session.buildContext().messages.map((m) => m.role), ["user"]);
+ * }
+ * { // setting the default and the smol model
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   await session.appendModelChange("openai/gpt-5.1-codex");
+ *   await session.appendModelChange("anthropic/claude-haiku-4-5", "smol");
+ *   deepEqual(session.buildContext().models, {
+ *     default: "openai/gpt-5.1-codex",
+ *     smol: "anthropic/claude-haiku-4-5",
+ *   });
+ * }
+ * { // thinking harder, chosen automatically
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   await session.appendThinkingLevelChange("high", "auto");
+ *   const ctx = session.buildContext();
+ *   equal(ctx.thinkingLevel, "high");
+ *   equal(ctx.configuredThinkingLevel, "auto");
+ * }
+ * { // switching to the priority tier
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendServiceTierChange("priority");
+ *   equal(entry.serviceTier, "priority");
+ *   equal(session.leafId, entry.id);
+ * }
+ * { // appending a compaction
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   await session.appendMessage({ role: "user", content: "An old question" });
+ *   const kept = await session.appendMessage({ role: "user", content: "A recent one" });
+ *   await session.appendCompaction({ summary: "Asked about CI.", firstKeptEntryId: kept.id, tokensBefore: 1200 });
+ *   const roles = session.buildContext().messages.map((m) => m.role);
+ *   deepEqual(roles, ["compactionSummary", "user"]);
+ * }
+ * { // abandoning a branch with a summary
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const start = await session.appendMessage({ role: "user", content: "Try plan A" });
+ *   await session.appendMessage({ role: "user", content: "Plan A failed" });
+ *   const summary = await session.appendBranchSummary(start.id, "Plan A failed: no lock.");
+ *   equal(session.leafId, summary.id);
+ *   deepEqual(session.buildContext().messages.map((m) => m.role), ["user", "branchSummary"]);
+ * }
+ * { // clearing the context
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   await session.appendMessage({ role: "user", content: "Before /clear" });
+ *   await session.appendResetBoundary();
+ *   await session.appendMessage({ role: "user", content: "After /clear" });
+ *   equal(session.buildContext().messages.length, 1);
+ * }
+ * { // keeping harness state out of the context
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendCustom("todo-state", { open: 2 });
+ *   deepEqual(entry.data, { open: 2 });
+ *   equal(session.buildContext().messages.length, 0);
+ * }
+ * { // a hook's note the UI hides
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   await session.appendCustomMessage("hook-note", "Tests are slow today", { display: false });
+ *   const [note] = session.buildContext().messages;
+ *   ok(note?.role === "custom" && note.customType === "hook-note" && note.display === false);
+ * }
+ * { // labelling an entry
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendMessage({ role: "user", content: "Start here" });
+ *   await session.appendLabel(entry.id, "start");
+ *   deepEqual(session.buildContext().labels, { [entry.id]: "start" });
+ * }
+ * { // a subagent's first entry
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const init = await session.appendSessionInit({
+ *     systemPrompt: "You review diffs.",
+ *     task: "Review src/",
+ *     tools: ["read", "grep"],
+ *   });
+ *   deepEqual(init.tools, ["read", "grep"]);
+ *   equal(init.parentId, null);
+ * }
+ * { // recording a side call that named the session
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendModelUsage({
+ *     purpose: "title", api: "openai-responses", provider: "openai", model: "gpt-5-mini",
+ *     usage: { input: 120, output: 8 }, stopReason: "stop",
+ *   });
+ *   equal(entry.purpose, "title");
+ *   equal(session.buildContext().messages.length, 0);
+ * }
+ * { // entering plan mode
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendModeChange("plan");
+ *   equal(entry.mode, "plan");
+ *   equal(session.leafId, entry.id);
+ * }
+ * { // recording injected rules
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendTtsrInjection(["no-console-log"]);
+ *   deepEqual(entry.injectedRules, ["no-console-log"]);
+ * }
+ * { // pinning a credential
+ *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+ *   const entry = await session.appendCredentialPin("anthropic", "sha256:9f2c");
+ *   deepEqual([entry.provider, entry.hash], ["anthropic", "sha256:9f2c"]);
+ * }
+ * ```
+ *
  * @example A recorder that keeps payloads instead of writing them
  * ```ts
  * import { EntryAppender, type EntryPayload, type SessionEntry } from "@xdev/session";
@@ -75,16 +192,6 @@ export abstract class EntryAppender {
   /**
    * Append one entry of any type (unknown types too).
    *
-   * @example Appending an entry of an unknown type
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual, equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.append({ type: "xdev_probe", note: "kept as is" });
-   * equal(entry.type, "xdev_probe");
-   * deepEqual(session.getEntry(entry.id), entry);
-   * ```
-   *
    * @param payload The entry's type and fields.
    * @param options Its parent.
    * @returns The entry as written.
@@ -99,15 +206,6 @@ export abstract class EntryAppender {
   /**
    * Append a conversation message.
    *
-   * @example Appending a user message
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * await session.appendMessage({ role: "user", content: "Why does CI fail?" });
-   * deepEqual(session.buildContext().messages.map((m) => m.role), ["user"]);
-   * ```
-   *
    * @param message The message.
    * @returns The entry.
    */
@@ -117,19 +215,6 @@ export abstract class EntryAppender {
 
   /**
    * Change the model of a role.
-   *
-   * @example Setting the default and the smol model
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * await session.appendModelChange("openai/gpt-5.1-codex");
-   * await session.appendModelChange("anthropic/claude-haiku-4-5", "smol");
-   * deepEqual(session.buildContext().models, {
-   *   default: "openai/gpt-5.1-codex",
-   *   smol: "anthropic/claude-haiku-4-5",
-   * });
-   * ```
    *
    * @param model `provider/modelId`.
    * @param role Absent: `default`.
@@ -150,17 +235,6 @@ export abstract class EntryAppender {
   /**
    * Change the thinking level.
    *
-   * @example Thinking harder, chosen automatically
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * await session.appendThinkingLevelChange("high", "auto");
-   * const ctx = session.buildContext();
-   * equal(ctx.thinkingLevel, "high");
-   * equal(ctx.configuredThinkingLevel, "auto");
-   * ```
-   *
    * @param thinkingLevel The level.
    * @param configured The selector (`auto` or a level).
    * @returns The entry.
@@ -179,42 +253,17 @@ export abstract class EntryAppender {
   /**
    * Change the service tier.
    *
-   * @example Switching to the priority tier
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendServiceTierChange("priority");
-   * equal(entry.serviceTier, "priority");
-   * equal(session.leafId, entry.id);
-   * ```
-   *
    * @param serviceTier The tier, or null.
    * @returns The entry.
    */
   appendServiceTierChange(
     serviceTier: unknown,
   ): Promise<ServiceTierChangeEntry> {
-    return this.#one({
-      type: "service_tier_change",
-      serviceTier,
-    });
+    return this.#one({ type: "service_tier_change", serviceTier });
   }
 
   /**
    * Replace the history before `firstKeptEntryId` by a summary.
-   *
-   * @example Appending a compaction
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * await session.appendMessage({ role: "user", content: "An old question" });
-   * const kept = await session.appendMessage({ role: "user", content: "A recent one" });
-   * await session.appendCompaction({ summary: "Asked about CI.", firstKeptEntryId: kept.id, tokensBefore: 1200 });
-   * const roles = session.buildContext().messages.map((m) => m.role);
-   * deepEqual(roles, ["compactionSummary", "user"]);
-   * ```
    *
    * @param compaction The summary, the first kept entry (null: none) and the tokens before.
    * @returns The entry.
@@ -226,27 +275,12 @@ export abstract class EntryAppender {
       tokensBefore: number;
     } & Record<string, unknown>,
   ): Promise<CompactionEntry> {
-    return this.#one({
-      type: "compaction",
-      ...compaction,
-    });
+    return this.#one({ type: "compaction", ...compaction });
   }
 
   /**
    * Branch back to `fromId` with a summary of the abandoned branch: the entry
    * is a child of `fromId` and becomes the leaf.
-   *
-   * @example Abandoning a branch with a summary
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual, equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const start = await session.appendMessage({ role: "user", content: "Try plan A" });
-   * await session.appendMessage({ role: "user", content: "Plan A failed" });
-   * const summary = await session.appendBranchSummary(start.id, "Plan A failed: no lock.");
-   * equal(session.leafId, summary.id);
-   * deepEqual(session.buildContext().messages.map((m) => m.role), ["user", "branchSummary"]);
-   * ```
    *
    * @param fromId The branch point, or null for the root.
    * @param summary What the abandoned branch did.
@@ -269,17 +303,6 @@ export abstract class EntryAppender {
   /**
    * `/clear`: nothing before it reaches the model.
    *
-   * @example Clearing the context
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * await session.appendMessage({ role: "user", content: "Before /clear" });
-   * await session.appendResetBoundary();
-   * await session.appendMessage({ role: "user", content: "After /clear" });
-   * equal(session.buildContext().messages.length, 1);
-   * ```
-   *
    * @returns The entry.
    */
   appendResetBoundary(): Promise<ResetBoundaryEntry> {
@@ -288,16 +311,6 @@ export abstract class EntryAppender {
 
   /**
    * Harness state that never reaches the model.
-   *
-   * @example Keeping harness state out of the context
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual, equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendCustom("todo-state", { open: 2 });
-   * deepEqual(entry.data, { open: 2 });
-   * equal(session.buildContext().messages.length, 0);
-   * ```
    *
    * @param customType Its kind.
    * @param data Its data.
@@ -313,16 +326,6 @@ export abstract class EntryAppender {
 
   /**
    * A message from a harness or hook (role `custom` in the context).
-   *
-   * @example A hook's note the UI hides
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { ok } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * await session.appendCustomMessage("hook-note", "Tests are slow today", { display: false });
-   * const [note] = session.buildContext().messages;
-   * ok(note?.role === "custom" && note.customType === "hook-note" && note.display === false);
-   * ```
    *
    * @param customType Its kind.
    * @param content Text or blocks.
@@ -346,16 +349,6 @@ export abstract class EntryAppender {
   /**
    * Set or (without `label`) clear an entry's label.
    *
-   * @example Labelling an entry
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendMessage({ role: "user", content: "Start here" });
-   * await session.appendLabel(entry.id, "start");
-   * deepEqual(session.buildContext().labels, { [entry.id]: "start" });
-   * ```
-   *
    * @param targetId The entry.
    * @param label The label.
    * @returns The entry.
@@ -371,20 +364,6 @@ export abstract class EntryAppender {
   /**
    * A subagent's contract.
    *
-   * @example A subagent's first entry
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual, equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const init = await session.appendSessionInit({
-   *   systemPrompt: "You review diffs.",
-   *   task: "Review src/",
-   *   tools: ["read", "grep"],
-   * });
-   * deepEqual(init.tools, ["read", "grep"]);
-   * equal(init.parentId, null);
-   * ```
-   *
    * @param init The system prompt, task and tools.
    * @returns The entry.
    */
@@ -393,27 +372,11 @@ export abstract class EntryAppender {
       & { systemPrompt: string; task: string; tools: string[] }
       & Record<string, unknown>,
   ): Promise<SessionInitEntry> {
-    return this.#one({
-      type: "session_init",
-      ...init,
-    });
+    return this.#one({ type: "session_init", ...init });
   }
 
   /**
    * A side call's model usage.
-   *
-   * @example Recording a side call that named the session
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendModelUsage({
-   *   purpose: "title", api: "openai-responses", provider: "openai", model: "gpt-5-mini",
-   *   usage: { input: 120, output: 8 }, stopReason: "stop",
-   * });
-   * equal(entry.purpose, "title");
-   * equal(session.buildContext().messages.length, 0);
-   * ```
    *
    * @param usage The call.
    * @returns The entry.
@@ -433,24 +396,11 @@ export abstract class EntryAppender {
         unknown
       >,
   ): Promise<ModelUsageEntry> {
-    return this.#one({
-      type: "model_usage",
-      ...usage,
-    });
+    return this.#one({ type: "model_usage", ...usage });
   }
 
   /**
    * Change the agent's mode.
-   *
-   * @example Entering plan mode
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendModeChange("plan");
-   * equal(entry.mode, "plan");
-   * equal(session.leafId, entry.id);
-   * ```
    *
    * @param mode `plan`, `none` …
    * @param data Mode data.
@@ -470,38 +420,15 @@ export abstract class EntryAppender {
   /**
    * Rules injected into the context.
    *
-   * @example Recording injected rules
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendTtsrInjection(["no-console-log"]);
-   * deepEqual(entry.injectedRules, ["no-console-log"]);
-   * ```
-   *
    * @param injectedRules Their names.
    * @returns The entry.
    */
-  appendTtsrInjection(
-    injectedRules: string[],
-  ): Promise<TtsrInjectionEntry> {
-    return this.#one({
-      type: "ttsr_injection",
-      injectedRules,
-    });
+  appendTtsrInjection(injectedRules: string[]): Promise<TtsrInjectionEntry> {
+    return this.#one({ type: "ttsr_injection", injectedRules });
   }
 
   /**
    * Pin a credential for a provider.
-   *
-   * @example Pinning a credential
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { deepEqual } from "node:assert/strict";
-   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   * const entry = await session.appendCredentialPin("anthropic", "sha256:9f2c");
-   * deepEqual([entry.provider, entry.hash], ["anthropic", "sha256:9f2c"]);
-   * ```
    *
    * @param provider The provider.
    * @param hash The credential's hash.
@@ -511,11 +438,7 @@ export abstract class EntryAppender {
     provider: string,
     hash: string,
   ): Promise<CredentialPinEntry> {
-    return this.#one({
-      type: "credential_pin",
-      provider,
-      hash,
-    });
+    return this.#one({ type: "credential_pin", provider, hash });
   }
 
   /** {@linkcode append}, typed as the entry the payload makes. */

@@ -6,7 +6,6 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
 import type { SessionContext } from "../context/context.ts";
 import {
   BRANCH_MARKER_TYPE,
@@ -17,16 +16,13 @@ import {
 import type { SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import type { TitleSlot, TitleSource } from "../format/title_slot.ts";
-import { uuidv7 } from "../format/uuid.ts";
-import { readLines } from "../read/_lines_forward.ts";
-import type { LoadedSession } from "../read/_records.ts";
-import { readSessionFile, readSessionLines } from "../read/_session_file.ts";
-import { canonicalCwdSlug } from "../store/cwd_slug.ts";
-import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
-import { sessionFileName, sessionsDir } from "../store/places.ts";
 import { Appender } from "./_appender.ts";
-import { noBlobs, readBlobs, type ResolvedBlobs } from "./_blobs.ts";
-import { newSession } from "./_new.ts";
+import {
+  createParts,
+  openParts,
+  type SessionParts,
+  streamParts,
+} from "./_parts.ts";
 import { renameSession } from "./_title.ts";
 import { SessionView } from "./_view.ts";
 import {
@@ -39,7 +35,6 @@ import type {
   SessionCreateOptions,
   SessionFromStreamOptions,
   SessionOpenOptions,
-  SessionWriteOptions,
   WindowStats,
 } from "./options.ts";
 
@@ -70,6 +65,7 @@ import type {
  *   deepEqual([again.title, again.titleSource], ["Say hello", "manual"]);
  *   equal(again.titleSlot?.title, "Say hello");
  *   equal(again.getEntry(hi.id)?.type, "message");
+ *   equal(again.getEntry("ffffffff"), undefined);
  *   equal(again.leafId, again.entries.at(-1)?.id); // the title_change entry
  *   deepEqual([again.migrated, again.issues], [false, []]);
  *   equal(again.buildContext().messages.length, 1);
@@ -83,18 +79,11 @@ export class Session extends EntryAppender implements AsyncDisposable {
   readonly #view: SessionView;
   readonly #appender: Appender;
 
-  private constructor(
-    path: string | undefined,
-    dataDir: string | undefined,
-    loaded: LoadedSession,
-    blobs: ResolvedBlobs,
-    onDisk: boolean,
-    options: SessionWriteOptions,
-  ) {
+  private constructor(parts: SessionParts) {
     super();
-    this.#path = path;
-    this.#view = new SessionView(loaded, blobs);
-    this.#appender = new Appender(path, dataDir, this.#view, onDisk, options);
+    this.#path = parts.path;
+    this.#view = new SessionView(parts.loaded, parts.blobs);
+    this.#appender = new Appender(parts, this.#view);
   }
 
   /**
@@ -121,14 +110,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     path: string,
     options: SessionOpenOptions = {},
   ): Promise<Session> {
-    const dataDir = options.dataDir ?? await findDataDir(path);
-    const loaded = await readSessionFile(path, {
-      onIssue: options.onIssue,
-      window: options.window !== false,
-      checkpoints: options.checkpoints !== false,
-    });
-    const blobs = await _blobsOf(loaded, dataDir, options);
-    return new Session(resolve(path), dataDir, loaded, blobs, true, options);
+    return new Session(await openParts(path, options));
   }
 
   /**
@@ -138,12 +120,20 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * @example Loading a session from a stream
    * ```ts
    * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
+   * import { deepEqual, equal } from "node:assert/strict";
    * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
    * const file = await Deno.open(url);
    * const session = await Session.fromStream(file.readable, { name: "s1-main" });
    * equal(session.path, undefined);
    * equal(session.buildContext().messages.length, 19);
+   *
+   * // A version 1 file (pi's) is migrated in memory; a torn last line is
+   * // skipped and reported.
+   * const v1 = '{"type":"session","id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n' +
+   *   '{"type":"message","message":{"role":"user","content":"Hi"}}\n{"type":"mess';
+   * const old = await Session.fromStream(ReadableStream.from([new TextEncoder().encode(v1)]));
+   * deepEqual([old.migrated, old.entries[0]?.id], [true, "00000001"]);
+   * deepEqual(old.issues.map((i) => [i.kind, i.line]), [["torn-line", 3]]);
    * ```
    *
    * @param stream The bytes of a session file.
@@ -155,13 +145,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     stream: ReadableStream<Uint8Array>,
     options: SessionFromStreamOptions = {},
   ): Promise<Session> {
-    const loaded = await readSessionLines(
-      readLines(stream),
-      options.name ?? "<stream>",
-      options.onIssue,
-    );
-    const blobs = await _blobsOf(loaded, options.dataDir, options);
-    return new Session(undefined, options.dataDir, loaded, blobs, false, {});
+    return new Session(await streamParts(stream, options));
   }
 
   /**
@@ -185,20 +169,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * @throws {TypeError} When `cwd` is empty.
    */
   static async create(options: SessionCreateOptions): Promise<Session> {
-    if (typeof options.cwd !== "string" || options.cwd.length === 0) {
-      throw new TypeError("Cannot create a session: cwd is empty");
-    }
-    const timestamp = (options.now ?? (() => new Date()))().toISOString();
-    const id = options.id ?? uuidv7();
-    const cwd = resolve(options.cwd);
-    const dataDir = options.dataDir ?? await resolveDataDir();
-    const path = options.path !== undefined ? resolve(options.path) : join(
-      sessionsDir(dataDir),
-      await canonicalCwdSlug(cwd),
-      sessionFileName(timestamp, id),
-    );
-    const loaded = newSession(options, { id, timestamp, cwd });
-    return new Session(path, dataDir, loaded, noBlobs(), false, options);
+    return new Session(await createParts(options));
   }
 
   /**
@@ -208,9 +179,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#path;
   }
 
-  /**
-   * Whether the session's file exists (written, or opened).
-   */
+  /** Whether the session's file exists (written, or opened). */
   get onDisk(): boolean {
     return this.#appender.onDisk;
   }
@@ -222,9 +191,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#view.loaded.header;
   }
 
-  /**
-   * The title slot, when line 1 holds a valid one.
-   */
+  /** The title slot, when line 1 holds a valid one. */
   get titleSlot(): TitleSlot | undefined {
     return this.#view.loaded.slot;
   }
@@ -237,30 +204,22 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#view.title;
   }
 
-  /**
-   * Who set the title, from the slot (else the header).
-   */
+  /** Who set the title, from the slot (else the header). */
   get titleSource(): TitleSource | undefined {
     return this.#view.titleSource;
   }
 
-  /**
-   * The active leaf (DESIGN §3.6), or null for a session without entries.
-   */
+  /** The active leaf (DESIGN §3.6), or null for a session without entries. */
   get leafId(): string | null {
     return this.#view.leafId;
   }
 
-  /**
-   * Whether the file was version 1 or 2 and migrated in memory.
-   */
+  /** Whether the file was version 1 or 2 and migrated in memory. */
   get migrated(): boolean {
     return this.#view.loaded.migrated;
   }
 
-  /**
-   * Damage the loader read around, in file order.
-   */
+  /** Damage the loader read around, in file order. */
   get issues(): readonly LoadIssue[] {
     return this.#view.loaded.issues;
   }
@@ -274,16 +233,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
 
   /**
    * An entry by id.
-   *
-   * @example Looking up the leaf of a fixture
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
-   * await using session = await Session.open(url.pathname);
-   * equal(session.getEntry(session.leafId!)?.type, "message");
-   * equal(session.getEntry("ffffffff"), undefined);
-   * ```
    *
    * @param id The entry's id.
    * @returns The entry, if it is in memory.
@@ -324,14 +273,10 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * ```ts
    * import { Session } from "@xdev/session";
    * import { equal, ok } from "node:assert/strict";
-   * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
-   * {
-   *   await using session = await Session.open(url.pathname);
-   *   const stats = session.windowStats();
-   *   ok(stats.windowed && stats.retained < stats.seen);
-   * }
-   * await using whole = await Session.open(url.pathname, { window: false });
-   * equal(whole.windowStats().retained, 60);
+   * const path = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url).pathname;
+   * const stats = (await Session.open(path)).windowStats();
+   * ok(stats.windowed && stats.retained < stats.seen);
+   * equal((await Session.open(path, { window: false })).windowStats().retained, 60);
    * ```
    *
    * @returns The figures.
@@ -349,15 +294,11 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * import { Session } from "@xdev/session";
    * import { equal } from "node:assert/strict";
    * const dataDir = await Deno.makeTempDir();
-   * try {
-   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
-   *   await session.appendMessage({ role: "user", content: "Hi" });
-   *   await session.ensureOnDisk();
-   *   await using again = await Session.open(session.path!);
-   *   equal(again.entries.length, 1);
-   * } finally {
-   *   await Deno.remove(dataDir, { recursive: true });
-   * }
+   * await using session = await Session.create({ cwd: "/app", dataDir });
+   * await session.appendMessage({ role: "user", content: "Hi" });
+   * await session.ensureOnDisk();
+   * equal((await Session.open(session.path!)).entries.length, 1);
+   * await Deno.remove(dataDir, { recursive: true });
    * ```
    *
    * @throws {TypeError} For a session read from a stream (it has no path).
@@ -427,21 +368,14 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * overwrite the 256-byte title slot in place (a file without a valid slot
    * is rewritten whole, atomically, once).
    *
-   * @example Renaming a session on disk
+   * @example Renaming a session (the class example renames one on disk)
    * ```ts
    * import { Session } from "@xdev/session";
-   * import { deepEqual, equal } from "node:assert/strict";
-   * const dataDir = await Deno.makeTempDir();
-   * try {
-   *   await using session = await Session.create({ cwd: "/home/dev/app", dataDir });
-   *   await session.ensureOnDisk();
-   *   const entry = await session.setTitle("Fix the\tflaky test");
-   *   equal(entry.title, "Fix the flaky test");
-   *   await using again = await Session.open(session.path!);
-   *   deepEqual([again.title, again.titleSource], ["Fix the flaky test", "manual"]);
-   * } finally {
-   *   await Deno.remove(dataDir, { recursive: true });
-   * }
+   * import { deepEqual } from "node:assert/strict";
+   * await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   * const entry = await session.setTitle("Fix the\tflaky test");
+   * deepEqual([entry.title, entry.source], ["Fix the flaky test", "user"]);
+   * deepEqual([session.title, session.titleSource], [entry.title, "manual"]);
    * ```
    *
    * @param title The new title (cleaned; cut to fit the slot, the entry keeps it whole).
@@ -501,9 +435,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     });
   }
 
-  /**
-   * Whether {@linkcode Session.close} was called.
-   */
+  /** Whether {@linkcode Session.close} was called. */
   get closed(): boolean {
     return this.#appender.closed;
   }
@@ -544,16 +476,4 @@ export class Session extends EntryAppender implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/** The blobs a read session references, unless resolving is turned off. */
-function _blobsOf(
-  loaded: LoadedSession,
-  dataDir: string | undefined,
-  options: { resolveBlobs?: boolean; onIssue?: (issue: LoadIssue) => void },
-): Promise<ResolvedBlobs> {
-  if (options.resolveBlobs === false || dataDir === undefined) {
-    return Promise.resolve(noBlobs());
-  }
-  return readBlobs(loaded, join(dataDir, "blobs"), options.onIssue);
 }
