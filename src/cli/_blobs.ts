@@ -6,21 +6,18 @@
  */
 
 import { join } from "node:path";
-import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
-import { BlobStore } from "../store/blob_store.ts";
-import { formatBytes, progressBar, sanitizeLines } from "./_format.ts";
 import {
-  cliFailure,
-  type CliIo,
-  CliUsageError,
-  flagValue,
-  noPositionals,
-  parseArgs,
-} from "./_io.ts";
+  BLOB_REF_PREFIX,
+  BlobStore,
+  resolveDataDir,
+  sessionsDir,
+} from "../../mod.ts";
+import { attempt, defineCommand, failure, writeJson } from "./_command.ts";
+import { formatBytes, progressBar, sanitizeLines } from "./_format.ts";
+import type { CliIo } from "./_io.ts";
 import { findSessionFiles, scanBlobRefs } from "./_scan.ts";
-import { resolveDataDir, sessionsDir } from "../store/places.ts";
 
-const _HELP = `Usage: cli blobs verify [--data-dir D] [--json]
+const HELP = `Usage: cli blobs verify [--data-dir D] [--json]
        cli blobs gc [--data-dir D] [--yes] [--json]
 
 verify  Re-hash every blob in <data dir>/blobs and report those whose bytes
@@ -59,42 +56,23 @@ interface _Listing {
   unknown: string[];
 }
 
-/**
- * Run `blobs`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runBlobs(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    yes: false,
-    json: false,
-    help: false,
-  });
-  const [sub, ...extra] = parsed.positional;
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  if (sub !== "verify" && sub !== "gc") {
-    throw new CliUsageError(
-      sub === undefined
-        ? "blobs: missing verify or gc"
-        : `blobs: unknown subcommand "${sub}"`,
-    );
-  }
-  noPositionals({ ...parsed, positional: extra }, `blobs ${sub}`);
-  if (sub === "verify" && parsed.flags.has("yes")) {
-    throw new CliUsageError("blobs verify: --yes is for gc");
-  }
-  const dataDir = flagValue(parsed, "data-dir") ?? await resolveDataDir();
-  const json = parsed.flags.has("json");
-  return sub === "verify"
-    ? await _verify(dataDir, json, io)
-    : await _gc(dataDir, parsed.flags.has("yes"), json, io);
-}
+/** `cli blobs verify` and `cli blobs gc`. */
+export const blobs = defineCommand({
+  name: "blobs",
+  help: HELP,
+  flags: { "data-dir": "value", yes: "switch", json: "switch" },
+  subcommands: ["verify", "gc"],
+  run: async (call, io) => {
+    if (call.subcommand === "verify" && call.has("yes")) {
+      throw call.usageError("--yes is for gc");
+    }
+    const dataDir = call.value("data-dir") ?? await resolveDataDir();
+    const json = call.has("json");
+    return call.subcommand === "verify"
+      ? await _verify(dataDir, json, io)
+      : await _gc(dataDir, call.has("yes"), json, io);
+  },
+});
 
 async function _verify(
   dataDir: string,
@@ -132,7 +110,7 @@ async function _verify(
       unknown: listing.unknown,
       skipped: { twins: _count(listing.twins), temp: listing.temp },
     };
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    writeJson(io, out);
   } else {
     const lines = [
       `${listing.blobs.size} blobs in ${dir}: ${
@@ -165,13 +143,11 @@ async function _gc(
   // Blobs first: one stored while the sessions are scanned is not a candidate.
   const listing = await _list(dir, "collect");
   const root = sessionsDir(dataDir);
-  let files: string[];
-  try {
-    files = await findSessionFiles(root);
-  } catch (err) {
-    // Without sessions every blob would look unreferenced: refuse.
-    throw cliFailure(`Cannot collect the blobs of "${dataDir}"`, err);
-  }
+  // Without sessions every blob would look unreferenced: refuse.
+  const files = await attempt(
+    `collect the blobs of "${dataDir}"`,
+    () => findSessionFiles(root),
+  );
   const referenced = new Set<string>();
   const progress = progressBar(io, {
     total: files.length,
@@ -180,11 +156,10 @@ async function _gc(
   });
   for (const [i, file] of files.entries()) {
     progress.update(i);
-    try {
-      await scanBlobRefs(file, referenced);
-    } catch (err) {
-      throw cliFailure(`Cannot collect blobs: reading "${file}" failed`, err);
-    }
+    await attempt(
+      `collect blobs: reading "${file}" failed`,
+      () => scanBlobRefs(file, referenced),
+    );
   }
   progress.finish(files.length);
   const garbage = await _unreferenced(dir, listing, referenced);
@@ -197,7 +172,7 @@ async function _gc(
           await Deno.remove(join(dir, name));
         } catch (err) {
           if (err instanceof Deno.errors.NotFound) continue;
-          failures.push(cliFailure(`Cannot delete "${name}"`, err).message);
+          failures.push(failure(`delete "${name}"`, err).message);
         }
       }
     }
@@ -213,7 +188,7 @@ async function _gc(
       deleted: yes && failures.length === 0,
       unknown: listing.unknown,
     };
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    writeJson(io, out);
   } else {
     const n = garbage.length;
     const head = `${listing.blobs.size} blobs in ${dir}, ${files.length} ${
@@ -299,7 +274,7 @@ async function _list(dir: string, verb: string): Promise<_Listing> {
     }
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return listing;
-    throw cliFailure(`Cannot ${verb} the blobs in "${dir}"`, err);
+    throw failure(`${verb} the blobs in "${dir}"`, err);
   }
   listing.blobs = new Map(blobs.sort(([a], [b]) => a < b ? -1 : 1));
   listing.unknown.sort();

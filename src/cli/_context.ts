@@ -4,13 +4,15 @@
  * @module
  */
 
-import type { ContentBlock } from "../format/entries.ts";
-import type { ContextMessage } from "../context/context.ts";
-import { contextToJson } from "../context/context_json.ts";
-import { type CliIo, CliUsageError, flagValue, parseArgs } from "./_io.ts";
-import { Session } from "../session/session.ts";
+import {
+  type ContentBlock,
+  type ContextMessage,
+  contextToJson,
+  Session,
+} from "../../mod.ts";
+import { defineCommand, writeJson } from "./_command.ts";
 
-const _HELP =
+const HELP =
   `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
 
 Rebuild the context of a session file: the messages the model sees on
@@ -25,62 +27,47 @@ Options:
                  a reset is settled
 `;
 
-/**
- * Run `context`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runContext(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    json: false,
-    rule: true,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
+/** `cli context`. */
+export const context = defineCommand({
+  name: "context",
+  help: HELP,
+  flags: { "data-dir": "value", json: "switch", rule: "value" },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const rule = call.value("rule") ?? "xdev";
+    if (rule !== "xdev" && rule !== "omp") {
+      throw call.usageError(`--rule must be xdev or omp, not "${rule}"`);
+    }
+    const dataDir = call.value("data-dir");
+    // --json is for comparing with omp: walk the whole active path.
+    const json = call.has("json");
+    await using session = await Session.open(call.arg(), {
+      ...(dataDir === undefined ? {} : { dataDir }),
+      checkpoints: !json,
+    });
+    const ctx = session.buildContext({ resetRule: rule });
+    if (json) {
+      writeJson(
+        io,
+        await contextToJson(ctx, session.title, session.titleSource),
+      );
+      return 0;
+    }
+    const head = [
+      `# ${session.title ?? "(untitled)"}`,
+      `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
+        ctx.leafId ?? "-"
+      } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
+    ];
+    if (ctx.pathEnd !== "root") {
+      head.push(`(the path stops early: ${ctx.pathEnd})`);
+    }
+    for (const issue of session.issues) head.push(`! ${issue.message}`);
+    io.stdout(`${head.join("\n")}\n`);
+    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
     return 0;
-  }
-  const [file, ...extra] = parsed.positional;
-  if (file === undefined) throw new CliUsageError("context: missing <file>");
-  if (extra.length > 0) {
-    throw new CliUsageError(`context: unexpected argument "${extra[0]}"`);
-  }
-  const rule = flagValue(parsed, "rule") ?? "xdev";
-  if (rule !== "xdev" && rule !== "omp") {
-    throw new CliUsageError(
-      `context: --rule must be xdev or omp, not "${rule}"`,
-    );
-  }
-  const dataDir = flagValue(parsed, "data-dir");
-  // --json is for comparing with omp: walk the whole active path.
-  const json = parsed.flags.has("json");
-  await using session = await Session.open(file, {
-    ...(dataDir === undefined ? {} : { dataDir }),
-    checkpoints: !json,
-  });
-  const ctx = session.buildContext({ resetRule: rule });
-  if (json) {
-    const out = await contextToJson(ctx, session.title, session.titleSource);
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
-    return 0;
-  }
-  const head = [
-    `# ${session.title ?? "(untitled)"}`,
-    `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
-      ctx.leafId ?? "-"
-    } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
-  ];
-  if (ctx.pathEnd !== "root") {
-    head.push(`(the path stops early: ${ctx.pathEnd})`);
-  }
-  for (const issue of session.issues) head.push(`! ${issue.message}`);
-  io.stdout(`${head.join("\n")}\n`);
-  for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-  return 0;
-}
+  },
+});
 
 /**
  * A message as readable text.

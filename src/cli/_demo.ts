@@ -6,15 +6,17 @@
  */
 
 import { dirname, join } from "node:path";
-import { type CliIo, CliUsageError, flagValue, parseArgs } from "./_io.ts";
+import {
+  type ContentBlock,
+  forkSession,
+  listSessions,
+  Session,
+} from "../../mod.ts";
+import { defineCommand } from "./_command.ts";
 import { renderMessage } from "./_context.ts";
 import { formatBytes, formatTable } from "./_format.ts";
-import type { ContentBlock } from "../format/entries.ts";
-import { forkSession } from "../store/fork.ts";
-import { listSessions } from "../store/list.ts";
-import { Session } from "../session/session.ts";
 
-const _HELP = `Usage: cli demo [--data-dir D]
+const HELP = `Usage: cli demo [--data-dir D]
 
 Write a realistic set of sessions through the library's public API: a main
 session with every entry type, a rename, a branch back with a summary and an
@@ -34,60 +36,49 @@ export interface DemoResult {
 const _CWD = "/home/dev/src/lumen-api";
 const _T0 = Date.parse("2026-11-30T09:00:00.000Z");
 
-/**
- * Run `demo`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runDemo(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, { "data-dir": true, help: false });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  if (parsed.positional.length > 0) {
-    throw new CliUsageError(
-      `demo: unexpected argument "${parsed.positional[0]}"`,
+/** `cli demo`. */
+export const demo = defineCommand({
+  name: "demo",
+  help: HELP,
+  flags: { "data-dir": "value" },
+  run: async (call, io) => {
+    const given = call.value("data-dir");
+    const dataDir = given ?? await Deno.makeTempDir({ prefix: "xdev-demo-" });
+    io.stdout(
+      `Writing demo sessions to ${dataDir}${
+        given === undefined ? " (a fresh temporary data dir)" : ""
+      }\n\n`,
     );
-  }
-  const given = flagValue(parsed, "data-dir");
-  const dataDir = given ?? await Deno.makeTempDir({ prefix: "xdev-demo-" });
-  io.stdout(
-    `Writing demo sessions to ${dataDir}${
-      given === undefined ? " (a fresh temporary data dir)" : ""
-    }\n\n`,
-  );
-  const { files } = await writeDemo(dataDir);
+    const { files } = await writeDemo(dataDir);
 
-  const sessions = await listSessions(dataDir);
-  io.stdout(
-    `listSessions() finds ${sessions.length} sessions (the subagent child is not listed):\n`,
-  );
-  const rows = sessions.map((s) => [
-    s.id.slice(0, 13),
-    s.title ?? "(untitled)",
-    s.parentSession?.slice(0, 13) ?? "-",
-    formatBytes(s.size),
-  ]);
-  const columns = [
-    { header: "id" },
-    { header: "title", shrink: "end" as const },
-    { header: "parent", optional: true },
-    { header: "size", right: true },
-  ];
-  io.stdout(`${formatTable(columns, rows, io.columns)}\n`);
+    const sessions = await listSessions(dataDir);
+    io.stdout(
+      `listSessions() finds ${sessions.length} sessions (the subagent child is not listed):\n`,
+    );
+    const rows = sessions.map((s) => [
+      s.id.slice(0, 13),
+      s.title ?? "(untitled)",
+      s.parentSession?.slice(0, 13) ?? "-",
+      formatBytes(s.size),
+    ]);
+    const columns = [
+      { header: "id" },
+      { header: "title", shrink: "end" as const },
+      { header: "parent", optional: true },
+      { header: "size", right: true },
+    ];
+    io.stdout(`${formatTable(columns, rows, io.columns)}\n`);
 
-  await using main = await Session.open(files.main);
-  const ctx = main.buildContext();
-  io.stdout(
-    `\nContext of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens\n`,
-  );
-  for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-  io.stdout(`\nNext: deno task cli context ${files.main} --json\n`);
-  return 0;
-}
+    await using main = await Session.open(files.main);
+    const ctx = main.buildContext();
+    io.stdout(
+      `\nContext of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens\n`,
+    );
+    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
+    io.stdout(`\nNext: deno task cli context ${files.main} --json\n`);
+    return 0;
+  },
+});
 
 /**
  * Write the demo sessions into `dataDir` through the public API.

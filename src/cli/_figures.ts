@@ -6,11 +6,15 @@
  */
 
 import { join } from "node:path";
-import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
-import { BlobStore } from "../store/blob_store.ts";
-import { cliFailure } from "./_io.ts";
-import { countEntries, type EntryCounts } from "./_scan.ts";
-import { findDataDir, Session, type WindowStats } from "../session/session.ts";
+import {
+  BLOB_REF_PREFIX,
+  BlobStore,
+  findDataDir,
+  Session,
+  type WindowStats,
+} from "../../mod.ts";
+import { attempt } from "./_command.ts";
+import { countEntries } from "./_scan.ts";
 
 /** One file's figures (also the shape of the totals). */
 export interface FileFigures {
@@ -60,24 +64,10 @@ export async function fileFigures(
   dataDirOption: string | undefined,
   sizes: BlobSizes,
 ): Promise<FileFigures> {
-  let counts: EntryCounts;
-  let window: WindowStats;
-  let context: number;
-  let fileBytes: number;
-  let dataDir: string | undefined;
-  try {
-    fileBytes = (await Deno.stat(path)).size;
-    counts = await countEntries(path);
-    dataDir = dataDirOption ?? await findDataDir(path);
-    await using session = await Session.open(path, {
-      resolveBlobs: false,
-      ...(dataDir === undefined ? {} : { dataDir }),
-    });
-    window = session.windowStats();
-    context = session.buildContext().tokens;
-  } catch (err) {
-    throw cliFailure(`Cannot read session "${path}"`, err);
-  }
+  const { fileBytes, counts, dataDir, window, context } = await attempt(
+    `read session "${path}"`,
+    () => _read(path, dataDirOption),
+  );
   const store = dataDir === undefined
     ? undefined
     : new BlobStore(join(dataDir, "blobs"));
@@ -112,6 +102,20 @@ export async function fileFigures(
       seen: window.seen,
     },
   };
+}
+
+/** The whole-file counts, then what a windowed open reads and rebuilds. */
+async function _read(path: string, dataDirOption: string | undefined) {
+  const fileBytes = (await Deno.stat(path)).size;
+  const counts = await countEntries(path);
+  const dataDir = dataDirOption ?? await findDataDir(path);
+  await using session = await Session.open(path, {
+    resolveBlobs: false,
+    ...(dataDir === undefined ? {} : { dataDir }),
+  });
+  const window = session.windowStats();
+  const context = session.buildContext().tokens;
+  return { fileBytes, counts, dataDir, window, context };
 }
 
 /** The size of a blob (null when it is missing or not a plain file), cached. */

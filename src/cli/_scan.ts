@@ -8,9 +8,12 @@
  */
 
 import { join } from "node:path";
-import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
-import { SessionEntryStream } from "../read/entry_stream.ts";
-import type { LoadIssue } from "../format/issues.ts";
+import {
+  BLOB_REF_PREFIX,
+  type LoadIssue,
+  parseBlobRef,
+  SessionEntryStream,
+} from "../../mod.ts";
 
 /** What one pass over a session file counts. */
 export interface EntryCounts {

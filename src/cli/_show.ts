@@ -4,19 +4,11 @@
  * @module
  */
 
+import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
+import { defineCommand, openSession, writeJson } from "./_command.ts";
 import { formatBytes, formatTable, sanitize } from "./_format.ts";
-import {
-  cliFailure,
-  type CliIo,
-  flagValue,
-  onePositional,
-  parseArgs,
-} from "./_io.ts";
-import type { LoadIssue } from "../format/issues.ts";
-import { Session } from "../session/session.ts";
-import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
 
-const _HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
+const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
 
 Open a session file (never modifying it) and print what the loader found:
 the header, the title and its slot, the entries in memory by type, the leaf,
@@ -36,39 +28,32 @@ type _SlotState =
   | { state: "wrong-width" | "ignored"; reason: string }
   | { state: "absent" };
 
-/**
- * Run `show`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runShow(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    full: false,
-    json: false,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  const file = onePositional(parsed, "show", "<file>");
-  const dataDir = flagValue(parsed, "data-dir");
-  let session: Session;
-  try {
-    session = await Session.open(file, {
+/** `cli show`. */
+export const show = defineCommand({
+  name: "show",
+  help: HELP,
+  flags: { "data-dir": "value", full: "switch", json: "switch" },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const file = call.arg();
+    const dataDir = call.value("data-dir");
+    await using session = await openSession(file, {
       ...(dataDir === undefined ? {} : { dataDir }),
-      window: !parsed.flags.has("full"),
+      window: !call.has("full"),
     });
-  } catch (err) {
-    throw cliFailure(`Cannot open "${file}"`, err);
-  }
-  await using _ = session;
+    const report = await _report(session, file);
+    if (call.has("json")) writeJson(io, report);
+    else io.stdout(`${_text(report, io.columns)}\n`);
+    return 0;
+  },
+});
+
+type _Report = Awaited<ReturnType<typeof _report>>;
+
+async function _report(session: Session, file: string) {
   const byType: Record<string, number> = {};
   for (const e of session.entries) byType[e.type] = (byType[e.type] ?? 0) + 1;
-  const report = {
+  return {
     path: session.path ?? file,
     header: session.header,
     title: session.title ?? null,
@@ -86,10 +71,9 @@ export async function runShow(args: string[], io: CliIo): Promise<number> {
       message: i.message,
     })),
   };
-  if (parsed.flags.has("json")) {
-    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-    return 0;
-  }
+}
+
+function _text(report: _Report, width: number): string {
   const w = report.window;
   const lines = [
     `file      ${report.path}`,
@@ -111,7 +95,7 @@ export async function runShow(args: string[], io: CliIo): Promise<number> {
       w.windowed ? " (the window; --full or stats counts the whole file)" : ""
     }`,
     ..._indent(
-      Object.entries(byType).sort(([a], [b]) => a < b ? -1 : 1)
+      Object.entries(report.entriesByType).sort(([a], [b]) => a < b ? -1 : 1)
         .map(([k, v]) => [k, String(v)]),
     ),
     "",
@@ -133,12 +117,11 @@ export async function runShow(args: string[], io: CliIo): Promise<number> {
           i.offset < 0 ? "-" : String(i.offset),
           i.message,
         ]),
-        io.columns,
+        width,
       )
     }`;
   }
-  io.stdout(`${text}\n`);
-  return 0;
+  return text;
 }
 
 function _slotState(session: Session): _SlotState {

@@ -17,16 +17,11 @@ import {
   progressBar,
   sanitizeLines,
 } from "./_format.ts";
-import {
-  cliFailure,
-  type CliIo,
-  flagValue,
-  onePositional,
-  parseArgs,
-} from "./_io.ts";
+import { attempt, defineCommand, writeJson } from "./_command.ts";
+import type { CliIo } from "./_io.ts";
 import { findSessionFiles } from "./_scan.ts";
 
-const _HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
+const HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
 
 Count what a session file holds, reading it once in chunks: entries by type,
 messages by role, tokens, compactions, resets, branches, labels, blob
@@ -45,45 +40,30 @@ Options:
 /** Files from which a progress bar is drawn (on a terminal). */
 const _PROGRESS_FROM = 8;
 
-/**
- * Run `stats`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runStats(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    json: false,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  const target = onePositional(parsed, "stats", "<file|dir>");
-  const dataDir = flagValue(parsed, "data-dir");
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(target);
-  } catch (err) {
-    throw cliFailure(`Cannot read "${target}"`, err);
-  }
-  const sizes: BlobSizes = new Map();
-  if (!info.isDirectory) {
-    const stats = await fileFigures(target, dataDir, sizes);
-    if (parsed.flags.has("json")) {
-      io.stdout(`${JSON.stringify({ path: target, ...stats }, null, 2)}\n`);
-    } else {
-      io.stdout(
-        `${sanitizeLines(`file        ${target}\n${_block(stats, false)}`)}\n`,
-      );
+/** `cli stats`. */
+export const stats = defineCommand({
+  name: "stats",
+  help: HELP,
+  flags: { "data-dir": "value", json: "switch" },
+  args: ["<file|dir>"],
+  run: async (call, io) => {
+    const target = call.arg();
+    const dataDir = call.value("data-dir");
+    const json = call.has("json");
+    const info = await attempt(`read "${target}"`, () => Deno.stat(target));
+    const sizes: BlobSizes = new Map();
+    if (info.isDirectory) {
+      return await _dirStats(target, dataDir, sizes, json, io);
+    }
+    const figures = await fileFigures(target, dataDir, sizes);
+    if (json) writeJson(io, { path: target, ...figures });
+    else {
+      const text = `file        ${target}\n${_block(figures, false)}`;
+      io.stdout(`${sanitizeLines(text)}\n`);
     }
     return 0;
-  }
-  return await _dirStats(target, dataDir, sizes, parsed.flags.has("json"), io);
-}
+  },
+});
 
 async function _dirStats(
   dir: string,
@@ -92,12 +72,10 @@ async function _dirStats(
   json: boolean,
   io: CliIo,
 ): Promise<number> {
-  let files: string[];
-  try {
-    files = await findSessionFiles(dir);
-  } catch (err) {
-    throw cliFailure(`Cannot read the folder "${dir}"`, err);
-  }
+  const files = await attempt(
+    `read the folder "${dir}"`,
+    () => findSessionFiles(dir),
+  );
   const progress = progressBar(io, {
     total: files.length,
     unit: "files",
@@ -117,7 +95,7 @@ async function _dirStats(
   const totals = totalFigures(done.map((d) => d.stats), sizes);
   if (json) {
     const out = { files: done.map((d) => ({ path: d.path, ...d.stats })) };
-    io.stdout(`${JSON.stringify({ ...out, totals, errors }, null, 2)}\n`);
+    writeJson(io, { ...out, totals, errors });
   } else if (files.length === 0) {
     io.stdout(`No *.jsonl files under ${dir}\n`);
   } else {
