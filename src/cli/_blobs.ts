@@ -13,7 +13,8 @@ import {
   sessionsDir,
 } from "../../mod.ts";
 import { attempt, defineCommand, failure, writeJson } from "./_command.ts";
-import { formatBytes, progressBar, sanitizeLines } from "./_format.ts";
+import { formatBytes, sanitizeLines } from "./_format.ts";
+import { progressBar } from "./_progress.ts";
 import type { CliIo } from "./_io.ts";
 import { findSessionFiles, scanBlobRefs } from "./_scan.ts";
 

@@ -14,7 +14,8 @@ import {
 } from "../../mod.ts";
 import { defineCommand } from "./_command.ts";
 import { renderMessage } from "./_context.ts";
-import { formatBytes, formatTable } from "./_format.ts";
+import { formatBytes } from "./_format.ts";
+import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli demo [--data-dir D]
 

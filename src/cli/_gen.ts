@@ -16,7 +16,8 @@ import {
   failure,
   writeJson,
 } from "./_command.ts";
-import { formatBytes, progressBar } from "./_format.ts";
+import { formatBytes } from "./_format.ts";
+import { progressBar } from "./_progress.ts";
 
 const HELP =
   `Usage: cli gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back] [--force] [--json]

@@ -6,7 +6,8 @@
 
 import { listSessions, resolveDataDir, type SessionInfo } from "../../mod.ts";
 import { attempt, defineCommand, writeJson } from "./_command.ts";
-import { formatBytes, formatTable } from "./_format.ts";
+import { formatBytes } from "./_format.ts";
+import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli list [--data-dir D] [--cwd C] [--all] [--json]
 

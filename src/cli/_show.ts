@@ -6,7 +6,8 @@
 
 import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
 import { defineCommand, openSession, writeJson } from "./_command.ts";
-import { formatBytes, formatTable, sanitize } from "./_format.ts";
+import { formatBytes, sanitize } from "./_format.ts";
+import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
 

@@ -11,12 +11,9 @@ import {
   fileFigures,
   totalFigures,
 } from "./_figures.ts";
-import {
-  formatBytes,
-  formatTable,
-  progressBar,
-  sanitizeLines,
-} from "./_format.ts";
+import { formatBytes, sanitizeLines } from "./_format.ts";
+import { progressBar } from "./_progress.ts";
+import { formatTable } from "./_table.ts";
 import { attempt, defineCommand, writeJson } from "./_command.ts";
 import type { CliIo } from "./_io.ts";
 import { findSessionFiles } from "./_scan.ts";
