@@ -12,6 +12,7 @@ import {
   resolveDataDir,
   sessionsDir,
 } from "../../mod.ts";
+import { listBlobFolder, twinCount, unreferenced } from "./_blob_folder.ts";
 import { attempt, defineCommand, failure, writeJson } from "./_command.ts";
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
@@ -38,24 +39,8 @@ Options:
   --json         print an object instead of text
 `;
 
-const _HEX = /^[0-9a-f]{64}$/;
-const _TWIN = /^([0-9a-f]{64})\.[a-z0-9]{1,8}$/;
-/** BlobStore's temp files: `.<name>.<random>.tmp`. */
-const _TEMP = /^\..+\.tmp$/;
 /** Items from which a progress bar is drawn (on a terminal). */
 const _PROGRESS_FROM = 8;
-
-/** A blobs folder by kind of name. */
-interface _Listing {
-  /** `<hex>` files and their sizes, sorted by name. */
-  blobs: Map<string, number>;
-  /** `<hex>.<ext>` twins by digest (a twin may have lost its blob). */
-  twins: Map<string, string[]>;
-  /** Temp files left by an interrupted put. */
-  temp: number;
-  /** Anything else. */
-  unknown: string[];
-}
 
 /** `cli blobs verify` and `cli blobs gc`. */
 export const blobs = defineCommand({
@@ -81,7 +66,7 @@ async function _verify(
   io: CliIo,
 ): Promise<number> {
   const dir = join(dataDir, "blobs");
-  const listing = await _list(dir, "verify");
+  const listing = await listBlobFolder(dir, "verify");
   const store = new BlobStore(dir);
   const mismatched: string[] = [];
   const unusable: { name: string; message: string }[] = [];
@@ -109,7 +94,7 @@ async function _verify(
       mismatched,
       unusable,
       unknown: listing.unknown,
-      skipped: { twins: _count(listing.twins), temp: listing.temp },
+      skipped: { twins: twinCount(listing), temp: listing.temp },
     };
     writeJson(io, out);
   } else {
@@ -142,7 +127,7 @@ async function _gc(
 ): Promise<number> {
   const dir = join(dataDir, "blobs");
   // Blobs first: one stored while the sessions are scanned is not a candidate.
-  const listing = await _list(dir, "collect");
+  const listing = await listBlobFolder(dir, "collect");
   const root = sessionsDir(dataDir);
   // Without sessions every blob would look unreferenced: refuse.
   const files = await attempt(
@@ -163,7 +148,7 @@ async function _gc(
     );
   }
   progress.finish(files.length);
-  const garbage = await _unreferenced(dir, listing, referenced);
+  const garbage = await unreferenced(dir, listing, referenced);
   const bytes = garbage.reduce((n, g) => n + g.bytes, 0);
   const failures: string[] = [];
   if (yes) {
@@ -211,27 +196,6 @@ async function _gc(
   return failures.length > 0 ? 1 : 0;
 }
 
-/** The digests (blobs and orphaned twins) no session names, with their files. */
-async function _unreferenced(
-  dir: string,
-  listing: _Listing,
-  referenced: Set<string>,
-): Promise<{ hex: string; bytes: number; files: string[] }[]> {
-  const hexes = new Set([...listing.blobs.keys(), ...listing.twins.keys()]);
-  const out = [];
-  for (const hex of [...hexes].sort()) {
-    if (referenced.has(hex)) continue;
-    const twins = listing.twins.get(hex) ?? [];
-    let bytes = listing.blobs.get(hex);
-    if (bytes === undefined) {
-      bytes = (await Deno.lstat(join(dir, twins[0]!))).size;
-    }
-    const files = listing.blobs.has(hex) ? [hex, ...twins] : twins;
-    out.push({ hex, bytes, files });
-  }
-  return out;
-}
-
 /** ` + .png` for the twins deleted with a blob (` .png only` when the blob is gone). */
 function _twinsText(g: { hex: string; files: string[] }): string {
   const exts = g.files.filter((f) => f !== g.hex).map((f) => f.slice(64));
@@ -239,45 +203,4 @@ function _twinsText(g: { hex: string; files: string[] }): string {
   return g.files[0] === g.hex
     ? `  + ${exts.join(" ")}`
     : `  ${exts.join(" ")} only`;
-}
-
-function _count(twins: Map<string, string[]>): number {
-  let n = 0;
-  for (const names of twins.values()) n += names.length;
-  return n;
-}
-
-/** The blobs folder by kind of name; an absent folder holds nothing. */
-async function _list(dir: string, verb: string): Promise<_Listing> {
-  const listing: _Listing = {
-    blobs: new Map(),
-    twins: new Map(),
-    temp: 0,
-    unknown: [],
-  };
-  const blobs: [string, number][] = [];
-  try {
-    // As BlobStore: a linked blobs folder could point deletes elsewhere.
-    if ((await Deno.lstat(dir)).isSymlink) {
-      throw new Error(
-        `Cannot ${verb} the blobs in "${dir}": it is a symbolic link`,
-      );
-    }
-    for await (const e of Deno.readDir(dir)) {
-      const twin = _TWIN.exec(e.name);
-      if (_HEX.test(e.name) && !e.isDirectory) {
-        blobs.push([e.name, (await Deno.lstat(join(dir, e.name))).size]);
-      } else if (twin !== null && !e.isDirectory) {
-        const names = listing.twins.get(twin[1]!) ?? [];
-        listing.twins.set(twin[1]!, [...names, e.name].sort());
-      } else if (_TEMP.test(e.name)) listing.temp++;
-      else listing.unknown.push(e.name);
-    }
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return listing;
-    throw failure(`${verb} the blobs in "${dir}"`, err);
-  }
-  listing.blobs = new Map(blobs.sort(([a], [b]) => a < b ? -1 : 1));
-  listing.unknown.sort();
-  return listing;
 }
