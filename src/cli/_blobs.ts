@@ -13,7 +13,13 @@ import {
   sessionsDir,
 } from "../../mod.ts";
 import { listBlobFolder, twinCount, unreferenced } from "./_blob_folder.ts";
-import { attempt, defineCommand, failure, writeJson } from "./_command.ts";
+import {
+  attempt,
+  defineCommand,
+  failure,
+  printError,
+  writeJson,
+} from "./_command.ts";
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 import type { CliIo } from "./_io.ts";
@@ -111,10 +117,11 @@ async function _verify(
     io.stdout(`${sanitizeLines(lines.join("\n"))}\n`);
   }
   if (failed === 0) return 0;
-  io.stderr(
-    `error: Cannot verify the blobs in "${dir}": ${failed} ${
+  printError(
+    io,
+    `Cannot verify the blobs in "${dir}": ${failed} ${
       failed === 1 ? "blob does" : "blobs do"
-    } not hash to ${failed === 1 ? "its name" : "their names"}\n`,
+    } not hash to ${failed === 1 ? "its name" : "their names"}`,
   );
   return 1;
 }
@@ -192,7 +199,7 @@ async function _gc(
     ];
     io.stdout(`${sanitizeLines([head, ...lines, ...tail].join("\n"))}\n`);
   }
-  for (const f of failures) io.stderr(`error: ${f}\n`);
+  for (const f of failures) printError(io, f);
   return failures.length > 0 ? 1 : 0;
 }
 

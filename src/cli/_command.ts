@@ -317,10 +317,21 @@ export async function runCli(
       io.stderr(`error: ${sanitize(err.message)}\n\n${cli.usage}\n`);
       return 2;
     }
-    const message = err instanceof Error ? err.message : String(err);
-    io.stderr(`error: ${sanitize(message)}\n`);
+    printError(io, err instanceof Error ? err.message : String(err));
     return 1;
   }
+}
+
+/**
+ * Print `error: <message>` on standard error, the message made safe for a
+ * terminal by {@linkcode sanitize} (it may name a file, and a file's name
+ * may hold escapes).
+ *
+ * @param io Where it goes.
+ * @param message The message.
+ */
+export function printError(io: Pick<CliIo, "stderr">, message: string): void {
+  io.stderr(`error: ${sanitize(message)}\n`);
 }
 
 /**

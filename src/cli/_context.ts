@@ -11,6 +11,7 @@ import {
   Session,
 } from "../../mod.ts";
 import { defineCommand, writeJson } from "./_command.ts";
+import { sanitize, sanitizeLines } from "./_format.ts";
 
 const HELP =
   `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -63,39 +64,46 @@ export const context = defineCommand({
       head.push(`(the path stops early: ${ctx.pathEnd})`);
     }
     for (const issue of session.issues) head.push(`! ${issue.message}`);
-    io.stdout(`${head.join("\n")}\n`);
+    io.stdout(`${head.map(sanitize).join("\n")}\n`);
     for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
     return 0;
   },
 });
 
 /**
- * A message as readable text.
+ * A message as readable text, safe for a terminal: its heading passes
+ * through {@linkcode sanitize}, its text through {@linkcode sanitizeLines}
+ * (line breaks kept, every other control character a space).
  *
  * @param message A context message.
  * @returns A heading line and the message's text.
  */
 export function renderMessage(message: ContextMessage): string {
+  const [heading, text] = _parts(message);
+  return `── ${sanitize(heading)} ──\n${sanitizeLines(text)}`;
+}
+
+function _parts(message: ContextMessage): [string, string] {
   const m = message as unknown as Record<string, unknown>;
   switch (m.role) {
     case "compactionSummary":
-      return `── summary of earlier history ──\n${m.summary}`;
+      return ["summary of earlier history", String(m.summary)];
     case "branchSummary":
-      return `── summary of an abandoned branch ──\n${m.summary}`;
+      return ["summary of an abandoned branch", String(m.summary)];
     case "custom":
-      return `── ${m.customType}${m.display ? "" : " (hidden)"} ──\n${
-        _content(m.content)
-      }`;
+      return [
+        `${m.customType}${m.display ? "" : " (hidden)"}`,
+        _content(m.content),
+      ];
     case "assistant":
-      return `── assistant (${m.provider}/${m.model}) ──\n${
-        _content(m.content)
-      }`;
+      return [`assistant (${m.provider}/${m.model})`, _content(m.content)];
     case "toolResult":
-      return `── ${m.toolName} result${m.isError ? " (error)" : ""} ──\n${
-        _content(m.content)
-      }`;
+      return [
+        `${m.toolName} result${m.isError ? " (error)" : ""}`,
+        _content(m.content),
+      ];
     default:
-      return `── ${m.role} ──\n${_content(m.content)}`;
+      return [String(m.role), _content(m.content)];
   }
 }
 

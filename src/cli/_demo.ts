@@ -14,7 +14,7 @@ import {
   writeResetSession,
   writeSubagentSession,
 } from "./_demo_sessions.ts";
-import { formatBytes } from "./_format.ts";
+import { formatBytes, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli demo [--data-dir D]
@@ -72,7 +72,11 @@ export const demo = defineCommand({
     await using main = await Session.open(files.main);
     const ctx = main.buildContext();
     io.stdout(
-      `\nContext of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens\n`,
+      `\n${
+        sanitize(
+          `Context of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens`,
+        )
+      }\n`,
     );
     for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
     io.stdout(`\nNext: deno task cli context ${files.main} --json\n`);

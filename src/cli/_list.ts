@@ -6,7 +6,7 @@
 
 import { listSessions, resolveDataDir, type SessionInfo } from "../../mod.ts";
 import { attempt, defineCommand, writeJson } from "./_command.ts";
-import { formatBytes } from "./_format.ts";
+import { formatBytes, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli list [--data-dir D] [--cwd C] [--all] [--json]
@@ -39,7 +39,8 @@ export const list = defineCommand({
         listSessions(dataDir, {
           ...(cwd === undefined ? {} : { cwd }),
           includeSubagents: call.has("all"),
-          onSkip: (path, reason) => io.stderr(`skipped "${path}": ${reason}\n`),
+          onSkip: (path, reason) =>
+            io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
         }),
     );
     if (call.has("json")) {

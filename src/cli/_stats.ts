@@ -14,7 +14,7 @@ import {
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
-import { attempt, defineCommand, writeJson } from "./_command.ts";
+import { attempt, defineCommand, printError, writeJson } from "./_command.ts";
 import type { CliIo } from "./_io.ts";
 import { findSessionFiles } from "./_scan.ts";
 
@@ -125,7 +125,7 @@ async function _dirStats(
       `${table}\n\nTotals (${n})\n${sanitizeLines(_block(totals, true))}\n`,
     );
   }
-  for (const e of errors) io.stderr(`error: ${e.message}\n`);
+  for (const e of errors) printError(io, e.message);
   return errors.length > 0 ? 1 : 0;
 }
 

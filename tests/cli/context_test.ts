@@ -1,7 +1,15 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { CONTEXT_JSON_FIELDS, type ContextMessage } from "../../mod.ts";
 import { renderMessage } from "../../src/cli/_context.ts";
-import { cli as run, cliCases } from "../_cli.ts";
+import { join } from "node:path";
+import {
+  cli as run,
+  cliCases,
+  cliInProcess,
+  CONTROL,
+  makeDataDir,
+  writeHostileSession,
+} from "../_cli.ts";
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 const cli = (...args: string[]) => run(args);
@@ -97,4 +105,23 @@ Deno.test("cli context: bad usage is exit code 2", async () => {
       'error: context: --rule must be xdev or omp, not "pi"\n',
     ),
   );
+});
+
+Deno.test("cli context prints no terminal escape from the file", async () => {
+  await using d = await makeDataDir();
+  const file = join(d.root, "hostile.jsonl");
+  await writeHostileSession(file);
+  const r = await cliInProcess(["context", file]);
+  equal(r.code, 0, r.stderr);
+  ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+  // Each escape became spaces; the text around it is still there.
+  ok(r.stdout.startsWith("# T  ]52;c;aGFjaw==  [2J  31m\n"), r.stdout);
+  for (const s of ["hi ", " there", "ok ", "→ read ", "out ", "── read "]) {
+    ok(r.stdout.includes(s), s);
+  }
+  ok(r.stdout.includes("── assistant (p ]52;"));
+  // --json escapes them itself.
+  const json = await cliInProcess(["context", file, "--json"]);
+  equal(json.code, 0, json.stderr);
+  ok(!CONTROL.test(json.stdout.replaceAll("\u009b", "")));
 });

@@ -1,7 +1,14 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../src/session/session.ts";
-import { cli, cliCases, makeDataDir } from "../_cli.ts";
+import {
+  cli,
+  cliCases,
+  cliInProcess,
+  CONTROL,
+  makeDataDir,
+  writeHostileSession,
+} from "../_cli.ts";
 
 Deno.test("cli show prints header, title, slot, leaf, window and damage", async () => {
   await using d = await makeDataDir();
@@ -93,4 +100,15 @@ Deno.test("cli show: exit code 1 for a missing file, 2 for bad usage", async (t)
       ok(r.stderr.startsWith("error: show: ") || r.stderr.includes("--nope"));
     }
   });
+});
+
+Deno.test("cli show prints no terminal escape from the file", async () => {
+  await using d = await makeDataDir();
+  const file = join(d.root, "hostile.jsonl");
+  await writeHostileSession(file);
+  const r = await cliInProcess(["show", file]);
+  equal(r.code, 0, r.stderr);
+  ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+  ok(r.stdout.includes("title     T  ]52;c;aGFjaw==  [2J  31m (manual)"));
+  ok(r.stdout.includes("  cwd        /home/ ]52;"));
 });

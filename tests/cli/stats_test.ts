@@ -5,8 +5,11 @@ import {
   cli,
   cliCases,
   cliInProcess,
+  CONTROL,
   FIXTURE_SESSIONS,
+  HOSTILE,
   makeDataDir,
+  writeHostileSession,
 } from "../_cli.ts";
 
 Deno.test("cli stats --json counts a file and reports its window", async () => {
@@ -137,4 +140,23 @@ Deno.test("cli stats: exit code 1 for a missing path, 2 for bad usage", async ()
   for (const [i, r] of (await cliCases(cases)).entries()) {
     equal(r.code, 2, cases[i]!.join(" "));
   }
+});
+
+Deno.test("cli stats prints no terminal escape from a file or a file name", async (t) => {
+  await using d = await makeDataDir();
+  const file = join(d.sessions, "hostile.jsonl");
+  await writeHostileSession(file);
+  await t.step("a file", async () => {
+    const r = await cliInProcess(["stats", file]);
+    equal(r.code, 0, r.stderr);
+    ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+  });
+  await t.step("a folder, with a file that is no session", async () => {
+    await Deno.writeTextFile(join(d.sessions, `n${HOSTILE}.jsonl`), "no\n");
+    const r = await cliInProcess(["stats", d.root]);
+    equal(r.code, 1);
+    ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+    ok(r.stderr.startsWith('error: Cannot read session "'), r.stderr);
+    ok(!CONTROL.test(r.stderr), JSON.stringify(r.stderr));
+  });
 });
