@@ -230,3 +230,40 @@ export async function writeHostileSession(path: string): Promise<void> {
       "\n",
   );
 }
+
+/**
+ * Write a session whose entry types and message roles are names that
+ * `Object.prototype` holds: `constructor`, `__proto__`, `toString`.
+ * Entries: constructor 1, __proto__ 1, message 3; roles: toString,
+ * __proto__, constructor, one each.
+ *
+ * @param path Where to write it.
+ */
+export async function writePrototypeNamesSession(path: string): Promise<void> {
+  const at = { timestamp: "2026-10-01T09:00:00.000Z" };
+  const message = (id: string, parentId: string, role: string) => ({
+    type: "message",
+    id,
+    parentId,
+    ...at,
+    message: { role, content: [{ type: "text", text: role }] },
+  });
+  const lines = [
+    {
+      type: "session",
+      version: 3,
+      id: "01a0f000-0000-7000-8000-00000000bbbb",
+      ...at,
+      cwd: "/home/dev/app",
+    },
+    { type: "constructor", id: "00000001", parentId: null, ...at },
+    { type: "__proto__", id: "00000002", parentId: "00000001", ...at },
+    message("00000003", "00000002", "toString"),
+    message("00000004", "00000003", "__proto__"),
+    message("00000005", "00000004", "constructor"),
+  ];
+  await Deno.writeTextFile(
+    path,
+    lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+}

@@ -14,7 +14,7 @@ import {
   type WindowStats,
 } from "../../mod.ts";
 import { attempt } from "./_command.ts";
-import { countEntries } from "./_scan.ts";
+import { countEntries, tally } from "./_scan.ts";
 
 /** One file's figures (also the shape of the totals). */
 export interface FileFigures {
@@ -22,9 +22,9 @@ export interface FileFigures {
   fileBytes: number;
   /** Entry lines, then by `type`. */
   entries: number;
-  entriesByType: Record<string, number>;
+  entriesByType: Map<string, number>;
   /** `message` entries by role. */
-  messagesByRole: Record<string, number>;
+  messagesByRole: Map<string, number>;
   /** Sum of the assistant turns' usage; the rebuilt context's estimate. */
   tokens: { usage: number; context: number };
   /** `compaction`, `reset_boundary` and `label` entries. */
@@ -158,8 +158,8 @@ export function totalFigures(
   const t: FileFigures = {
     fileBytes: 0,
     entries: 0,
-    entriesByType: {},
-    messagesByRole: {},
+    entriesByType: new Map(),
+    messagesByRole: new Map(),
     tokens: { usage: 0, context: 0 },
     compactions: 0,
     resets: 0,
@@ -178,8 +178,8 @@ export function totalFigures(
   };
   for (const s of all) {
     add(t as unknown as Record<string, number>, _scalars(s));
-    add(t.entriesByType, s.entriesByType);
-    add(t.messagesByRole, s.messagesByRole);
+    for (const [k, n] of s.entriesByType) tally(t.entriesByType, k, n);
+    for (const [k, n] of s.messagesByRole) tally(t.messagesByRole, k, n);
     add(t.tokens, s.tokens);
     add(t.window, s.window);
   }

@@ -7,6 +7,7 @@
 import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
 import { defineCommand, openSession, writeJson } from "./_command.ts";
 import { formatBytes, sanitize } from "./_format.ts";
+import { tally } from "./_scan.ts";
 import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
@@ -52,8 +53,8 @@ export const show = defineCommand({
 type _Report = Awaited<ReturnType<typeof _report>>;
 
 async function _report(session: Session, file: string) {
-  const byType: Record<string, number> = {};
-  for (const e of session.entries) byType[e.type] = (byType[e.type] ?? 0) + 1;
+  const byType = new Map<string, number>();
+  for (const e of session.entries) tally(byType, e.type);
   return {
     path: session.path ?? file,
     header: session.header,
@@ -96,7 +97,7 @@ function _text(report: _Report, width: number): string {
       w.windowed ? " (the window; --full or stats counts the whole file)" : ""
     }`,
     ..._indent(
-      Object.entries(report.entriesByType).sort(([a], [b]) => a < b ? -1 : 1)
+      [...report.entriesByType].sort(([a], [b]) => a < b ? -1 : 1)
         .map(([k, v]) => [k, String(v)]),
     ),
     "",

@@ -171,14 +171,14 @@ function _block(s: FileFigures, totals: boolean): string {
   return pairs.map(([k, v]) => `${k.padEnd(12)}${v}`).join("\n");
 }
 
-function _breakdown(counts: Record<string, number>): string {
-  const parts = Object.entries(counts).sort((a, b) => b[1] - a[1])
+function _breakdown(counts: Map<string, number>): string {
+  const parts = [...counts].sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${_n(v)}`);
   return parts.length === 0 ? "" : `: ${parts.join(", ")}`;
 }
 
-function _sum(counts: Record<string, number>): number {
-  return Object.values(counts).reduce((a, b) => a + b, 0);
+function _sum(counts: Map<string, number>): number {
+  return [...counts.values()].reduce((a, b) => a + b, 0);
 }
 
 const _numbers = new Intl.NumberFormat("en-US");

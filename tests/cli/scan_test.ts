@@ -4,6 +4,7 @@ import {
   countEntries,
   findSessionFiles,
   scanBlobRefs,
+  tally,
 } from "../../src/cli/_scan.ts";
 import { Session } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
@@ -19,10 +20,7 @@ Deno.test("countEntries() counts a whole file as a full open sees it", async () 
   for (const e of full.entries) {
     byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
   }
-  deepStrictEqual(
-    Object.fromEntries(Object.entries(counts.byType).sort()),
-    Object.fromEntries([...byType].sort()),
-  );
+  deepStrictEqual([...counts.byType].sort(), [...byType].sort());
   equal(counts.compactions, 1);
   equal(counts.branches, 1);
   equal(counts.blobs.size, 2);
@@ -57,5 +55,19 @@ Deno.test("findSessionFiles() walks links once, sorted, *.jsonl only", async () 
   deepStrictEqual(await findSessionFiles(root), [
     join(root, "1.jsonl"),
     join(root, "b", "2.jsonl"),
+  ]);
+});
+
+Deno.test("tally() counts any key, even one Object.prototype holds", () => {
+  const counts = new Map<string, number>();
+  for (const k of ["constructor", "__proto__", "toString", "constructor"]) {
+    tally(counts, k);
+  }
+  tally(counts, "message", 3);
+  deepStrictEqual([...counts], [
+    ["constructor", 2],
+    ["__proto__", 1],
+    ["toString", 1],
+    ["message", 3],
   ]);
 });

@@ -8,6 +8,7 @@ import {
   CONTROL,
   makeDataDir,
   writeHostileSession,
+  writePrototypeNamesSession,
 } from "../_cli.ts";
 
 Deno.test("cli show prints header, title, slot, leaf, window and damage", async () => {
@@ -111,4 +112,25 @@ Deno.test("cli show prints no terminal escape from the file", async () => {
   ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
   ok(r.stdout.includes("title     T  ]52;c;aGFjaw==  [2J  31m (manual)"));
   ok(r.stdout.includes("  cwd        /home/ ]52;"));
+});
+
+Deno.test("cli show counts entry types named like Object.prototype's keys", async () => {
+  await using d = await makeDataDir();
+  const file = join(d.root, "proto.jsonl");
+  await writePrototypeNamesSession(file);
+  const r = await cliInProcess(["show", file]);
+  equal(r.code, 0, r.stderr);
+  ok(
+    r.stdout.includes(
+      "\n  __proto__    1\n  constructor  1\n  message      3\n",
+    ),
+    r.stdout,
+  );
+  const json = await cliInProcess(["show", file, "--json"]);
+  deepStrictEqual(JSON.parse(json.stdout).entriesByType, {
+    constructor: 1,
+    ["__proto__"]: 1,
+    message: 3,
+  });
+  ok(json.stdout.includes('"__proto__": 1'));
 });
