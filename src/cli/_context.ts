@@ -8,9 +8,8 @@ import {
   type ContentBlock,
   type ContextMessage,
   contextToJson,
-  Session,
 } from "../../mod.ts";
-import { defineCommand, writeJson } from "./_command.ts";
+import { defineCommand, openSession, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 
 const HELP =
@@ -42,7 +41,7 @@ export const context = defineCommand({
     const dataDir = call.value("data-dir");
     // --json is for comparing with omp: walk the whole active path.
     const json = call.has("json");
-    await using session = await Session.open(call.arg(), {
+    await using session = await openSession(call.arg(), {
       ...(dataDir === undefined ? {} : { dataDir }),
       checkpoints: !json,
     });

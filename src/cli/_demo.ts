@@ -6,8 +6,13 @@
  */
 
 import { dirname } from "node:path";
-import { forkSession, listSessions, Session } from "../../mod.ts";
-import { defineCommand } from "./_command.ts";
+import { forkSession, listSessions } from "../../mod.ts";
+import {
+  attempt,
+  checkFolder,
+  defineCommand,
+  openSession,
+} from "./_command.ts";
 import { renderMessage } from "./_context.ts";
 import {
   writeMainSession,
@@ -43,13 +48,17 @@ export const demo = defineCommand({
   flags: { "data-dir": "value" },
   run: async (call, io) => {
     const given = call.value("data-dir");
+    if (given !== undefined) await checkFolder(given, "open the data dir");
     const dataDir = given ?? await Deno.makeTempDir({ prefix: "xdev-demo-" });
     io.stdout(
       `Writing demo sessions to ${dataDir}${
         given === undefined ? " (a fresh temporary data dir)" : ""
       }\n\n`,
     );
-    const { files } = await writeDemo(dataDir);
+    const { files } = await attempt(
+      `write the demo sessions to "${dataDir}"`,
+      () => writeDemo(dataDir),
+    );
 
     const sessions = await listSessions(dataDir);
     io.stdout(
@@ -69,7 +78,7 @@ export const demo = defineCommand({
     ];
     io.stdout(`${formatTable(columns, rows, io.columns)}\n`);
 
-    await using main = await Session.open(files.main);
+    await using main = await openSession(files.main);
     const ctx = main.buildContext();
     io.stdout(
       `\n${

@@ -125,3 +125,22 @@ Deno.test("cli context prints no terminal escape from the file", async () => {
   equal(json.code, 0, json.stderr);
   ok(!CONTROL.test(json.stdout.replaceAll("\u009b", "")));
 });
+
+Deno.test("cli context: a missing file or a folder is exit code 1, naming the file", async () => {
+  await using d = await makeDataDir();
+  const missing = join(d.root, "nope.jsonl");
+  const [gone, folder] = await cliCases([
+    ["context", missing],
+    ["context", d.sessions],
+  ]);
+  equal(gone!.code, 1);
+  equal(
+    gone!.stderr,
+    `error: Cannot open "${missing}": no such file or directory\n`,
+  );
+  equal(folder!.code, 1);
+  equal(
+    folder!.stderr,
+    `error: Cannot open "${d.sessions}": it is a directory\n`,
+  );
+});

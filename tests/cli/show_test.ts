@@ -134,3 +134,10 @@ Deno.test("cli show counts entry types named like Object.prototype's keys", asyn
   });
   ok(json.stdout.includes('"__proto__": 1'));
 });
+
+Deno.test("cli show: a folder is exit code 1, naming it", async () => {
+  await using d = await makeDataDir();
+  const r = await cliInProcess(["show", d.sessions]);
+  equal(r.code, 1);
+  equal(r.stderr, `error: Cannot open "${d.sessions}": it is a directory\n`);
+});
