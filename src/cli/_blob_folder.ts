@@ -7,7 +7,7 @@
  */
 
 import { join } from "node:path";
-import { failure } from "./_command.ts";
+import { failure } from "./_failure.ts";
 
 const _HEX = /^[0-9a-f]{64}$/;
 const _TWIN = /^([0-9a-f]{64})\.[a-z0-9]{1,8}$/;

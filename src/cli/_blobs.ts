@@ -13,13 +13,8 @@ import {
   sessionsDir,
 } from "../../mod.ts";
 import { listBlobFolder, twinCount, unreferenced } from "./_blob_folder.ts";
-import {
-  attempt,
-  defineCommand,
-  failure,
-  printError,
-  writeJson,
-} from "./_command.ts";
+import { defineCommand, printError, writeJson } from "./_command.ts";
+import { attempt, failure } from "./_failure.ts";
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 import type { CliIo } from "./_io.ts";
@@ -61,17 +56,16 @@ export const blobs = defineCommand({
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const json = call.has("json");
     return call.subcommand === "verify"
-      ? await _verify(dataDir, json, io)
-      : await _gc(dataDir, call.has("yes"), json, io);
+      ? await _verify(join(dataDir, "blobs"), json, io)
+      : await _gc(dataDir, { yes: call.has("yes"), json }, io);
   },
 });
 
 async function _verify(
-  dataDir: string,
+  dir: string,
   json: boolean,
   io: CliIo,
 ): Promise<number> {
-  const dir = join(dataDir, "blobs");
   const listing = await listBlobFolder(dir, "verify");
   const store = new BlobStore(dir);
   const mismatched: string[] = [];
@@ -128,8 +122,7 @@ async function _verify(
 
 async function _gc(
   dataDir: string,
-  yes: boolean,
-  json: boolean,
+  { yes, json }: { yes: boolean; json: boolean },
   io: CliIo,
 ): Promise<number> {
   const dir = join(dataDir, "blobs");

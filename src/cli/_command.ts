@@ -3,12 +3,13 @@
  * what it takes (its name, its help, its options and whether each takes a
  * value, its positional arguments); the helper parses the arguments, answers
  * `--help`, words usage errors, and turns what the command returns or throws
- * into an exit code: 0 success, 1 the work failed, 2 bad usage.
+ * into an exit code: 0 success, 1 the work failed, 2 bad usage. How the work
+ * fails (`Cannot <action> "<file>": <state>`, opening a session or failing)
+ * is its other half, in `_failure.ts`.
  *
  * @module
  */
 
-import { Session, type SessionOpenOptions } from "../../mod.ts";
 import { sanitize } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 
@@ -332,95 +333,6 @@ export async function runCli(
  */
 export function printError(io: Pick<CliIo, "stderr">, message: string): void {
   io.stderr(`error: ${sanitize(message)}\n`);
-}
-
-/**
- * The error for work that failed (exit code 1), worded `Cannot <action>:
- * <state>`. Errors the library already words that way pass through; others
- * (the filesystem's `No such file or directory (os error 2)` …) get `action`
- * in front and their state in plain words.
- *
- * @example A missing file
- * ```ts
- * import { failure } from "./_command.ts";
- * const err = failure('open "a.jsonl"', new Deno.errors.NotFound("os error 2"));
- * console.assert(
- *   err.message === 'Cannot open "a.jsonl": no such file or directory',
- * );
- * ```
- *
- * @param action What was being done, after `Cannot`: `open "a.jsonl"`.
- * @param err What went wrong (kept as the `cause`).
- * @returns An error to throw or report.
- */
-export function failure(action: string, err: unknown): Error {
-  if (err instanceof Error && err.message.startsWith("Cannot ")) return err;
-  return new Error(`Cannot ${action}: ${_state(err)}`, { cause: err });
-}
-
-function _state(err: unknown): string {
-  if (err instanceof Deno.errors.NotFound) return "no such file or directory";
-  if (err instanceof Deno.errors.AlreadyExists) return "it already exists";
-  if (err instanceof Deno.errors.PermissionDenied) return "permission denied";
-  if (err instanceof Deno.errors.IsADirectory) return "it is a directory";
-  if (err instanceof Deno.errors.NotADirectory) return "not a directory";
-  return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * Do `work`, or fail with {@linkcode failure}: `Cannot <action>: <state>`.
- *
- * @param action What `work` does, after `Cannot`: `fork "a.jsonl"`.
- * @param work The work.
- * @returns What `work` returns.
- * @throws {Error} What `work` threw, worded by {@linkcode failure}.
- */
-export async function attempt<T>(
-  action: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    throw failure(action, err);
-  }
-}
-
-/**
- * Open a session file (never modifying it), or fail with
- * `Cannot open "<file>": <state>`: `no such file or directory`,
- * `it is a directory`, or the loader's own words.
- *
- * @param file The session file.
- * @param options As for `Session.open`.
- * @returns The session; the caller disposes of it.
- * @throws {Error} When it cannot be opened.
- */
-export function openSession(
-  file: string,
-  options: SessionOpenOptions = {},
-): Promise<Session> {
-  return attempt(`open "${file}"`, () => Session.open(file, options));
-}
-
-/**
- * Check that `dir` is a folder, or absent (to be made), before writing there.
- *
- * @param dir The folder.
- * @param action What is done there, after `Cannot`: `open the data dir`.
- * @throws {Error} `Cannot <action> "<dir>": not a directory` for a file.
- */
-export async function checkFolder(dir: string, action: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(dir);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw failure(`${action} "${dir}"`, err);
-  }
-  if (!info.isDirectory) {
-    throw new Error(`Cannot ${action} "${dir}": not a directory`);
-  }
 }
 
 /**

@@ -9,7 +9,8 @@ import {
   type ContextMessage,
   contextToJson,
 } from "../../mod.ts";
-import { defineCommand, openSession, writeJson } from "./_command.ts";
+import { defineCommand, writeJson } from "./_command.ts";
+import { openSession } from "./_failure.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 
 const HELP =
@@ -38,11 +39,10 @@ export const context = defineCommand({
     if (rule !== "xdev" && rule !== "omp") {
       throw call.usageError(`--rule must be xdev or omp, not "${rule}"`);
     }
-    const dataDir = call.value("data-dir");
     // --json is for comparing with omp: walk the whole active path.
     const json = call.has("json");
     await using session = await openSession(call.arg(), {
-      ...(dataDir === undefined ? {} : { dataDir }),
+      dataDir: call.value("data-dir"),
       checkpoints: !json,
     });
     const ctx = session.buildContext({ resetRule: rule });

@@ -7,12 +7,8 @@
 
 import { dirname } from "node:path";
 import { forkSession, listSessions } from "../../mod.ts";
-import {
-  attempt,
-  checkFolder,
-  defineCommand,
-  openSession,
-} from "./_command.ts";
+import { defineCommand } from "./_command.ts";
+import { attempt, checkFolder, openSession } from "./_failure.ts";
 import { renderMessage } from "./_context.ts";
 import {
   writeMainSession,

@@ -88,15 +88,10 @@ export async function writeMainSession(
   );
   await main.appendModeChange("plan");
   await main.appendTtsrInjection(["no-console-log"]);
-  await main.appendMessage({
-    role: "user",
-    content: [{ type: "text", text: "Try a regex that handles both." }],
-  });
-  await main.appendMessage(
-    _assistant([{
-      type: "text",
-      text: "A regex works but is slow on 1 GB files.",
-    }]),
+  await _turn(
+    main,
+    "Try a regex that handles both.",
+    "A regex works but is slow on 1 GB files.",
   );
   // Branch back to the answer, with a summary of the abandoned approach.
   await main.appendBranchSummary(
@@ -106,22 +101,11 @@ export async function writeMainSession(
   await main.appendModeChange("none");
   await main.appendModelChange("openai/gpt-5.1-codex");
   await main.appendThinkingLevelChange("high");
-  await main.appendMessage({
-    role: "user",
-    content: [{
-      type: "text",
-      text: "Split on \\n and strip a trailing \\r instead.",
-    }],
-  });
-  await main.appendMessage(
-    _assistant(
-      [{
-        type: "text",
-        text: "Done: lines now lose a trailing \\r; tests cover CRLF. 🎉",
-      }],
-      "stop",
-      "gpt-5.1-codex",
-    ),
+  await _turn(
+    main,
+    "Split on \\n and strip a trailing \\r instead.",
+    "Done: lines now lose a trailing \\r; tests cover CRLF. 🎉",
+    "gpt-5.1-codex",
   );
   await main.appendCompaction({
     summary:
@@ -131,16 +115,11 @@ export async function writeMainSession(
     tokensBefore: 48_210,
   });
   await main.appendCredentialPin("openai", "sha256:demo");
-  await main.appendMessage({
-    role: "user",
-    content: [{ type: "text", text: "Write the changelog line." }],
-  });
-  await main.appendMessage(
-    _assistant(
-      [{ type: "text", text: "Fix: loadBlobs reads CRLF files." }],
-      "stop",
-      "gpt-5.1-codex",
-    ),
+  await _turn(
+    main,
+    "Write the changelog line.",
+    "Fix: loadBlobs reads CRLF files.",
+    "gpt-5.1-codex",
   );
   await main.setTitle("Fix CRLF handling in loadBlobs 🛠️");
   await main.close();
@@ -176,16 +155,11 @@ export async function writeSubagentSession(
     task: "Find CRLF tests",
     tools: ["grep", "read"],
   });
-  await child.appendMessage({
-    role: "user",
-    content: [{ type: "text", text: "Find tests that mention CRLF." }],
-  });
-  await child.appendMessage(
-    _assistant(
-      [{ type: "text", text: "test/blobs.test.ts covers it." }],
-      "stop",
-      "claude-haiku-4-5",
-    ),
+  await _turn(
+    child,
+    "Find tests that mention CRLF.",
+    "test/blobs.test.ts covers it.",
+    "claude-haiku-4-5",
   );
   await child.ensureOnDisk();
   await child.close();
@@ -205,23 +179,33 @@ export async function writeResetSession(
 ): Promise<string> {
   const other = await Session.create({ cwd: _CWD, dataDir, now });
   await other.appendModelChange("anthropic/claude-sonnet-4-5");
-  await other.appendMessage({
-    role: "user",
-    content: [{ type: "text", text: "What is 2 + 2?" }],
-  });
-  await other.appendMessage(_assistant([{ type: "text", text: "4" }]));
+  await _turn(other, "What is 2 + 2?", "4");
   await other.appendResetBoundary();
-  await other.appendMessage({
-    role: "user",
-    content: [{ type: "text", text: "New topic: list the TODOs." }],
-  });
-  await other.appendMessage(
-    _assistant([{ type: "text", text: "There are two TODOs in src/cli.ts." }]),
+  await _turn(
+    other,
+    "New topic: list the TODOs.",
+    "There are two TODOs in src/cli.ts.",
   );
   await other.ensureOnDisk();
   await other.setTitle("Quick questions");
   await other.close();
   return other.path!;
+}
+
+/** A user's question and the assistant's text answer. */
+async function _turn(
+  session: Session,
+  question: string,
+  answer: string,
+  model?: string,
+): Promise<void> {
+  await session.appendMessage({
+    role: "user",
+    content: [{ type: "text", text: question }],
+  });
+  await session.appendMessage(
+    _assistant([{ type: "text", text: answer }], "stop", model),
+  );
 }
 
 /** A usage record of `input` and `output` tokens. */

@@ -13,7 +13,7 @@ import {
   Session,
   type WindowStats,
 } from "../../mod.ts";
-import { attempt } from "./_command.ts";
+import { attempt } from "./_failure.ts";
 import { countEntries, tally } from "./_scan.ts";
 
 /** One file's figures (also the shape of the totals). */

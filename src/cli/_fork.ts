@@ -5,7 +5,8 @@
  */
 
 import { cleanTitle, forkSession } from "../../mod.ts";
-import { attempt, defineCommand, writeJson } from "./_command.ts";
+import { defineCommand, writeJson } from "./_command.ts";
+import { attempt } from "./_failure.ts";
 
 const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
 

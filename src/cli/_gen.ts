@@ -9,13 +9,8 @@ import {
   type GenerateResult,
   parseSize,
 } from "../gen/_generate.ts";
-import {
-  attempt,
-  type Call,
-  defineCommand,
-  failure,
-  writeJson,
-} from "./_command.ts";
+import { type Call, defineCommand, writeJson } from "./_command.ts";
+import { attempt, failure } from "./_failure.ts";
 import { formatBytes } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 

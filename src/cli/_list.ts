@@ -5,7 +5,8 @@
  */
 
 import { listSessions, resolveDataDir, type SessionInfo } from "../../mod.ts";
-import { attempt, defineCommand, writeJson } from "./_command.ts";
+import { defineCommand, writeJson } from "./_command.ts";
+import { attempt } from "./_failure.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 

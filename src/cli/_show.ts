@@ -5,7 +5,8 @@
  */
 
 import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
-import { defineCommand, openSession, writeJson } from "./_command.ts";
+import { defineCommand, writeJson } from "./_command.ts";
+import { openSession } from "./_failure.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { tally } from "./_scan.ts";
 import { formatTable } from "./_table.ts";
@@ -38,9 +39,8 @@ export const show = defineCommand({
   args: ["<file>"],
   run: async (call, io) => {
     const file = call.arg();
-    const dataDir = call.value("data-dir");
     await using session = await openSession(file, {
-      ...(dataDir === undefined ? {} : { dataDir }),
+      dataDir: call.value("data-dir"),
       window: !call.has("full"),
     });
     const report = await _report(session, file);

@@ -14,7 +14,8 @@ import {
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
-import { attempt, defineCommand, printError, writeJson } from "./_command.ts";
+import { defineCommand, printError, writeJson } from "./_command.ts";
+import { attempt } from "./_failure.ts";
 import type { CliIo } from "./_io.ts";
 import { findSessionFiles } from "./_scan.ts";
 

@@ -1,19 +1,14 @@
 import { deepStrictEqual, equal, ok, throws } from "node:assert/strict";
-import { join } from "node:path";
 import {
-  attempt,
   type Call,
-  checkFolder,
   CliUsageError,
   defineCommand,
-  failure,
-  openSession,
   parseArgs,
+  printError,
   runCli,
   writeJson,
 } from "../../src/cli/_command.ts";
 import type { CliIo } from "../../src/cli/_io.ts";
-import { tempDir } from "../_session_files.ts";
 
 /** An io that keeps what is written. */
 function memoryIo(): CliIo & { out: string; err: string } {
@@ -204,57 +199,6 @@ Deno.test("runCli() settles exit codes: what run returns, 1 for a throw, 2 for u
   });
 });
 
-Deno.test("failure() words an error as Cannot <action>: <state>", () => {
-  const cases: [Error, string][] = [
-    [new Deno.errors.NotFound("x"), "no such file or directory"],
-    [new Deno.errors.IsADirectory("x"), "it is a directory"],
-    [new Deno.errors.NotADirectory("x"), "not a directory"],
-    [new Deno.errors.AlreadyExists("x"), "it already exists"],
-    [new Deno.errors.PermissionDenied("x"), "permission denied"],
-    [new Error("odd"), "odd"],
-  ];
-  for (const [err, state] of cases) {
-    const f = failure('open "a"', err);
-    equal(f.message, `Cannot open "a": ${state}`);
-    equal(f.cause, err);
-  }
-  const worded = new Error('Cannot fork "a": "b" already exists');
-  equal(failure('fork "a"', worded), worded);
-});
-
-Deno.test("attempt() passes a result through and words a failure", async () => {
-  equal(await attempt("x", () => Promise.resolve(7)), 7);
-  const err = await attempt(
-    'read "b"',
-    () => Promise.reject(new Deno.errors.NotFound("os error 2")),
-  ).catch((e) => e);
-  equal(err.message, 'Cannot read "b": no such file or directory');
-});
-
-Deno.test("openSession() fails naming the file: missing, a directory", async () => {
-  await using dir = await tempDir();
-  const missing = join(dir.path, "nope.jsonl");
-  const err = async (p: string) => (await openSession(p).catch((e) => e));
-  equal(
-    (await err(missing)).message,
-    `Cannot open "${missing}": no such file or directory`,
-  );
-  equal(
-    (await err(dir.path)).message,
-    `Cannot open "${dir.path}": it is a directory`,
-  );
-});
-
-Deno.test("checkFolder() accepts a folder or nothing, and refuses a file", async () => {
-  await using dir = await tempDir();
-  await checkFolder(dir.path, "use");
-  await checkFolder(join(dir.path, "absent"), "use");
-  const file = join(dir.path, "f");
-  await Deno.writeTextFile(file, "");
-  const err = await checkFolder(file, "open the data dir").catch((e) => e);
-  equal(err.message, `Cannot open the data dir "${file}": not a directory`);
-});
-
 Deno.test("writeJson() prints indented JSON, a Map as an object", () => {
   const io = memoryIo();
   const counts = new Map([["constructor", 1], ["__proto__", 2]]);
@@ -263,4 +207,10 @@ Deno.test("writeJson() prints indented JSON, a Map as an object", () => {
     io.out,
     '{\n  "counts": {\n    "constructor": 1,\n    "__proto__": 2\n  },\n  "n": 1\n}\n',
   );
+});
+
+Deno.test("printError() prints error: and the message, safe for a terminal", () => {
+  const io = memoryIo();
+  printError(io, 'Cannot read "a\x1b[2J.jsonl": gone');
+  equal(io.err, 'error: Cannot read "a [2J.jsonl": gone\n');
 });
