@@ -13,7 +13,12 @@ import {
   sessionsDir,
 } from "../../mod.ts";
 import { listBlobFolder, twinCount, unreferenced } from "./_blob_folder.ts";
-import { defineCommand, printError, writeJson } from "./_command.ts";
+import {
+  type Command,
+  defineCommand,
+  printError,
+  writeJson,
+} from "./_command.ts";
 import { attempt, failure } from "./_failure.ts";
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
@@ -44,7 +49,7 @@ Options:
 const _PROGRESS_FROM = 8;
 
 /** `cli blobs verify` and `cli blobs gc`. */
-export const blobs = defineCommand({
+export const blobs: Command = defineCommand({
   name: "blobs",
   help: HELP,
   flags: { "data-dir": "value", yes: "switch", json: "switch" },

@@ -9,7 +9,7 @@ import {
   type ContextMessage,
   contextToJson,
 } from "../../mod.ts";
-import { defineCommand, writeJson } from "./_command.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { openSession } from "./_failure.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 
@@ -29,7 +29,7 @@ Options:
 `;
 
 /** `cli context`. */
-export const context = defineCommand({
+export const context: Command = defineCommand({
   name: "context",
   help: HELP,
   flags: { "data-dir": "value", json: "switch", rule: "value" },

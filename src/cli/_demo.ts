@@ -7,7 +7,7 @@
 
 import { dirname } from "node:path";
 import { forkSession, listSessions } from "../../mod.ts";
-import { defineCommand } from "./_command.ts";
+import { type Command, defineCommand } from "./_command.ts";
 import { attempt, checkFolder, openSession } from "./_failure.ts";
 import { renderMessage } from "./_context.ts";
 import {
@@ -38,7 +38,7 @@ export interface DemoResult {
 const _T0 = Date.parse("2026-11-30T09:00:00.000Z");
 
 /** `cli demo`. */
-export const demo = defineCommand({
+export const demo: Command = defineCommand({
   name: "demo",
   help: HELP,
   flags: { "data-dir": "value" },

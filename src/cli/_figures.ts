@@ -20,23 +20,29 @@ import { countEntries, tally } from "./_scan.ts";
 export interface FileFigures {
   /** The file's size. */
   fileBytes: number;
-  /** Entry lines, then by `type`. */
+  /** Entry lines. */
   entries: number;
+  /** Entries by `type`. */
   entriesByType: Map<string, number>;
   /** `message` entries by role. */
   messagesByRole: Map<string, number>;
   /** Sum of the assistant turns' usage; the rebuilt context's estimate. */
   tokens: { usage: number; context: number };
-  /** `compaction`, `reset_boundary` and `label` entries. */
+  /** `compaction` entries. */
   compactions: number;
+  /** `reset_boundary` entries. */
   resets: number;
+  /** `label` entries. */
   labels: number;
   /** Entries with two or more children. */
   branches: number;
-  /** Valid and malformed blob references; distinct blobs; of those, absent. */
+  /** Valid blob references. */
   blobRefs: number;
+  /** Strings that start like a blob reference but are not valid ones. */
   badBlobRefs: number;
+  /** Distinct blobs referenced. */
   blobs: number;
+  /** Of those, the ones absent from the blob store. */
   missingBlobs: number;
   /** Bytes of the distinct blobs found. */
   blobBytes: number;

@@ -5,7 +5,7 @@
  */
 
 import { cleanTitle, forkSession } from "../../mod.ts";
-import { defineCommand, writeJson } from "./_command.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 
 const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
@@ -22,7 +22,7 @@ Options:
 `;
 
 /** `cli fork`. */
-export const fork = defineCommand({
+export const fork: Command = defineCommand({
   name: "fork",
   help: HELP,
   flags: { to: "value", label: "value", json: "switch" },

@@ -9,7 +9,12 @@ import {
   type GenerateResult,
   parseSize,
 } from "../gen/_generate.ts";
-import { type Call, defineCommand, writeJson } from "./_command.ts";
+import {
+  type Call,
+  type Command,
+  defineCommand,
+  writeJson,
+} from "./_command.ts";
 import { attempt, failure } from "./_failure.ts";
 import { formatBytes } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
@@ -33,7 +38,7 @@ Options:
 `;
 
 /** `cli gen`. */
-export const gen = defineCommand({
+export const gen: Command = defineCommand({
   name: "gen",
   help: HELP,
   flags: {

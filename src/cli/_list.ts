@@ -5,7 +5,7 @@
  */
 
 import { listSessions, resolveDataDir, type SessionInfo } from "../../mod.ts";
-import { defineCommand, writeJson } from "./_command.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
@@ -27,7 +27,7 @@ Options:
 const _SHORT_ID = 8;
 
 /** `cli list`. */
-export const list = defineCommand({
+export const list: Command = defineCommand({
   name: "list",
   help: HELP,
   flags: { "data-dir": "value", cwd: "value", all: "switch", json: "switch" },

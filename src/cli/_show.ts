@@ -5,7 +5,7 @@
  */
 
 import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
-import { defineCommand, writeJson } from "./_command.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { openSession } from "./_failure.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { tally } from "./_scan.ts";
@@ -32,7 +32,7 @@ type _SlotState =
   | { state: "absent" };
 
 /** `cli show`. */
-export const show = defineCommand({
+export const show: Command = defineCommand({
   name: "show",
   help: HELP,
   flags: { "data-dir": "value", full: "switch", json: "switch" },

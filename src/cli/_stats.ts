@@ -14,7 +14,12 @@ import {
 import { formatBytes, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
-import { defineCommand, printError, writeJson } from "./_command.ts";
+import {
+  type Command,
+  defineCommand,
+  printError,
+  writeJson,
+} from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import type { CliIo } from "./_io.ts";
 import { findSessionFiles } from "./_scan.ts";
@@ -39,7 +44,7 @@ Options:
 const _PROGRESS_FROM = 8;
 
 /** `cli stats`. */
-export const stats = defineCommand({
+export const stats: Command = defineCommand({
   name: "stats",
   help: HELP,
   flags: { "data-dir": "value", json: "switch" },
