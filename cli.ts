@@ -13,19 +13,20 @@
  * @module
  */
 
-import { runBlobs } from "./src/cli/_blobs.ts";
-import { runContext } from "./src/cli/_context.ts";
-import { runDemo } from "./src/cli/_demo.ts";
-import { runFork } from "./src/cli/_fork.ts";
-import { runGen } from "./src/cli/_gen.ts";
-import { type CliIo, CliUsageError, denoIo } from "./src/cli/_io.ts";
-import { runList } from "./src/cli/_list.ts";
-import { runShow } from "./src/cli/_show.ts";
-import { runStats } from "./src/cli/_stats.ts";
+import { blobs } from "./src/cli/_blobs.ts";
+import { runCli } from "./src/cli/_command.ts";
+import { context } from "./src/cli/_context.ts";
+import { demo } from "./src/cli/_demo.ts";
+import { fork } from "./src/cli/_fork.ts";
+import { gen } from "./src/cli/_gen.ts";
+import { type CliIo, denoIo } from "./src/cli/_io.ts";
+import { list } from "./src/cli/_list.ts";
+import { show } from "./src/cli/_show.ts";
+import { stats } from "./src/cli/_stats.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
 
-const _USAGE = `Usage: cli <command> [options]
+const USAGE = `Usage: cli <command> [options]
 
 Commands:
   list [--data-dir D] [--cwd C] [--all] [--json]
@@ -52,6 +53,8 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
+const COMMANDS = [list, show, context, stats, fork, gen, blobs, demo];
+
 /**
  * Run the CLI.
  *
@@ -77,42 +80,7 @@ export async function main(
   args: string[],
   io: CliIo = denoIo(),
 ): Promise<number> {
-  const [command, ...rest] = args;
-  try {
-    switch (command) {
-      case "list":
-        return await runList(rest, io);
-      case "show":
-        return await runShow(rest, io);
-      case "context":
-        return await runContext(rest, io);
-      case "stats":
-        return await runStats(rest, io);
-      case "fork":
-        return await runFork(rest, io);
-      case "gen":
-        return await runGen(rest, io);
-      case "blobs":
-        return await runBlobs(rest, io);
-      case "demo":
-        return await runDemo(rest, io);
-      case undefined:
-      case "help":
-      case "--help":
-      case "-h":
-        io.stdout(`${_USAGE}\n`);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new CliUsageError(`unknown command "${command}"`);
-    }
-  } catch (err) {
-    if (err instanceof CliUsageError) {
-      io.stderr(`error: ${err.message}\n\n${_USAGE}\n`);
-      return 2;
-    }
-    io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
+  return await runCli({ usage: USAGE, commands: COMMANDS }, args, io);
 }
 
 if (import.meta.main) {

@@ -136,3 +136,134 @@ export async function cliCases(cases: string[][]): Promise<CliRun[]> {
   }
   return runs;
 }
+
+/**
+ * Terminal escapes a hostile session holds: an OSC 52 clipboard write, a
+ * screen clear, a bare carriage return and a C1 CSI (U+009B).
+ */
+export const HOSTILE = "\x1b]52;c;aGFjaw==\x07\x1b[2J\r\u009b31m";
+
+/** Any control character but the line feed: none may reach a terminal. */
+// deno-lint-ignore no-control-regex
+export const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/;
+
+/**
+ * Write a session whose title, cwd, model, user text, assistant text,
+ * provider, tool name and tool output all hold {@linkcode HOSTILE}.
+ *
+ * @param path Where to write it.
+ */
+export async function writeHostileSession(path: string): Promise<void> {
+  const t0 = "2026-10-01T09:00:00.000Z";
+  const base = {
+    type: "title",
+    v: 1,
+    title: `T ${HOSTILE}`,
+    source: "user",
+    updatedAt: t0,
+    pad: "",
+  };
+  const width = new TextEncoder().encode(JSON.stringify(base)).length;
+  const slot = JSON.stringify({ ...base, pad: " ".repeat(255 - width) });
+  const at = { timestamp: t0 };
+  const lines = [
+    slot,
+    {
+      type: "session",
+      version: 3,
+      id: "01a0f000-0000-7000-8000-00000000aaaa",
+      ...at,
+      cwd: `/home/${HOSTILE}/app`,
+    },
+    {
+      type: "model_change",
+      id: "00000001",
+      parentId: null,
+      ...at,
+      model: `anthropic/m${HOSTILE}`,
+    },
+    {
+      type: "message",
+      id: "00000002",
+      parentId: "00000001",
+      ...at,
+      message: {
+        role: "user",
+        content: [{ type: "text", text: `hi ${HOSTILE} there` }],
+      },
+    },
+    {
+      type: "message",
+      id: "00000003",
+      parentId: "00000002",
+      ...at,
+      message: {
+        role: "assistant",
+        content: [
+          { type: "text", text: `ok ${HOSTILE}` },
+          { type: "toolCall", id: "c1", name: `read${HOSTILE}`, arguments: {} },
+        ],
+        api: "anthropic-messages",
+        provider: `p${HOSTILE}`,
+        model: `m${HOSTILE}`,
+        usage: { input: 1, output: 1, totalTokens: 2 },
+        stopReason: "toolUse",
+      },
+    },
+    {
+      type: "message",
+      id: "00000004",
+      parentId: "00000003",
+      ...at,
+      message: {
+        role: "toolResult",
+        toolCallId: "c1",
+        toolName: `read${HOSTILE}`,
+        content: [{ type: "text", text: `out ${HOSTILE}` }],
+        isError: false,
+      },
+    },
+  ];
+  await Deno.writeTextFile(
+    path,
+    lines.map((l) => typeof l === "string" ? l : JSON.stringify(l)).join("\n") +
+      "\n",
+  );
+}
+
+/**
+ * Write a session whose entry types and message roles are names that
+ * `Object.prototype` holds: `constructor`, `__proto__`, `toString`.
+ * Entries: constructor 1, __proto__ 1, message 3; roles: toString,
+ * __proto__, constructor, one each.
+ *
+ * @param path Where to write it.
+ */
+export async function writePrototypeNamesSession(path: string): Promise<void> {
+  const at = { timestamp: "2026-10-01T09:00:00.000Z" };
+  const message = (id: string, parentId: string, role: string) => ({
+    type: "message",
+    id,
+    parentId,
+    ...at,
+    message: { role, content: [{ type: "text", text: role }] },
+  });
+  const lines = [
+    {
+      type: "session",
+      version: 3,
+      id: "01a0f000-0000-7000-8000-00000000bbbb",
+      ...at,
+      cwd: "/home/dev/app",
+    },
+    { type: "constructor", id: "00000001", parentId: null, ...at },
+    { type: "__proto__", id: "00000002", parentId: "00000001", ...at },
+    message("00000003", "00000002", "toString"),
+    message("00000004", "00000003", "__proto__"),
+    message("00000005", "00000004", "constructor"),
+  ];
+  await Deno.writeTextFile(
+    path,
+    lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+}

@@ -6,22 +6,26 @@
  */
 
 import { join } from "node:path";
-import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
-import { BlobStore } from "../store/blob_store.ts";
-import { formatBytes, progressBar, sanitizeLines } from "./_format.ts";
 import {
-  cliFailure,
-  type CliIo,
-  CliUsageError,
-  flagValue,
-  noPositionals,
-  parseArgs,
-} from "./_io.ts";
+  BLOB_REF_PREFIX,
+  BlobStore,
+  resolveDataDir,
+  sessionsDir,
+} from "../../mod.ts";
+import { listBlobFolder, twinCount, unreferenced } from "./_blob_folder.ts";
+import {
+  type Command,
+  defineCommand,
+  printError,
+  writeJson,
+} from "./_command.ts";
+import { attempt, failure } from "./_failure.ts";
+import { formatBytes, sanitizeLines } from "./_format.ts";
+import { progressBar } from "./_progress.ts";
+import type { CliIo } from "./_io.ts";
 import { findSessionFiles, scanBlobRefs } from "./_scan.ts";
-import { resolveDataDir } from "../store/data_dir.ts";
-import { sessionsDir } from "../store/places.ts";
 
-const _HELP = `Usage: cli blobs verify [--data-dir D] [--json]
+const HELP = `Usage: cli blobs verify [--data-dir D] [--json]
        cli blobs gc [--data-dir D] [--yes] [--json]
 
 verify  Re-hash every blob in <data dir>/blobs and report those whose bytes
@@ -41,69 +45,33 @@ Options:
   --json         print an object instead of text
 `;
 
-const _HEX = /^[0-9a-f]{64}$/;
-const _TWIN = /^([0-9a-f]{64})\.[a-z0-9]{1,8}$/;
-/** BlobStore's temp files: `.<name>.<random>.tmp`. */
-const _TEMP = /^\..+\.tmp$/;
 /** Items from which a progress bar is drawn (on a terminal). */
 const _PROGRESS_FROM = 8;
 
-/** A blobs folder by kind of name. */
-interface _Listing {
-  /** `<hex>` files and their sizes, sorted by name. */
-  blobs: Map<string, number>;
-  /** `<hex>.<ext>` twins by digest (a twin may have lost its blob). */
-  twins: Map<string, string[]>;
-  /** Temp files left by an interrupted put. */
-  temp: number;
-  /** Anything else. */
-  unknown: string[];
-}
-
-/**
- * Run `blobs`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runBlobs(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    yes: false,
-    json: false,
-    help: false,
-  });
-  const [sub, ...extra] = parsed.positional;
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  if (sub !== "verify" && sub !== "gc") {
-    throw new CliUsageError(
-      sub === undefined
-        ? "blobs: missing verify or gc"
-        : `blobs: unknown subcommand "${sub}"`,
-    );
-  }
-  noPositionals({ ...parsed, positional: extra }, `blobs ${sub}`);
-  if (sub === "verify" && parsed.flags.has("yes")) {
-    throw new CliUsageError("blobs verify: --yes is for gc");
-  }
-  const dataDir = flagValue(parsed, "data-dir") ?? await resolveDataDir();
-  const json = parsed.flags.has("json");
-  return sub === "verify"
-    ? await _verify(dataDir, json, io)
-    : await _gc(dataDir, parsed.flags.has("yes"), json, io);
-}
+/** `cli blobs verify` and `cli blobs gc`. */
+export const blobs: Command = defineCommand({
+  name: "blobs",
+  help: HELP,
+  flags: { "data-dir": "value", yes: "switch", json: "switch" },
+  subcommands: ["verify", "gc"],
+  run: async (call, io) => {
+    if (call.subcommand === "verify" && call.has("yes")) {
+      throw call.usageError("--yes is for gc");
+    }
+    const dataDir = call.value("data-dir") ?? await resolveDataDir();
+    const json = call.has("json");
+    return call.subcommand === "verify"
+      ? await _verify(join(dataDir, "blobs"), json, io)
+      : await _gc(dataDir, { yes: call.has("yes"), json }, io);
+  },
+});
 
 async function _verify(
-  dataDir: string,
+  dir: string,
   json: boolean,
   io: CliIo,
 ): Promise<number> {
-  const dir = join(dataDir, "blobs");
-  const listing = await _list(dir, "verify");
+  const listing = await listBlobFolder(dir, "verify");
   const store = new BlobStore(dir);
   const mismatched: string[] = [];
   const unusable: { name: string; message: string }[] = [];
@@ -131,9 +99,9 @@ async function _verify(
       mismatched,
       unusable,
       unknown: listing.unknown,
-      skipped: { twins: _count(listing.twins), temp: listing.temp },
+      skipped: { twins: twinCount(listing), temp: listing.temp },
     };
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    writeJson(io, out);
   } else {
     const lines = [
       `${listing.blobs.size} blobs in ${dir}: ${
@@ -148,31 +116,29 @@ async function _verify(
     io.stdout(`${sanitizeLines(lines.join("\n"))}\n`);
   }
   if (failed === 0) return 0;
-  io.stderr(
-    `error: Cannot verify the blobs in "${dir}": ${failed} ${
+  printError(
+    io,
+    `Cannot verify the blobs in "${dir}": ${failed} ${
       failed === 1 ? "blob does" : "blobs do"
-    } not hash to ${failed === 1 ? "its name" : "their names"}\n`,
+    } not hash to ${failed === 1 ? "its name" : "their names"}`,
   );
   return 1;
 }
 
 async function _gc(
   dataDir: string,
-  yes: boolean,
-  json: boolean,
+  { yes, json }: { yes: boolean; json: boolean },
   io: CliIo,
 ): Promise<number> {
   const dir = join(dataDir, "blobs");
   // Blobs first: one stored while the sessions are scanned is not a candidate.
-  const listing = await _list(dir, "collect");
+  const listing = await listBlobFolder(dir, "collect");
   const root = sessionsDir(dataDir);
-  let files: string[];
-  try {
-    files = await findSessionFiles(root);
-  } catch (err) {
-    // Without sessions every blob would look unreferenced: refuse.
-    throw cliFailure(`Cannot collect the blobs of "${dataDir}"`, err);
-  }
+  // Without sessions every blob would look unreferenced: refuse.
+  const files = await attempt(
+    `collect the blobs of "${dataDir}"`,
+    () => findSessionFiles(root),
+  );
   const referenced = new Set<string>();
   const progress = progressBar(io, {
     total: files.length,
@@ -181,14 +147,13 @@ async function _gc(
   });
   for (const [i, file] of files.entries()) {
     progress.update(i);
-    try {
-      await scanBlobRefs(file, referenced);
-    } catch (err) {
-      throw cliFailure(`Cannot collect blobs: reading "${file}" failed`, err);
-    }
+    await attempt(
+      `collect blobs: reading "${file}" failed`,
+      () => scanBlobRefs(file, referenced),
+    );
   }
   progress.finish(files.length);
-  const garbage = await _unreferenced(dir, listing, referenced);
+  const garbage = await unreferenced(dir, listing, referenced);
   const bytes = garbage.reduce((n, g) => n + g.bytes, 0);
   const failures: string[] = [];
   if (yes) {
@@ -198,7 +163,7 @@ async function _gc(
           await Deno.remove(join(dir, name));
         } catch (err) {
           if (err instanceof Deno.errors.NotFound) continue;
-          failures.push(cliFailure(`Cannot delete "${name}"`, err).message);
+          failures.push(failure(`delete "${name}"`, err).message);
         }
       }
     }
@@ -214,7 +179,7 @@ async function _gc(
       deleted: yes && failures.length === 0,
       unknown: listing.unknown,
     };
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    writeJson(io, out);
   } else {
     const n = garbage.length;
     const head = `${listing.blobs.size} blobs in ${dir}, ${files.length} ${
@@ -232,29 +197,8 @@ async function _gc(
     ];
     io.stdout(`${sanitizeLines([head, ...lines, ...tail].join("\n"))}\n`);
   }
-  for (const f of failures) io.stderr(`error: ${f}\n`);
+  for (const f of failures) printError(io, f);
   return failures.length > 0 ? 1 : 0;
-}
-
-/** The digests (blobs and orphaned twins) no session names, with their files. */
-async function _unreferenced(
-  dir: string,
-  listing: _Listing,
-  referenced: Set<string>,
-): Promise<{ hex: string; bytes: number; files: string[] }[]> {
-  const hexes = new Set([...listing.blobs.keys(), ...listing.twins.keys()]);
-  const out = [];
-  for (const hex of [...hexes].sort()) {
-    if (referenced.has(hex)) continue;
-    const twins = listing.twins.get(hex) ?? [];
-    let bytes = listing.blobs.get(hex);
-    if (bytes === undefined) {
-      bytes = (await Deno.lstat(join(dir, twins[0]!))).size;
-    }
-    const files = listing.blobs.has(hex) ? [hex, ...twins] : twins;
-    out.push({ hex, bytes, files });
-  }
-  return out;
 }
 
 /** ` + .png` for the twins deleted with a blob (` .png only` when the blob is gone). */
@@ -264,45 +208,4 @@ function _twinsText(g: { hex: string; files: string[] }): string {
   return g.files[0] === g.hex
     ? `  + ${exts.join(" ")}`
     : `  ${exts.join(" ")} only`;
-}
-
-function _count(twins: Map<string, string[]>): number {
-  let n = 0;
-  for (const names of twins.values()) n += names.length;
-  return n;
-}
-
-/** The blobs folder by kind of name; an absent folder holds nothing. */
-async function _list(dir: string, verb: string): Promise<_Listing> {
-  const listing: _Listing = {
-    blobs: new Map(),
-    twins: new Map(),
-    temp: 0,
-    unknown: [],
-  };
-  const blobs: [string, number][] = [];
-  try {
-    // As BlobStore: a linked blobs folder could point deletes elsewhere.
-    if ((await Deno.lstat(dir)).isSymlink) {
-      throw new Error(
-        `Cannot ${verb} the blobs in "${dir}": it is a symbolic link`,
-      );
-    }
-    for await (const e of Deno.readDir(dir)) {
-      const twin = _TWIN.exec(e.name);
-      if (_HEX.test(e.name) && !e.isDirectory) {
-        blobs.push([e.name, (await Deno.lstat(join(dir, e.name))).size]);
-      } else if (twin !== null && !e.isDirectory) {
-        const names = listing.twins.get(twin[1]!) ?? [];
-        listing.twins.set(twin[1]!, [...names, e.name].sort());
-      } else if (_TEMP.test(e.name)) listing.temp++;
-      else listing.unknown.push(e.name);
-    }
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return listing;
-    throw cliFailure(`Cannot ${verb} the blobs in "${dir}"`, err);
-  }
-  listing.blobs = new Map(blobs.sort(([a], [b]) => a < b ? -1 : 1));
-  listing.unknown.sort();
-  return listing;
 }

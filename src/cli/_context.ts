@@ -4,13 +4,16 @@
  * @module
  */
 
-import type { ContentBlock } from "../format/messages.ts";
-import type { ContextMessage } from "../context/messages.ts";
-import { contextToJson } from "../context/context_json.ts";
-import { type CliIo, CliUsageError, flagValue, parseArgs } from "./_io.ts";
-import { Session } from "../session/session.ts";
+import {
+  type ContentBlock,
+  type ContextMessage,
+  contextToJson,
+} from "../../mod.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
+import { openSession } from "./_failure.ts";
+import { sanitize, sanitizeLines } from "./_format.ts";
 
-const _HELP =
+const HELP =
   `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
 
 Rebuild the context of a session file: the messages the model sees on
@@ -25,90 +28,81 @@ Options:
                  a reset is settled
 `;
 
-/**
- * Run `context`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runContext(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    json: false,
-    rule: true,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
+/** `cli context`. */
+export const context: Command = defineCommand({
+  name: "context",
+  help: HELP,
+  flags: { "data-dir": "value", json: "switch", rule: "value" },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const rule = call.value("rule") ?? "xdev";
+    if (rule !== "xdev" && rule !== "omp") {
+      throw call.usageError(`--rule must be xdev or omp, not "${rule}"`);
+    }
+    // --json is for comparing with omp: walk the whole active path.
+    const json = call.has("json");
+    await using session = await openSession(call.arg(), {
+      dataDir: call.value("data-dir"),
+      checkpoints: !json,
+    });
+    const ctx = session.buildContext({ resetRule: rule });
+    if (json) {
+      writeJson(
+        io,
+        await contextToJson(ctx, session.title, session.titleSource),
+      );
+      return 0;
+    }
+    const head = [
+      `# ${session.title ?? "(untitled)"}`,
+      `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
+        ctx.leafId ?? "-"
+      } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
+    ];
+    if (ctx.pathEnd !== "root") {
+      head.push(`(the path stops early: ${ctx.pathEnd})`);
+    }
+    for (const issue of session.issues) head.push(`! ${issue.message}`);
+    io.stdout(`${head.map(sanitize).join("\n")}\n`);
+    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
     return 0;
-  }
-  const [file, ...extra] = parsed.positional;
-  if (file === undefined) throw new CliUsageError("context: missing <file>");
-  if (extra.length > 0) {
-    throw new CliUsageError(`context: unexpected argument "${extra[0]}"`);
-  }
-  const rule = flagValue(parsed, "rule") ?? "xdev";
-  if (rule !== "xdev" && rule !== "omp") {
-    throw new CliUsageError(
-      `context: --rule must be xdev or omp, not "${rule}"`,
-    );
-  }
-  const dataDir = flagValue(parsed, "data-dir");
-  // --json is for comparing with omp: walk the whole active path.
-  const json = parsed.flags.has("json");
-  await using session = await Session.open(file, {
-    ...(dataDir === undefined ? {} : { dataDir }),
-    checkpoints: !json,
-  });
-  const ctx = session.buildContext({ resetRule: rule });
-  if (json) {
-    const out = await contextToJson(ctx, session.title, session.titleSource);
-    io.stdout(`${JSON.stringify(out, null, 2)}\n`);
-    return 0;
-  }
-  const head = [
-    `# ${session.title ?? "(untitled)"}`,
-    `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
-      ctx.leafId ?? "-"
-    } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
-  ];
-  if (ctx.pathEnd !== "root") {
-    head.push(`(the path stops early: ${ctx.pathEnd})`);
-  }
-  for (const issue of session.issues) head.push(`! ${issue.message}`);
-  io.stdout(`${head.join("\n")}\n`);
-  for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-  return 0;
-}
+  },
+});
 
 /**
- * A message as readable text.
+ * A message as readable text, safe for a terminal: its heading passes
+ * through {@linkcode sanitize}, its text through {@linkcode sanitizeLines}
+ * (line breaks kept, every other control character a space).
  *
  * @param message A context message.
  * @returns A heading line and the message's text.
  */
 export function renderMessage(message: ContextMessage): string {
+  const [heading, text] = _parts(message);
+  return `── ${sanitize(heading)} ──\n${sanitizeLines(text)}`;
+}
+
+function _parts(message: ContextMessage): [string, string] {
   const m = message as unknown as Record<string, unknown>;
   switch (m.role) {
     case "compactionSummary":
-      return `── summary of earlier history ──\n${m.summary}`;
+      return ["summary of earlier history", String(m.summary)];
     case "branchSummary":
-      return `── summary of an abandoned branch ──\n${m.summary}`;
+      return ["summary of an abandoned branch", String(m.summary)];
     case "custom":
-      return `── ${m.customType}${m.display ? "" : " (hidden)"} ──\n${
-        _content(m.content)
-      }`;
+      return [
+        `${m.customType}${m.display ? "" : " (hidden)"}`,
+        _content(m.content),
+      ];
     case "assistant":
-      return `── assistant (${m.provider}/${m.model}) ──\n${
-        _content(m.content)
-      }`;
+      return [`assistant (${m.provider}/${m.model})`, _content(m.content)];
     case "toolResult":
-      return `── ${m.toolName} result${m.isError ? " (error)" : ""} ──\n${
-        _content(m.content)
-      }`;
+      return [
+        `${m.toolName} result${m.isError ? " (error)" : ""}`,
+        _content(m.content),
+      ];
     default:
-      return `── ${m.role} ──\n${_content(m.content)}`;
+      return [String(m.role), _content(m.content)];
   }
 }
 

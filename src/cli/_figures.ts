@@ -6,35 +6,43 @@
  */
 
 import { join } from "node:path";
-import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
-import { BlobStore } from "../store/blob_store.ts";
-import { cliFailure } from "./_io.ts";
-import { countEntries, type EntryCounts } from "./_scan.ts";
-import type { WindowStats } from "../session/options.ts";
-import { Session } from "../session/session.ts";
-import { findDataDir } from "../store/data_dir.ts";
+import {
+  BLOB_REF_PREFIX,
+  BlobStore,
+  findDataDir,
+  Session,
+  type WindowStats,
+} from "../../mod.ts";
+import { attempt } from "./_failure.ts";
+import { countEntries, tally } from "./_scan.ts";
 
 /** One file's figures (also the shape of the totals). */
 export interface FileFigures {
   /** The file's size. */
   fileBytes: number;
-  /** Entry lines, then by `type`. */
+  /** Entry lines. */
   entries: number;
-  entriesByType: Record<string, number>;
+  /** Entries by `type`. */
+  entriesByType: Map<string, number>;
   /** `message` entries by role. */
-  messagesByRole: Record<string, number>;
+  messagesByRole: Map<string, number>;
   /** Sum of the assistant turns' usage; the rebuilt context's estimate. */
   tokens: { usage: number; context: number };
-  /** `compaction`, `reset_boundary` and `label` entries. */
+  /** `compaction` entries. */
   compactions: number;
+  /** `reset_boundary` entries. */
   resets: number;
+  /** `label` entries. */
   labels: number;
   /** Entries with two or more children. */
   branches: number;
-  /** Valid and malformed blob references; distinct blobs; of those, absent. */
+  /** Valid blob references. */
   blobRefs: number;
+  /** Strings that start like a blob reference but are not valid ones. */
   badBlobRefs: number;
+  /** Distinct blobs referenced. */
   blobs: number;
+  /** Of those, the ones absent from the blob store. */
   missingBlobs: number;
   /** Bytes of the distinct blobs found. */
   blobBytes: number;
@@ -62,24 +70,10 @@ export async function fileFigures(
   dataDirOption: string | undefined,
   sizes: BlobSizes,
 ): Promise<FileFigures> {
-  let counts: EntryCounts;
-  let window: WindowStats;
-  let context: number;
-  let fileBytes: number;
-  let dataDir: string | undefined;
-  try {
-    fileBytes = (await Deno.stat(path)).size;
-    counts = await countEntries(path);
-    dataDir = dataDirOption ?? await findDataDir(path);
-    await using session = await Session.open(path, {
-      resolveBlobs: false,
-      ...(dataDir === undefined ? {} : { dataDir }),
-    });
-    window = session.windowStats();
-    context = session.buildContext().tokens;
-  } catch (err) {
-    throw cliFailure(`Cannot read session "${path}"`, err);
-  }
+  const { fileBytes, counts, dataDir, window, context } = await attempt(
+    `read session "${path}"`,
+    () => _read(path, dataDirOption),
+  );
   const store = dataDir === undefined
     ? undefined
     : new BlobStore(join(dataDir, "blobs"));
@@ -114,6 +108,20 @@ export async function fileFigures(
       seen: window.seen,
     },
   };
+}
+
+/** The whole-file counts, then what a windowed open reads and rebuilds. */
+async function _read(path: string, dataDirOption: string | undefined) {
+  const fileBytes = (await Deno.stat(path)).size;
+  const counts = await countEntries(path);
+  const dataDir = dataDirOption ?? await findDataDir(path);
+  await using session = await Session.open(path, {
+    resolveBlobs: false,
+    ...(dataDir === undefined ? {} : { dataDir }),
+  });
+  const window = session.windowStats();
+  const context = session.buildContext().tokens;
+  return { fileBytes, counts, dataDir, window, context };
 }
 
 /** The size of a blob (null when it is missing or not a plain file), cached. */
@@ -156,8 +164,8 @@ export function totalFigures(
   const t: FileFigures = {
     fileBytes: 0,
     entries: 0,
-    entriesByType: {},
-    messagesByRole: {},
+    entriesByType: new Map(),
+    messagesByRole: new Map(),
     tokens: { usage: 0, context: 0 },
     compactions: 0,
     resets: 0,
@@ -176,8 +184,8 @@ export function totalFigures(
   };
   for (const s of all) {
     add(t as unknown as Record<string, number>, _scalars(s));
-    add(t.entriesByType, s.entriesByType);
-    add(t.messagesByRole, s.messagesByRole);
+    for (const [k, n] of s.entriesByType) tally(t.entriesByType, k, n);
+    for (const [k, n] of s.messagesByRole) tally(t.messagesByRole, k, n);
     add(t.tokens, s.tokens);
     add(t.window, s.window);
   }

@@ -4,18 +4,11 @@
  * @module
  */
 
-import {
-  cliFailure,
-  type CliIo,
-  CliUsageError,
-  flagValue,
-  onePositional,
-  parseArgs,
-} from "./_io.ts";
-import { type ForkResult, forkSession } from "../store/fork.ts";
-import { cleanTitle } from "../format/title_slot.ts";
+import { cleanTitle, forkSession } from "../../mod.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
+import { attempt } from "./_failure.ts";
 
-const _HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
+const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
 
 Fork a session file: a new file with a new id whose header names the source
 as its parent, and every entry copied byte for byte. The source is not
@@ -28,44 +21,29 @@ Options:
   --json         print { path, id, parentSession, bytes }
 `;
 
-/**
- * Run `fork`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runFork(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    to: true,
-    label: true,
-    json: false,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  const src = onePositional(parsed, "fork", "<file>");
-  const to = flagValue(parsed, "to");
-  const label = flagValue(parsed, "label");
-  if (label !== undefined && cleanTitle(label) === "") {
-    throw new CliUsageError("fork: --label is empty once cleaned");
-  }
-  let fork: ForkResult;
-  try {
-    fork = await forkSession(
-      src,
-      to,
-      label === undefined ? {} : { label },
+/** `cli fork`. */
+export const fork: Command = defineCommand({
+  name: "fork",
+  help: HELP,
+  flags: { to: "value", label: "value", json: "switch" },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const src = call.arg();
+    const label = call.value("label");
+    if (label !== undefined && cleanTitle(label) === "") {
+      throw call.usageError("--label is empty once cleaned");
+    }
+    const forked = await attempt(
+      `fork "${src}"`,
+      () =>
+        forkSession(
+          src,
+          call.value("to"),
+          label === undefined ? {} : { label },
+        ),
     );
-  } catch (err) {
-    throw cliFailure(`Cannot fork "${src}"`, err);
-  }
-  if (parsed.flags.has("json")) {
-    io.stdout(`${JSON.stringify(fork, null, 2)}\n`);
-  } else {
-    io.stdout(`${fork.path}\n${fork.id}\n`);
-  }
-  return 0;
-}
+    if (call.has("json")) writeJson(io, forked);
+    else io.stdout(`${forked.path}\n${forked.id}\n`);
+    return 0;
+  },
+});

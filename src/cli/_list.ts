@@ -4,18 +4,13 @@
  * @module
  */
 
-import { formatBytes, formatTable } from "./_format.ts";
-import {
-  cliFailure,
-  type CliIo,
-  flagValue,
-  noPositionals,
-  parseArgs,
-} from "./_io.ts";
-import { listSessions, type SessionInfo } from "../store/list.ts";
-import { resolveDataDir } from "../store/data_dir.ts";
+import { listSessions, resolveDataDir, type SessionInfo } from "../../mod.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
+import { attempt } from "./_failure.ts";
+import { formatBytes, sanitize } from "./_format.ts";
+import { formatTable } from "./_table.ts";
 
-const _HELP = `Usage: cli list [--data-dir D] [--cwd C] [--all] [--json]
+const HELP = `Usage: cli list [--data-dir D] [--cwd C] [--all] [--json]
 
 List the sessions under <data dir>/sessions, newest first, reading only the
 first 4 KiB of each file.
@@ -31,46 +26,38 @@ Options:
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */
 const _SHORT_ID = 8;
 
-/**
- * Run `list`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runList(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    cwd: true,
-    all: false,
-    json: false,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
+/** `cli list`. */
+export const list: Command = defineCommand({
+  name: "list",
+  help: HELP,
+  flags: { "data-dir": "value", cwd: "value", all: "switch", json: "switch" },
+  run: async (call, io) => {
+    const dataDir = call.value("data-dir") ?? await resolveDataDir();
+    const cwd = call.value("cwd");
+    const sessions = await attempt(
+      `list the sessions in "${dataDir}"`,
+      () =>
+        listSessions(dataDir, {
+          ...(cwd === undefined ? {} : { cwd }),
+          includeSubagents: call.has("all"),
+          onSkip: (path, reason) =>
+            io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
+        }),
+    );
+    if (call.has("json")) {
+      writeJson(io, sessions.map(_json));
+      return 0;
+    }
+    if (sessions.length === 0) {
+      io.stdout(`No sessions in ${dataDir}\n`);
+      return 0;
+    }
+    io.stdout(`${_table(sessions, io.columns)}\n`);
     return 0;
-  }
-  noPositionals(parsed, "list");
-  const dataDir = flagValue(parsed, "data-dir") ?? await resolveDataDir();
-  const cwd = flagValue(parsed, "cwd");
-  let sessions: SessionInfo[];
-  try {
-    sessions = await listSessions(dataDir, {
-      ...(cwd === undefined ? {} : { cwd }),
-      includeSubagents: parsed.flags.has("all"),
-      onSkip: (path, reason) => io.stderr(`skipped "${path}": ${reason}\n`),
-    });
-  } catch (err) {
-    throw cliFailure(`Cannot list the sessions in "${dataDir}"`, err);
-  }
-  if (parsed.flags.has("json")) {
-    io.stdout(`${JSON.stringify(sessions.map(_json), null, 2)}\n`);
-    return 0;
-  }
-  if (sessions.length === 0) {
-    io.stdout(`No sessions in ${dataDir}\n`);
-    return 0;
-  }
+  },
+});
+
+function _table(sessions: SessionInfo[], width: number): string {
   const idLength = _uniquePrefix(sessions.map((s) => s.id));
   const rows = sessions.map((s) => [
     _localTime(s.mtime),
@@ -79,7 +66,7 @@ export async function runList(args: string[], io: CliIo): Promise<number> {
     s.cwd,
     formatBytes(s.size),
   ]);
-  const table = formatTable(
+  return formatTable(
     [
       { header: "modified" },
       { header: "id" },
@@ -88,10 +75,8 @@ export async function runList(args: string[], io: CliIo): Promise<number> {
       { header: "size", right: true },
     ],
     rows,
-    io.columns,
+    width,
   );
-  io.stdout(`${table}\n`);
-  return 0;
 }
 
 function _json(s: SessionInfo): Record<string, unknown> {

@@ -8,18 +8,21 @@
  */
 
 import { join } from "node:path";
-import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
-import { SessionEntryStream } from "../read/entry_stream.ts";
-import type { LoadIssue } from "../format/issues.ts";
+import {
+  BLOB_REF_PREFIX,
+  type LoadIssue,
+  parseBlobRef,
+  SessionEntryStream,
+} from "../../mod.ts";
 
 /** What one pass over a session file counts. */
 export interface EntryCounts {
   /** Entry lines. */
   entries: number;
-  /** Entries by `type`. */
-  byType: Record<string, number>;
+  /** Entries by `type` (a Map: a type may be named `constructor`). */
+  byType: Map<string, number>;
   /** `message` entries by `message.role`. */
-  byRole: Record<string, number>;
+  byRole: Map<string, number>;
   /** Sum of the assistant messages' `usage.totalTokens` (else their four counts). */
   usageTokens: number;
   /** `compaction` entries. */
@@ -41,6 +44,19 @@ export interface EntryCounts {
 }
 
 /**
+ * Add `n` to the count of `key`. Counts keyed by what a file says (a type, a
+ * role) live in a Map: in a plain object, `constructor` or `__proto__`
+ * would meet `Object.prototype`.
+ *
+ * @param counts The counts.
+ * @param key What is counted.
+ * @param n How many. Default 1.
+ */
+export function tally(counts: Map<string, number>, key: string, n = 1): void {
+  counts.set(key, (counts.get(key) ?? 0) + n);
+}
+
+/**
  * Count a session file's entries in one streamed pass.
  *
  * @param path The file.
@@ -50,8 +66,8 @@ export interface EntryCounts {
 export async function countEntries(path: string): Promise<EntryCounts> {
   const counts: EntryCounts = {
     entries: 0,
-    byType: {},
-    byRole: {},
+    byType: new Map(),
+    byRole: new Map(),
     usageTokens: 0,
     compactions: 0,
     resets: 0,
@@ -72,7 +88,7 @@ export async function countEntries(path: string): Promise<EntryCounts> {
     if (record.kind !== "entry") continue;
     const e = record.value;
     counts.entries++;
-    counts.byType[e.type] = (counts.byType[e.type] ?? 0) + 1;
+    tally(counts.byType, e.type);
     if (e.type === "compaction") counts.compactions++;
     else if (e.type === "reset_boundary") counts.resets++;
     else if (e.type === "label") counts.labels++;
@@ -91,7 +107,7 @@ function _countMessage(message: unknown, counts: EntryCounts): void {
   if (message === null || typeof message !== "object") return;
   const m = message as { role?: unknown; usage?: unknown };
   const role = typeof m.role === "string" ? m.role : "(none)";
-  counts.byRole[role] = (counts.byRole[role] ?? 0) + 1;
+  tally(counts.byRole, role);
   if (role !== "assistant" || m.usage === null || typeof m.usage !== "object") {
     return;
   }

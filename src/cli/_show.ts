@@ -4,19 +4,14 @@
  * @module
  */
 
-import { formatBytes, formatTable, sanitize } from "./_format.ts";
-import {
-  cliFailure,
-  type CliIo,
-  flagValue,
-  onePositional,
-  parseArgs,
-} from "./_io.ts";
-import type { LoadIssue } from "../format/issues.ts";
-import { Session } from "../session/session.ts";
-import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
+import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
+import { openSession } from "./_failure.ts";
+import { formatBytes, sanitize } from "./_format.ts";
+import { tally } from "./_scan.ts";
+import { formatTable } from "./_table.ts";
 
-const _HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
+const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
 
 Open a session file (never modifying it) and print what the loader found:
 the header, the title and its slot, the entries in memory by type, the leaf,
@@ -36,39 +31,31 @@ type _SlotState =
   | { state: "wrong-width" | "ignored"; reason: string }
   | { state: "absent" };
 
-/**
- * Run `show`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runShow(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    full: false,
-    json: false,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  const file = onePositional(parsed, "show", "<file>");
-  const dataDir = flagValue(parsed, "data-dir");
-  let session: Session;
-  try {
-    session = await Session.open(file, {
-      ...(dataDir === undefined ? {} : { dataDir }),
-      window: !parsed.flags.has("full"),
+/** `cli show`. */
+export const show: Command = defineCommand({
+  name: "show",
+  help: HELP,
+  flags: { "data-dir": "value", full: "switch", json: "switch" },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const file = call.arg();
+    await using session = await openSession(file, {
+      dataDir: call.value("data-dir"),
+      window: !call.has("full"),
     });
-  } catch (err) {
-    throw cliFailure(`Cannot open "${file}"`, err);
-  }
-  await using _ = session;
-  const byType: Record<string, number> = {};
-  for (const e of session.entries) byType[e.type] = (byType[e.type] ?? 0) + 1;
-  const report = {
+    const report = await _report(session, file);
+    if (call.has("json")) writeJson(io, report);
+    else io.stdout(`${_text(report, io.columns)}\n`);
+    return 0;
+  },
+});
+
+type _Report = Awaited<ReturnType<typeof _report>>;
+
+async function _report(session: Session, file: string) {
+  const byType = new Map<string, number>();
+  for (const e of session.entries) tally(byType, e.type);
+  return {
     path: session.path ?? file,
     header: session.header,
     title: session.title ?? null,
@@ -86,10 +73,9 @@ export async function runShow(args: string[], io: CliIo): Promise<number> {
       message: i.message,
     })),
   };
-  if (parsed.flags.has("json")) {
-    io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-    return 0;
-  }
+}
+
+function _text(report: _Report, width: number): string {
   const w = report.window;
   const lines = [
     `file      ${report.path}`,
@@ -111,7 +97,7 @@ export async function runShow(args: string[], io: CliIo): Promise<number> {
       w.windowed ? " (the window; --full or stats counts the whole file)" : ""
     }`,
     ..._indent(
-      Object.entries(byType).sort(([a], [b]) => a < b ? -1 : 1)
+      [...report.entriesByType].sort(([a], [b]) => a < b ? -1 : 1)
         .map(([k, v]) => [k, String(v)]),
     ),
     "",
@@ -133,12 +119,11 @@ export async function runShow(args: string[], io: CliIo): Promise<number> {
           i.offset < 0 ? "-" : String(i.offset),
           i.message,
         ]),
-        io.columns,
+        width,
       )
     }`;
   }
-  io.stdout(`${text}\n`);
-  return 0;
+  return text;
 }
 
 function _slotState(session: Session): _SlotState {

@@ -11,22 +11,20 @@ import {
   fileFigures,
   totalFigures,
 } from "./_figures.ts";
+import { formatBytes, sanitizeLines } from "./_format.ts";
+import { progressBar } from "./_progress.ts";
+import { formatTable } from "./_table.ts";
 import {
-  formatBytes,
-  formatTable,
-  progressBar,
-  sanitizeLines,
-} from "./_format.ts";
-import {
-  cliFailure,
-  type CliIo,
-  flagValue,
-  onePositional,
-  parseArgs,
-} from "./_io.ts";
+  type Command,
+  defineCommand,
+  printError,
+  writeJson,
+} from "./_command.ts";
+import { attempt } from "./_failure.ts";
+import type { CliIo } from "./_io.ts";
 import { findSessionFiles } from "./_scan.ts";
 
-const _HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
+const HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
 
 Count what a session file holds, reading it once in chunks: entries by type,
 messages by role, tokens, compactions, resets, branches, labels, blob
@@ -45,45 +43,30 @@ Options:
 /** Files from which a progress bar is drawn (on a terminal). */
 const _PROGRESS_FROM = 8;
 
-/**
- * Run `stats`.
- *
- * @param args The command's arguments.
- * @param io Where output goes.
- * @returns The exit code.
- */
-export async function runStats(args: string[], io: CliIo): Promise<number> {
-  const parsed = parseArgs(args, {
-    "data-dir": true,
-    json: false,
-    help: false,
-  });
-  if (parsed.flags.has("help")) {
-    io.stdout(_HELP);
-    return 0;
-  }
-  const target = onePositional(parsed, "stats", "<file|dir>");
-  const dataDir = flagValue(parsed, "data-dir");
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(target);
-  } catch (err) {
-    throw cliFailure(`Cannot read "${target}"`, err);
-  }
-  const sizes: BlobSizes = new Map();
-  if (!info.isDirectory) {
-    const stats = await fileFigures(target, dataDir, sizes);
-    if (parsed.flags.has("json")) {
-      io.stdout(`${JSON.stringify({ path: target, ...stats }, null, 2)}\n`);
-    } else {
-      io.stdout(
-        `${sanitizeLines(`file        ${target}\n${_block(stats, false)}`)}\n`,
-      );
+/** `cli stats`. */
+export const stats: Command = defineCommand({
+  name: "stats",
+  help: HELP,
+  flags: { "data-dir": "value", json: "switch" },
+  args: ["<file|dir>"],
+  run: async (call, io) => {
+    const target = call.arg();
+    const dataDir = call.value("data-dir");
+    const json = call.has("json");
+    const info = await attempt(`read "${target}"`, () => Deno.stat(target));
+    const sizes: BlobSizes = new Map();
+    if (info.isDirectory) {
+      return await _dirStats(target, dataDir, sizes, json, io);
+    }
+    const figures = await fileFigures(target, dataDir, sizes);
+    if (json) writeJson(io, { path: target, ...figures });
+    else {
+      const text = `file        ${target}\n${_block(figures, false)}`;
+      io.stdout(`${sanitizeLines(text)}\n`);
     }
     return 0;
-  }
-  return await _dirStats(target, dataDir, sizes, parsed.flags.has("json"), io);
-}
+  },
+});
 
 async function _dirStats(
   dir: string,
@@ -92,12 +75,10 @@ async function _dirStats(
   json: boolean,
   io: CliIo,
 ): Promise<number> {
-  let files: string[];
-  try {
-    files = await findSessionFiles(dir);
-  } catch (err) {
-    throw cliFailure(`Cannot read the folder "${dir}"`, err);
-  }
+  const files = await attempt(
+    `read the folder "${dir}"`,
+    () => findSessionFiles(dir),
+  );
   const progress = progressBar(io, {
     total: files.length,
     unit: "files",
@@ -117,7 +98,7 @@ async function _dirStats(
   const totals = totalFigures(done.map((d) => d.stats), sizes);
   if (json) {
     const out = { files: done.map((d) => ({ path: d.path, ...d.stats })) };
-    io.stdout(`${JSON.stringify({ ...out, totals, errors }, null, 2)}\n`);
+    writeJson(io, { ...out, totals, errors });
   } else if (files.length === 0) {
     io.stdout(`No *.jsonl files under ${dir}\n`);
   } else {
@@ -150,7 +131,7 @@ async function _dirStats(
       `${table}\n\nTotals (${n})\n${sanitizeLines(_block(totals, true))}\n`,
     );
   }
-  for (const e of errors) io.stderr(`error: ${e.message}\n`);
+  for (const e of errors) printError(io, e.message);
   return errors.length > 0 ? 1 : 0;
 }
 
@@ -196,14 +177,14 @@ function _block(s: FileFigures, totals: boolean): string {
   return pairs.map(([k, v]) => `${k.padEnd(12)}${v}`).join("\n");
 }
 
-function _breakdown(counts: Record<string, number>): string {
-  const parts = Object.entries(counts).sort((a, b) => b[1] - a[1])
+function _breakdown(counts: Map<string, number>): string {
+  const parts = [...counts].sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${k} ${_n(v)}`);
   return parts.length === 0 ? "" : `: ${parts.join(", ")}`;
 }
 
-function _sum(counts: Record<string, number>): number {
-  return Object.values(counts).reduce((a, b) => a + b, 0);
+function _sum(counts: Map<string, number>): number {
+  return [...counts.values()].reduce((a, b) => a + b, 0);
 }
 
 const _numbers = new Intl.NumberFormat("en-US");

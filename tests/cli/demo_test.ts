@@ -42,3 +42,17 @@ Deno.test("cli demo without --data-dir uses a fresh temporary data dir and says 
   ok((await Deno.stat(`${where}/sessions`)).isDirectory);
   await Deno.remove(where, { recursive: true });
 });
+
+Deno.test("cli demo --data-dir naming a file is exit code 1, before writing anything", async () => {
+  await using dir = await tempDir();
+  const file = `${dir.path}/afile`;
+  await Deno.writeTextFile(file, "not a folder\n");
+  const r = await cli(["demo", "--data-dir", file]);
+  equal(r.code, 1);
+  equal(r.stdout, "");
+  equal(
+    r.stderr,
+    `error: Cannot open the data dir "${file}": not a directory\n`,
+  );
+  equal(await Deno.readTextFile(file), "not a folder\n");
+});

@@ -5,8 +5,11 @@ import {
   cli,
   cliCases,
   cliInProcess,
+  CONTROL,
   FIXTURE_SESSIONS,
+  HOSTILE,
   makeDataDir,
+  writeHostileSession,
 } from "../_cli.ts";
 
 Deno.test("cli list prints the sessions newest first as a table", async () => {
@@ -100,4 +103,16 @@ Deno.test("cli list: bad usage is exit code 2", async () => {
     equal(r.code, 2, cases[i]!.join(" "));
     ok(r.stderr.startsWith("error: "));
   }
+});
+
+Deno.test("cli list prints no terminal escape from a title, a cwd or a file name", async () => {
+  await using d = await makeDataDir();
+  await writeHostileSession(join(d.sessions, "hostile.jsonl"));
+  await Deno.writeTextFile(join(d.sessions, `n${HOSTILE}.jsonl`), "no\n");
+  const r = await cliInProcess(["list", "--data-dir", d.root]);
+  equal(r.code, 0, r.stderr);
+  ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+  ok(r.stdout.includes("T  ]52;c;aGFjaw==  [2J  31m"));
+  ok(r.stderr.startsWith("skipped "), r.stderr);
+  ok(!CONTROL.test(r.stderr), JSON.stringify(r.stderr));
 });

@@ -1,30 +1,7 @@
-import { deepStrictEqual, equal, ok } from "node:assert/strict";
+import { equal, ok } from "node:assert/strict";
 import { cli as run, cliInProcess } from "../_cli.ts";
-import { CONTEXT_JSON_FIELDS } from "../../mod.ts";
 
-const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 const cli = (...args: string[]) => run(args);
-
-Deno.test("cli context --json prints omp's fields for a fixture", async () => {
-  const file = new URL("s2-reset.jsonl", FIXTURES).pathname;
-  const r = await cli("context", file, "--json");
-  equal(r.code, 0, r.stderr);
-  const actual = JSON.parse(r.stdout);
-  const expected = JSON.parse(
-    await Deno.readTextFile(new URL("s2-reset.context.json", FIXTURES)),
-  );
-  for (const k of CONTEXT_JSON_FIELDS) {
-    deepStrictEqual(actual[k], expected[k], k);
-  }
-});
-
-Deno.test("cli context prints a readable transcript", async () => {
-  const r = await cli("context", new URL("s1-main.jsonl", FIXTURES).pathname);
-  equal(r.code, 0, r.stderr);
-  ok(r.stdout.startsWith("# Refactor 🛠️"));
-  ok(r.stdout.includes("── summary of earlier history ──"));
-  ok(r.stdout.includes("[image image/png,"));
-});
 
 Deno.test("cli exit codes: 2 for bad usage, 1 for a file that cannot be read", async (t) => {
   await t.step("no arguments", async () => equal((await cli()).code, 2));

@@ -1,7 +1,15 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../src/session/session.ts";
-import { cli, cliCases, makeDataDir } from "../_cli.ts";
+import {
+  cli,
+  cliCases,
+  cliInProcess,
+  CONTROL,
+  makeDataDir,
+  writeHostileSession,
+  writePrototypeNamesSession,
+} from "../_cli.ts";
 
 Deno.test("cli show prints header, title, slot, leaf, window and damage", async () => {
   await using d = await makeDataDir();
@@ -93,4 +101,43 @@ Deno.test("cli show: exit code 1 for a missing file, 2 for bad usage", async (t)
       ok(r.stderr.startsWith("error: show: ") || r.stderr.includes("--nope"));
     }
   });
+});
+
+Deno.test("cli show prints no terminal escape from the file", async () => {
+  await using d = await makeDataDir();
+  const file = join(d.root, "hostile.jsonl");
+  await writeHostileSession(file);
+  const r = await cliInProcess(["show", file]);
+  equal(r.code, 0, r.stderr);
+  ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+  ok(r.stdout.includes("title     T  ]52;c;aGFjaw==  [2J  31m (manual)"));
+  ok(r.stdout.includes("  cwd        /home/ ]52;"));
+});
+
+Deno.test("cli show counts entry types named like Object.prototype's keys", async () => {
+  await using d = await makeDataDir();
+  const file = join(d.root, "proto.jsonl");
+  await writePrototypeNamesSession(file);
+  const r = await cliInProcess(["show", file]);
+  equal(r.code, 0, r.stderr);
+  ok(
+    r.stdout.includes(
+      "\n  __proto__    1\n  constructor  1\n  message      3\n",
+    ),
+    r.stdout,
+  );
+  const json = await cliInProcess(["show", file, "--json"]);
+  deepStrictEqual(JSON.parse(json.stdout).entriesByType, {
+    constructor: 1,
+    ["__proto__"]: 1,
+    message: 3,
+  });
+  ok(json.stdout.includes('"__proto__": 1'));
+});
+
+Deno.test("cli show: a folder is exit code 1, naming it", async () => {
+  await using d = await makeDataDir();
+  const r = await cliInProcess(["show", d.sessions]);
+  equal(r.code, 1);
+  equal(r.stderr, `error: Cannot open "${d.sessions}": it is a directory\n`);
 });

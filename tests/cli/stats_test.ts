@@ -5,8 +5,12 @@ import {
   cli,
   cliCases,
   cliInProcess,
+  CONTROL,
   FIXTURE_SESSIONS,
+  HOSTILE,
   makeDataDir,
+  writeHostileSession,
+  writePrototypeNamesSession,
 } from "../_cli.ts";
 
 Deno.test("cli stats --json counts a file and reports its window", async () => {
@@ -137,4 +141,66 @@ Deno.test("cli stats: exit code 1 for a missing path, 2 for bad usage", async ()
   for (const [i, r] of (await cliCases(cases)).entries()) {
     equal(r.code, 2, cases[i]!.join(" "));
   }
+});
+
+Deno.test("cli stats prints no terminal escape from a file or a file name", async (t) => {
+  await using d = await makeDataDir();
+  const file = join(d.sessions, "hostile.jsonl");
+  await writeHostileSession(file);
+  await t.step("a file", async () => {
+    const r = await cliInProcess(["stats", file]);
+    equal(r.code, 0, r.stderr);
+    ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+  });
+  await t.step("a folder, with a file that is no session", async () => {
+    await Deno.writeTextFile(join(d.sessions, `n${HOSTILE}.jsonl`), "no\n");
+    const r = await cliInProcess(["stats", d.root]);
+    equal(r.code, 1);
+    ok(!CONTROL.test(r.stdout), JSON.stringify(r.stdout));
+    ok(r.stderr.startsWith('error: Cannot read session "'), r.stderr);
+    ok(!CONTROL.test(r.stderr), JSON.stringify(r.stderr));
+  });
+});
+
+Deno.test("cli stats counts types and roles named like Object.prototype's keys", async (t) => {
+  await using d = await makeDataDir();
+  const file = join(d.sessions, "proto.jsonl");
+  await writePrototypeNamesSession(file);
+  await t.step("text", async () => {
+    const r = await cliInProcess(["stats", file]);
+    equal(r.code, 0, r.stderr);
+    ok(
+      r.stdout.includes(
+        "\nentries     5: message 3, constructor 1, __proto__ 1\n",
+      ),
+      r.stdout,
+    );
+    ok(
+      r.stdout.includes(
+        "\nmessages    3: toString 1, __proto__ 1, constructor 1\n",
+      ),
+      r.stdout,
+    );
+  });
+  await t.step("--json", async () => {
+    const r = await cliInProcess(["stats", file, "--json"]);
+    const stats = JSON.parse(r.stdout);
+    equal(
+      JSON.stringify(stats.entriesByType),
+      '{"constructor":1,"__proto__":1,"message":3}',
+    );
+    equal(
+      JSON.stringify(stats.messagesByRole),
+      '{"toString":1,"__proto__":1,"constructor":1}',
+    );
+  });
+  await t.step("a folder's totals", async () => {
+    const r = await cliInProcess(["stats", d.root, "--json"]);
+    equal(r.code, 0, r.stderr);
+    const { totals } = JSON.parse(r.stdout);
+    equal(totals.entriesByType.constructor, 1);
+    equal(totals.entriesByType["__proto__"], 1);
+    equal(totals.messagesByRole.toString, 1);
+    equal(totals.messagesByRole.constructor, 1);
+  });
 });

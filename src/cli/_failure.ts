@@ -1,0 +1,108 @@
+/**
+ * How a command's work fails, the other half of the command helper
+ * (`_command.ts`): every error names the action and the file, then the
+ * state in plain words, `Cannot open "a.jsonl": no such file or directory`;
+ * `openSession` opens a session file or fails that way.
+ *
+ * @module
+ */
+
+import { Session, type SessionOpenOptions } from "../../mod.ts";
+
+/**
+ * The error for work that failed (exit code 1), worded `Cannot <action>:
+ * <state>`. Errors the library already words that way pass through; others
+ * (the filesystem's `No such file or directory (os error 2)` …) get `action`
+ * in front and their state in plain words.
+ *
+ * @example A missing file
+ * ```ts
+ * import { failure } from "./_failure.ts";
+ * const err = failure('open "a.jsonl"', new Deno.errors.NotFound("os error 2"));
+ * console.assert(
+ *   err.message === 'Cannot open "a.jsonl": no such file or directory',
+ * );
+ * ```
+ *
+ * @param action What was being done, after `Cannot`: `open "a.jsonl"`.
+ * @param err What went wrong (kept as the `cause`).
+ * @returns An error to throw or report.
+ */
+export function failure(action: string, err: unknown): Error {
+  if (err instanceof Error && err.message.startsWith("Cannot ")) return err;
+  return new Error(`Cannot ${action}: ${_state(err)}`, { cause: err });
+}
+
+function _state(err: unknown): string {
+  if (err instanceof Deno.errors.NotFound) return "no such file or directory";
+  if (err instanceof Deno.errors.AlreadyExists) return "it already exists";
+  if (err instanceof Deno.errors.PermissionDenied) return "permission denied";
+  if (err instanceof Deno.errors.IsADirectory) return "it is a directory";
+  if (err instanceof Deno.errors.NotADirectory) return "not a directory";
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Do `work`, or fail with {@linkcode failure}: `Cannot <action>: <state>`.
+ *
+ * @param action What `work` does, after `Cannot`: `fork "a.jsonl"`.
+ * @param work The work.
+ * @returns What `work` returns.
+ * @throws {Error} What `work` threw, worded by {@linkcode failure}.
+ */
+export async function attempt<T>(
+  action: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw failure(action, err);
+  }
+}
+
+/** Options for {@linkcode openSession}. */
+export interface OpenSessionOptions
+  extends Omit<SessionOpenOptions, "dataDir"> {
+  /** Where blobs/ lives: `--data-dir`; undefined for the default. */
+  dataDir?: string | undefined;
+}
+
+/**
+ * Open a session file (never modifying it), or fail with
+ * `Cannot open "<file>": <state>`: `no such file or directory`,
+ * `it is a directory`, or the loader's own words.
+ *
+ * @param file The session file.
+ * @param options As for `Session.open`; `dataDir` may be undefined.
+ * @returns The session; the caller disposes of it.
+ * @throws {Error} When it cannot be opened.
+ */
+export function openSession(
+  file: string,
+  options: OpenSessionOptions = {},
+): Promise<Session> {
+  const { dataDir, ...rest } = options;
+  const opts = dataDir === undefined ? rest : { ...rest, dataDir };
+  return attempt(`open "${file}"`, () => Session.open(file, opts));
+}
+
+/**
+ * Check that `dir` is a folder, or absent (to be made), before writing there.
+ *
+ * @param dir The folder.
+ * @param action What is done there, after `Cannot`: `open the data dir`.
+ * @throws {Error} `Cannot <action> "<dir>": not a directory` for a file.
+ */
+export async function checkFolder(dir: string, action: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw failure(`${action} "${dir}"`, err);
+  }
+  if (!info.isDirectory) {
+    throw new Error(`Cannot ${action} "${dir}": not a directory`);
+  }
+}
