@@ -6,6 +6,8 @@
 
 import { seam } from "./_seam.ts";
 
+const _DENO_ERRORS: ReadonlySet<unknown> = new Set(Object.values(Deno.errors));
+
 /** Quoted values longer than this are cut (a hostile ref or name stays readable). */
 const _QUOTE_MAX_CHARS = 200;
 
@@ -28,7 +30,8 @@ export function quote(value: unknown): string {
 /**
  * An error that names the action, a colon, then the state: an OS error
  * ("No space left on device") becomes `<action>: No space left on device`,
- * keeping its class name, its `code` and the original as `cause`. Errors of
+ * keeping its class (Deno's error classes), its `code` and the original as
+ * `cause`. Errors of
  * this library already say what they could not do and pass unchanged.
  *
  * @param err What was thrown.
@@ -37,7 +40,11 @@ export function quote(value: unknown): string {
  */
 export function named(err: unknown, action: string): unknown {
   if (!(err instanceof Error) || err.message.startsWith("Cannot ")) return err;
-  const out = new Error(`${action}: ${err.message}`, { cause: err });
+  // Keep the class of Deno's errors, so `instanceof Deno.errors.NotFound` holds.
+  const Class = _DENO_ERRORS.has(err.constructor)
+    ? err.constructor as ErrorConstructor
+    : Error;
+  const out = new Class(`${action}: ${err.message}`, { cause: err });
   const code = (err as { code?: unknown }).code;
   if (code !== undefined) Object.assign(out, { code });
   out.name = err.name;

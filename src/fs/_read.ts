@@ -4,7 +4,8 @@
  * @module
  */
 
-import type { FsHandle } from "./_seam.ts";
+import { named } from "./_errors.ts";
+import { type FsHandle, seam } from "./_seam.ts";
 
 /** Sequential reads, as `Deno.FsFile` offers: `null` at the end. */
 export interface Reader {
@@ -79,4 +80,54 @@ export function fileReaderAt(file: FsHandle, size: number): ReaderAt {
       return await file.read(p) ?? 0;
     },
   };
+}
+
+/**
+ * What a path holds, in words, when it is not a regular file.
+ *
+ * @param info The path's metadata.
+ * @returns `a folder`, `a FIFO`, … or undefined for a regular file.
+ */
+export function notAFile(info: Deno.FileInfo): string | undefined {
+  if (info.isFile) return undefined;
+  if (info.isDirectory) return "a folder";
+  if (info.isFifo) return "a FIFO (named pipe)";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSocket) return "a socket";
+  return "not a regular file";
+}
+
+/**
+ * Open a regular file for reading, failing fast on anything else: opening a
+ * FIFO blocks until a writer comes, and a device such as `/dev/zero` never
+ * ends. The type is checked before the open and again on the open handle
+ * (the path may have been swapped in between).
+ *
+ * @param path The file.
+ * @param action What the caller does, for errors: `Cannot open "a.jsonl"`.
+ * @returns The open file; the caller closes it.
+ * @throws {Error} Naming the action and the file when it is not a regular
+ * file (the OS error as `cause` when it cannot be opened at all).
+ */
+export async function openRegular(
+  path: string,
+  action: string,
+): Promise<FsHandle> {
+  const fs = seam();
+  const what = notAFile(
+    await fs.stat(path).catch((err) => {
+      throw named(err, action);
+    }),
+  );
+  if (what !== undefined) throw new Error(`${action}: it is ${what}`);
+  const file = await fs.openHandle(path, { read: true });
+  try {
+    const again = notAFile(await file.stat());
+    if (again !== undefined) throw new Error(`${action}: it is ${again}`);
+  } catch (err) {
+    file.close();
+    throw err;
+  }
+  return file;
 }

@@ -9,8 +9,9 @@ import { pathTo, resolveLeaf } from "../context/tree.ts";
 import { branchMarkerTarget } from "../format/entries.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
-import { fileReaderAt, type ReaderAt } from "../fs/_read.ts";
-import { type FsHandle, seam } from "../fs/_seam.ts";
+import { quote } from "../fs/_errors.ts";
+import { fileReaderAt, openRegular, type ReaderAt } from "../fs/_read.ts";
+import type { FsHandle } from "../fs/_seam.ts";
 import { IssueLog } from "./_decode.ts";
 import { HeadReader } from "./_head.ts";
 import type { Line } from "./_line.ts";
@@ -40,7 +41,7 @@ export async function readSessionFile(
   path: string,
   options: ReadSessionOptions,
 ): Promise<LoadedSession> {
-  const file = await seam().openHandle(path, { read: true });
+  const file = await openRegular(path, `Cannot open ${quote(path)}`);
   let loaded: LoadedSession | undefined;
   try {
     if (options.window) {

@@ -358,3 +358,43 @@ Deno.test("Session.open() migrates a version 1 file: ids, a parent chain, firstK
     },
   );
 });
+
+Deno.test("Session.open() fails fast, naming the file, on what is not a regular file", async (t) => {
+  const dir = await Deno.makeTempDir();
+  try {
+    if (Deno.build.os !== "windows") {
+      await t.step("a FIFO", async () => {
+        const fifo = `${dir}/pipe.jsonl`;
+        const mk = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+        if (!mk.success) return; // no mkfifo here
+        await rejects(Session.open(fifo), (err: Error) => {
+          equal(
+            err.message,
+            `Cannot open "${fifo}": it is a FIFO (named pipe)`,
+          );
+          return true;
+        });
+      });
+      await t.step("a character device", async () => {
+        await rejects(Session.open("/dev/zero"), (err: Error) => {
+          equal(
+            err.message,
+            'Cannot open "/dev/zero": it is a character device',
+          );
+          return true;
+        });
+      });
+    }
+    await t.step("a folder", async () => {
+      await rejects(Session.open(dir), (err: Error) => {
+        equal(err.message, `Cannot open "${dir}": it is a folder`);
+        return true;
+      });
+    });
+    await t.step("a missing file keeps its class", async () => {
+      await rejects(Session.open(`${dir}/none.jsonl`), Deno.errors.NotFound);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
