@@ -19,7 +19,7 @@ import { parseSize } from "../src/gen/_generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
 
-type Loader = "windowed" | "full" | "naive";
+type Loader = "windowed" | "full" | "naive" | "floor";
 
 interface Run {
   loader: Loader | "omp";
@@ -56,6 +56,24 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/**
+ * The floor of any forward reader: read the file's bytes into a reused
+ * 1 MiB buffer and find every line end. An open can do no better without
+ * skipping bytes.
+ */
+async function readAndFindLines(path: string): Promise<number> {
+  using file = await Deno.open(path);
+  const buffer = new Uint8Array(1 << 20);
+  let lines = 0;
+  for (let n = file.readSync(buffer); n !== null; n = file.readSync(buffer)) {
+    const chunk = buffer.subarray(0, n);
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      lines++;
+    }
+  }
+  return lines;
+}
+
 /** The child: one open of one file, measured. */
 async function child(loader: Loader, file: string): Promise<Run> {
   const run: Run = { loader, file, bytes: (await Deno.stat(file)).size };
@@ -68,7 +86,14 @@ async function child(loader: Loader, file: string): Promise<Run> {
   const timer = setInterval(sample, 1);
   try {
     const t0 = performance.now();
-    if (loader === "naive") {
+    if (loader === "floor") {
+      const lines = await readAndFindLines(file);
+      const t1 = performance.now();
+      clearInterval(timer);
+      gc();
+      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      Object.assign(run, { openMs: round(t1 - t0), contextMs: 0, seen: lines });
+    } else if (loader === "naive") {
       const s = await naiveOpen(file);
       sample();
       const t1 = performance.now();
@@ -206,56 +231,100 @@ async function main(args: string[]): Promise<void> {
   const oracle = args.includes("--no-omp")
     ? undefined
     : await ompOracle("bench:heap");
-  const tty = Deno.stderr.isTerminal();
+  const ompStyle = (opt("omp-style-sizes") ?? "100M,1G").split(",").filter((
+    s,
+  ) => s !== "").map(parseSize);
   for (const size of sizes) {
-    const file = await benchFile(size, {}, (written, total) => {
-      if (tty) {
-        Deno.stderr.writeSync(
-          new TextEncoder().encode(
-            `\rgenerating ${OUT_DIR}: ${Math.floor(written * 100 / total)}%`,
-          ),
-        );
-      }
-    });
-    if (tty) Deno.stderr.writeSync(new TextEncoder().encode("\n"));
-    const byLoader: Record<string, Run[]> = {};
-    const loaders: Loader[] = ["windowed", "full", "naive"];
-    for (const loader of loaders) {
-      for (let i = 0; i < runs; i++) {
-        const r = await spawnChild(loader, file);
-        (byLoader[loader] ??= []).push(r);
-        console.log(JSON.stringify({ size: `${round(size / MB)} MB`, ...r }));
-        if (r.error !== undefined) break; // the naive way cannot open 1 GB: once is enough
-      }
-    }
-    if (oracle !== undefined) {
-      const r = await ompOpen(oracle, file);
-      (byLoader.omp ??= []).push(r);
-      console.log(JSON.stringify({ size: `${round(size / MB)} MB`, ...r }));
-    }
-    const total = (loader: string): number | undefined => {
-      const rs = byLoader[loader] ?? [];
-      const o = median(rs, "openMs");
-      const c = median(rs, "contextMs");
-      return o === undefined ? undefined : o + (c ?? 0);
-    };
-    const w = total("windowed");
-    const ratio = (other: string): number | null => {
-      const t = total(other);
-      return t === undefined || w === undefined ? null : round(t / w);
-    };
-    console.log(JSON.stringify({
-      size: `${round(size / MB)} MB`,
-      summary: true,
-      windowedMs: w === undefined ? null : round(w),
-      naiveOverWindowed: ratio("naive"),
-      fullOverWindowed: ratio("full"),
-      ompOverWindowed: ratio("omp"),
-      heapHeldMB: byLoader.windowed?.[0]?.heapHeldMB ?? null,
-      peakHeapMB: byLoader.windowed?.[0]?.peakHeapMB ?? null,
-    }));
+    const file = await generated(size, {});
+    await measure(`${round(size / MB)} MB`, file, runs, oracle, [
+      "windowed",
+      "full",
+      "naive",
+      "floor",
+    ]);
+  }
+  // As omp writes them: no settings checkpoints, so the open walks back to
+  // the root (over envelopes only).
+  for (const size of ompStyle) {
+    const file = await generated(size, { checkpoints: false });
+    await measure(`${round(size / MB)} MB omp-style`, file, runs, oracle, [
+      "windowed",
+      "naive",
+      "floor",
+    ]);
   }
   if (bigWindow > 0) await bigWindowCase(bigWindow, runs);
+}
+
+/** A generated transcript, made once (with a progress line on a terminal). */
+async function generated(
+  size: number,
+  options: { checkpoints?: boolean },
+): Promise<string> {
+  const tty = Deno.stderr.isTerminal();
+  const file = await benchFile(size, options, (written, total) => {
+    if (tty) {
+      Deno.stderr.writeSync(
+        new TextEncoder().encode(
+          `\rgenerating ${OUT_DIR}: ${Math.floor(written * 100 / total)}%`,
+        ),
+      );
+    }
+  });
+  if (tty) Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+  return file;
+}
+
+/** Every loader on one file, in fresh processes, then the ratios. */
+async function measure(
+  label: string,
+  file: string,
+  runs: number,
+  oracle: string | undefined,
+  loaders: Loader[],
+): Promise<void> {
+  const byLoader: Record<string, Run[]> = {};
+  for (const loader of loaders) {
+    for (let i = 0; i < runs; i++) {
+      const r = await spawnChild(loader, file);
+      (byLoader[loader] ??= []).push(r);
+      console.log(JSON.stringify({ size: label, ...r }));
+      if (r.error !== undefined) break; // the naive way cannot open 1 GB: once is enough
+    }
+  }
+  if (oracle !== undefined) {
+    const r = await ompOpen(oracle, file);
+    (byLoader.omp ??= []).push(r);
+    console.log(JSON.stringify({ size: label, ...r }));
+  }
+  const total = (loader: string): number | undefined => {
+    const rs = byLoader[loader] ?? [];
+    const o = median(rs, "openMs");
+    const c = median(rs, "contextMs");
+    return o === undefined ? undefined : o + (c ?? 0);
+  };
+  const w = total("windowed");
+  const ratio = (other: string): number | null => {
+    const t = total(other);
+    return t === undefined || w === undefined ? null : round(t / w);
+  };
+  const floor = total("floor");
+  const held = (byLoader.windowed ?? []).map((r) => r.heapHeldMB ?? NaN);
+  console.log(JSON.stringify({
+    size: label,
+    summary: true,
+    windowedMs: w === undefined ? null : round(w),
+    floorMs: floor === undefined ? null : round(floor),
+    windowedOverFloor: floor === undefined || w === undefined
+      ? null
+      : round(w / floor),
+    naiveOverWindowed: ratio("naive"),
+    fullOverWindowed: ratio("full"),
+    ompOverWindowed: ratio("omp"),
+    heapHeldMB: held.length ? Math.max(...held) : null,
+    peakHeapMB: byLoader.windowed?.[0]?.peakHeapMB ?? null,
+    peakRssMB: byLoader.windowed?.[0]?.peakRssMB ?? null,
+  }));
 }
 
 async function bigWindowCase(window: number, runs: number): Promise<void> {

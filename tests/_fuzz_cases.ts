@@ -458,10 +458,10 @@ export interface CaseResult {
   /**
    * Whether the windowed and the full open rebuilt contexts that differ
    * beyond their messages (which must match): thinking level, models,
-   * active path. Counted, not failed: see the ignored test in fuzz_test.ts.
+   * active path. A failure: the windowed open must agree with the full read.
    */
   windowDiffers: boolean;
-  /** Whether they rebuilt different messages in a file with a duplicate id (a known bug). */
+  /** Whether they rebuilt different messages in a file with a duplicate id. */
   windowDuplicateDiffers?: boolean;
   /** Whether an entry was appended to the damaged file (and checked). */
   appended?: boolean;
@@ -600,17 +600,19 @@ export async function checkBytes(
       Session.fromStream(new Blob([bytes as BlobPart]).stream(), { dataDir }),
   );
   if (contexts.length === 2) {
+    // The windowed open must rebuild exactly the full read's context:
+    // messages, models, thinking level, labels, active path and its end.
     const [w, f] = contexts as [typeof contexts[0], typeof contexts[0]];
     if (canonical(w.messages) !== canonical(f.messages)) {
-      // A known bug (ignored test in fuzz_test.ts): with a duplicate id, the
-      // windowed walk follows the earlier entry, the full read the later.
       if (duplicates) result.windowDuplicateDiffers = true;
-      else {
-        result.failure ??=
-          "the windowed and the full open rebuilt different messages";
-      }
+      result.failure ??=
+        "the windowed and the full open rebuilt different messages";
     }
     result.windowDiffers = canonical(w) !== canonical(f);
+    if (result.windowDiffers) {
+      result.failure ??=
+        "the windowed and the full open rebuilt different contexts";
+    }
   }
   if (append && result.loads > 0) {
     await _appendAfter(path, dataDir, bytes, result);

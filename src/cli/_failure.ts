@@ -37,8 +37,8 @@ function _state(err: unknown): string {
   if (err instanceof Deno.errors.NotFound) return "no such file or directory";
   if (err instanceof Deno.errors.AlreadyExists) return "it already exists";
   if (err instanceof Deno.errors.PermissionDenied) return "permission denied";
-  if (err instanceof Deno.errors.IsADirectory) return "it is a directory";
-  if (err instanceof Deno.errors.NotADirectory) return "not a directory";
+  if (err instanceof Deno.errors.IsADirectory) return "it is a folder";
+  if (err instanceof Deno.errors.NotADirectory) return "not a folder";
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -71,7 +71,7 @@ export interface OpenSessionOptions
 /**
  * Open a session file (never modifying it), or fail with
  * `Cannot open "<file>": <state>`: `no such file or directory`,
- * `it is a directory`, or the loader's own words.
+ * `it is a folder`, or the loader's own words.
  *
  * @param file The session file.
  * @param options As for `Session.open`; `dataDir` may be undefined.
@@ -92,7 +92,7 @@ export function openSession(
  *
  * @param dir The folder.
  * @param action What is done there, after `Cannot`: `open the data dir`.
- * @throws {Error} `Cannot <action> "<dir>": not a directory` for a file.
+ * @throws {Error} `Cannot <action> "<dir>": not a folder` for a file.
  */
 export async function checkFolder(dir: string, action: string): Promise<void> {
   let info: Deno.FileInfo;
@@ -103,6 +103,6 @@ export async function checkFolder(dir: string, action: string): Promise<void> {
     throw failure(`${action} "${dir}"`, err);
   }
   if (!info.isDirectory) {
-    throw new Error(`Cannot ${action} "${dir}": not a directory`);
+    throw new Error(`Cannot ${action} "${dir}": not a folder`);
   }
 }

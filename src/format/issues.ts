@@ -35,7 +35,11 @@ export type LoadIssueKind =
   /** The active path stops early at a missing parent or a cycle. */
   | "path-cut"
   /** A branch marker whose target is not in the session. */
-  | "bad-branch-marker";
+  | "bad-branch-marker"
+  /** Two JSON values glued on one line (omp appended after a line without "\n"): the first is kept. */
+  | "glued-line"
+  /** A complete line that is not JSON but starts with an intact envelope: kept as a chain node. */
+  | "damaged-entry";
 
 /**
  * One piece of damage found while loading. Messages carry the position,

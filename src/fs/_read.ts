@@ -117,7 +117,7 @@ export async function openRegular(
   const fs = seam();
   const what = notAFile(
     await fs.stat(path).catch((err) => {
-      throw named(err, action);
+      throw _cannot(err, action);
     }),
   );
   if (what !== undefined) throw new Error(`${action}: it is ${what}`);
@@ -130,4 +130,23 @@ export async function openRegular(
     throw err;
   }
   return file;
+}
+
+/** OS errors in the words people use, keeping the class and the cause. */
+const _PLAIN: [
+  new (message: string, options?: ErrorOptions) => Error,
+  string,
+][] = [
+  [Deno.errors.NotFound, "no such file or directory"],
+  [Deno.errors.PermissionDenied, "permission denied"],
+  [Deno.errors.NotADirectory, "a part of the path is not a folder"],
+];
+
+function _cannot(err: unknown, action: string): unknown {
+  for (const [Class, words] of _PLAIN) {
+    if (err instanceof Class) {
+      return new Class(`${action}: ${words}`, { cause: err });
+    }
+  }
+  return named(err, action);
 }

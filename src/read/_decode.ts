@@ -6,6 +6,8 @@
  */
 
 import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
+import { EnvelopeAt, readEnvelope } from "./_envelope.ts";
+import { firstValueEnd } from "./_first_value.ts";
 import type { Line } from "./_line.ts";
 
 const _strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -53,15 +55,107 @@ export class IssueLog {
  * invalid UTF-8, torn or not JSON. Returns undefined for a line to skip.
  *
  * A line without its "\n" can only be the last one: if it does not parse,
- * it is a torn append.
+ * it is a torn append. A line holding two JSON values glued together (what
+ * omp leaves when it appends after a line that lacks its newline) gives its
+ * first value, as omp does, and is reported.
  *
  * @param line The line.
  * @param log Where damage goes.
  * @returns The parsed value, or undefined.
  */
 export function decodeLine(line: Line, log: IssueLog): unknown {
+  const text = _text(line, log);
+  if (text === undefined) return undefined;
+  const at = line.index + 1;
+  const where = _where(line);
+  try {
+    const value = JSON.parse(text);
+    if (!line.terminated) {
+      log.add(
+        "missing-newline",
+        at,
+        line.offset,
+        `${where} has no final newline`,
+      );
+    }
+    return value;
+  } catch {
+    const glued = _firstOfGlued(text);
+    if (glued !== undefined) {
+      log.add(
+        "glued-line",
+        at,
+        line.offset,
+        `${where} holds a second JSON value after the first; the first was kept, the rest skipped, as omp does`,
+      );
+      return glued;
+    }
+    if (!line.terminated) {
+      log.add(
+        "torn-line",
+        at,
+        line.offset,
+        `${where} is torn (an append cut short) and was skipped`,
+      );
+    } else {
+      log.add(
+        "not-json",
+        at,
+        line.offset,
+        `${where} is not JSON and was skipped`,
+      );
+    }
+    return undefined;
+  }
+}
+
+/**
+ * {@linkcode decodeLine} for an entry line, which a damaged line can still
+ * hold a place in the tree for: a complete line (ending in "\n" and in `}`)
+ * that is not JSON but starts with an intact envelope keeps its type, id and
+ * parent, so its children stay reachable and the path goes on past it (the
+ * windowed read, which trusts such lines before the window without parsing
+ * them, sees the same tree). It is reported as `damaged-entry`.
+ *
+ * @param line The line.
+ * @param log Where damage goes.
+ * @returns The parsed value, the envelope of a damaged entry, or undefined.
+ */
+export function decodeEntryLine(line: Line, log: IssueLog): unknown {
+  const bytes = line.bytes;
+  const salvageable = line.terminated && bytes.length > 0 &&
+    bytes[bytes.length - 1] === 0x7d &&
+    readEnvelope(bytes, 0, bytes.length, _envelope);
+  if (!salvageable) return decodeLine(line, log);
+  const quiet = new IssueLog();
+  const value = decodeLine(line, quiet);
+  if (value !== undefined) {
+    log.replay(quiet.issues);
+    return value;
+  }
+  log.replay(quiet.issues.filter((i) => i.kind !== "not-json"));
+  log.add(
+    "damaged-entry",
+    line.index + 1,
+    line.offset,
+    `${
+      _where(line)
+    } is not JSON; its envelope (type, id, parent) was kept so the entries after it stay on the path`,
+  );
+  return { ..._envelope.envelope(), timestamp: "" };
+}
+
+const _envelope = new EnvelopeAt();
+
+function _where(line: Line): string {
   const at = line.index + 1; // 0 when read backwards (the number is unknown)
-  const where = at > 0 ? `line ${at}` : `the line at byte ${line.offset}`;
+  return at > 0 ? `line ${at}` : `the line at byte ${line.offset}`;
+}
+
+/** The line's text, or undefined (reported) for a line with nothing to parse. */
+function _text(line: Line, log: IssueLog): string | undefined {
+  const at = line.index + 1;
+  const where = _where(line);
   if (line.oversized === true) {
     log.add(
       "oversized-line",
@@ -72,19 +166,19 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
     return undefined;
   }
   const bytes = line.bytes;
-  if (bytes.length === 0) {
-    if (line.terminated) {
-      log.add("blank-line", at, line.offset, `${where} is blank`);
-    }
-    return undefined;
-  }
-  if (isNulFill(bytes)) {
+  if (line.nul === true || (bytes.length > 0 && bytes[0] === 0)) {
     log.add(
       "nul-fill",
       at,
       line.offset,
-      `${where} holds ${bytes.length} NUL bytes (a crash left them)`,
+      `${where} holds ${line.size} bytes starting with NUL (a crash left them)`,
     );
+    return undefined;
+  }
+  if (bytes.length === 0) {
+    if (line.terminated) {
+      log.add("blank-line", at, line.offset, `${where} is blank`);
+    }
     return undefined;
   }
   // The lenient decoder is several times faster than the fatal one; a
@@ -99,31 +193,18 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
       `${where} is not valid UTF-8; bad bytes read as U+FFFD`,
     );
   }
+  return text;
+}
+
+/** The first value of two glued together, or undefined. */
+function _firstOfGlued(text: string): unknown {
+  const end = firstValueEnd(text);
+  if (end < 0 || end >= text.length) return undefined;
+  const rest = text.charCodeAt(end);
+  if (rest !== 0x7b && rest !== 0x5b) return undefined; // not a second value
   try {
-    const value = JSON.parse(text);
-    if (!line.terminated) {
-      log.add(
-        "missing-newline",
-        at,
-        line.offset,
-        `${where} has no final newline`,
-      );
-    }
-    return value;
+    return JSON.parse(text.slice(0, end));
   } catch {
-    if (!line.terminated) {
-      log.add(
-        "torn-line",
-        at,
-        line.offset,
-        `${where} is torn (an append cut short) and was skipped`,
-      );
-    } else {log.add(
-        "not-json",
-        at,
-        line.offset,
-        `${where} is not JSON and was skipped`,
-      );}
     return undefined;
   }
 }

@@ -39,6 +39,19 @@ export interface Head {
 }
 
 const _lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+const _BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
+function _hasBom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === _BOM[0] && bytes[1] === _BOM[1] &&
+    bytes[2] === _BOM[2];
+}
+
+/**
+ * The longest head a file can have: a slot and a header each within this
+ * many bytes (a header is a few hundred bytes; omp's with extra workspace
+ * roots a few kilobytes). Longer first lines are damage, not a head.
+ */
+export const HEAD_LINE_MAX_BYTES = 1 << 20;
 
 /**
  * Reads a head from lines, fed one at a time. Line 1 is a slot, a header (a
@@ -80,6 +93,16 @@ export class HeadReader {
   take(line: Line): boolean {
     if (this.#head !== undefined) return true;
     if (line.index !== 0) return this.#takeHeader(line);
+    const bom = _hasBom(line.bytes);
+    if (bom) {
+      this.#log.add(
+        "title-slot",
+        1,
+        0,
+        "line 1 starts with a UTF-8 byte order mark, which was skipped",
+      );
+      line = { ...line, bytes: line.bytes.subarray(_BOM.length) };
+    }
     const parsed = parseTitleSlot(_lenient.decode(line.bytes));
     if (parsed === undefined) return this.#takeHeader(line);
     if (!parsed.ok) {
@@ -93,13 +116,15 @@ export class HeadReader {
       return false;
     }
     this.#slot = parsed.slot;
-    this.#slotState = parsed.width === TITLE_SLOT_BYTES ? "ok" : "wrong-width";
-    if (parsed.width !== TITLE_SLOT_BYTES) {
+    // The width on disk: a BOM or a CRLF line end counts.
+    const width = line.size + (bom ? _BOM.length : 0);
+    this.#slotState = width === TITLE_SLOT_BYTES ? "ok" : "wrong-width";
+    if (width !== TITLE_SLOT_BYTES) {
       this.#log.add(
         "title-slot",
         1,
         0,
-        `the title slot is ${parsed.width} bytes, not ${TITLE_SLOT_BYTES}: an omp rename would overwrite the header`,
+        `the title slot is ${width} bytes, not ${TITLE_SLOT_BYTES}: it cannot be rewritten in place (a rename rewrites the file; an omp rename would damage it)`,
       );
     }
     return false;
@@ -124,6 +149,12 @@ export class HeadReader {
     const at = line.index + 1;
     const where = { path: this.#name, line: at, offset: line.offset };
     if (at > 2) throw new SessionSyntaxError("the header is missing", where);
+    if (line.oversized === true && at === 2) {
+      throw new SessionSyntaxError(
+        "the header is longer than the loader's line limit",
+        where,
+      );
+    }
     const value = decodeLine(line, this.#log);
     if (value === undefined && at === 1) {
       this.#slotState = "malformed"; // damage on line 1: try line 2
@@ -186,17 +217,33 @@ export interface ParseHeadOptions {
  * @throws {SessionSyntaxError} When no header is found in `bytes`.
  */
 export function parseHead(bytes: Uint8Array, options: ParseHeadOptions): Head {
+  const head = tryParseHead(bytes, options);
+  if (head !== undefined) return head;
+  throw new SessionSyntaxError(
+    `no complete header within the first ${bytes.length} bytes`,
+    { path: options.name, line: 1, offset: 0 },
+  );
+}
+
+/**
+ * {@linkcode parseHead}, but undefined where more bytes are needed: the
+ * head is cut by the end of `bytes` and `bytes` is not the whole file.
+ *
+ * @param bytes The first bytes of the file.
+ * @param options The name, whether `bytes` is the whole file, the log.
+ * @returns The head, or undefined.
+ * @throws {SessionSyntaxError} When the bytes show there is no header.
+ */
+export function tryParseHead(
+  bytes: Uint8Array,
+  options: ParseHeadOptions,
+): Head | undefined {
   const reader = new HeadReader(options.name, options.log ?? new IssueLog());
   let offset = 0;
   let index = 0;
   while (offset < bytes.length) {
     const nl = bytes.indexOf(LF, offset);
-    if (nl === -1 && !options.complete) {
-      throw new SessionSyntaxError(
-        `no complete header within the first ${bytes.length} bytes`,
-        { path: options.name, line: index + 1, offset },
-      );
-    }
+    if (nl === -1 && !options.complete) return undefined;
     const end = nl === -1 ? bytes.length : nl;
     const cr = end > offset && bytes[end - 1] === 0x0d && nl !== -1;
     const line = makeLine(

@@ -23,6 +23,14 @@ export const LF = 0x0a;
 export const CR = 0x0d;
 export const EMPTY = new Uint8Array(0);
 
+/**
+ * The longest entry line read by default: 64 MiB. omp cuts any string over
+ * 500,000 characters when it writes and keeps images as blobs, so real lines
+ * are far shorter; a longer line is damage (or a file that is not a session)
+ * and would cost its size several times over in memory to parse.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
+
 /** One line of a byte stream. */
 export interface Line {
   /**
@@ -50,6 +58,13 @@ export interface Line {
    * skipped and `bytes` is empty. The readers here always set it.
    */
   oversized?: boolean;
+  /**
+   * True for a line of NUL bytes (what a crash leaves on filesystems that
+   * preallocate): a line whose first byte (or, read backwards, whose last
+   * byte) is NUL. Its bytes are skipped unread, in constant memory, and
+   * `bytes` is empty.
+   */
+  nul?: boolean;
 }
 
 /** Options for {@linkcode readLines} and {@linkcode readLinesFromReader}. */
@@ -70,13 +85,14 @@ export interface ReadLinesBackwardOptions extends ReadLinesOptions {
   chunkBytes?: number;
 }
 
-/** A line from its bytes (null: over the limit, skipped) and position. */
+/** A line from its bytes (null: skipped, over the limit or NUL) and position. */
 export function makeLine(
   bytes: Uint8Array | null,
   offset: number,
   index: number,
   size: number,
   terminated: boolean,
+  nul = false,
 ): Line {
   return {
     bytes: bytes ?? EMPTY,
@@ -84,7 +100,8 @@ export function makeLine(
     index,
     size,
     terminated,
-    oversized: bytes === null,
+    oversized: bytes === null && !nul,
+    nul,
   };
 }
 

@@ -17,6 +17,7 @@ import {
   type ReaderAt,
   type ReadLinesBackwardOptions,
 } from "./_line.ts";
+import { isNulFill } from "./_decode.ts";
 import { Pieces } from "./_pieces.ts";
 
 /**
@@ -66,7 +67,8 @@ export function readLinesBackward(
  * The backward splitter. The current line ends at `lineEnd` (terminator
  * included) and its bytes before any "\n" at `contentEnd`; its pieces from
  * later chunks wait in `pieces` (copied: the buffer is reused) while the
- * line can still fit `max`.
+ * line can still fit `max`. A run of NUL bytes at the line's end is counted,
+ * not kept, so a NUL-filled tail of any size costs no memory.
  */
 async function* _splitBackward(
   source: ReaderAt,
@@ -76,7 +78,7 @@ async function* _splitBackward(
   const size = source.size;
   if (size === 0) return;
   const buffer = new Uint8Array(Math.min(chunkBytes, size));
-  const pieces = new Pieces(true);
+  const line = new _BackwardLine(max);
   let lineEnd = size;
   let contentEnd = size;
   for (let at = size; at > 0;) {
@@ -93,36 +95,80 @@ async function* _splitBackward(
       nl = hi > 0 ? chunk.lastIndexOf(LF, hi - 1) : -1
     ) {
       const head = chunk.subarray(nl + 1, hi);
-      yield _backwardLine(pieces, head, at + nl + 1, contentEnd, lineEnd, max);
-      pieces.clear();
+      yield line.take(head, at + nl + 1, contentEnd, lineEnd);
       lineEnd = at + nl + 1;
       contentEnd = at + nl;
       hi = nl;
     }
-    if (hi > 0) {
-      if (contentEnd - at > max + 1) pieces.clear();
-      else pieces.add(chunk.subarray(0, hi), true);
-    }
+    if (hi > 0) line.add(chunk.subarray(0, hi), contentEnd - at);
   }
-  yield _backwardLine(pieces, EMPTY, 0, contentEnd, lineEnd, max);
+  yield line.take(EMPTY, 0, contentEnd, lineEnd);
 }
 
-/** The line [start, lineEnd) from its leftmost piece and later `pieces`. */
-function _backwardLine(
-  pieces: Pieces,
-  head: Uint8Array,
-  start: number,
-  contentEnd: number,
-  lineEnd: number,
-  max: number,
-): Line {
-  const raw = contentEnd - start;
-  const terminated = lineEnd > contentEnd;
-  // When pieces were dropped the line is oversized whatever this byte is.
-  const last = pieces.lastByte() ?? head[head.length - 1];
-  const length = terminated && last === CR ? raw - 1 : raw;
-  const bytes = length > max ? null : pieces.join(head, length);
-  return makeLine(bytes, start, -1, lineEnd - start, terminated);
+/** The pieces of the current line, right to left, and its run of NULs at the end. */
+class _BackwardLine {
+  readonly #max: number;
+  readonly #pieces = new Pieces(true);
+  /** NUL bytes at the line's end, counted, not kept. */
+  #zeros = 0;
+  /** Whether every byte added so far is NUL. */
+  #allZero = true;
+  /** Whether pieces were dropped: the line is over `max`. */
+  #dropped = false;
+  /** The leftmost byte added so far (pieces come right to left). */
+  #leftmost: number | undefined;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Add the line's bytes in a chunk (left of the ones added before). */
+  add(piece: Uint8Array, lengthSoFar: number): void {
+    this.#leftmost = piece[0];
+    if (this.#allZero && isNulFill(piece)) {
+      this.#zeros += piece.length;
+      return;
+    }
+    this.#allZero = false;
+    if (this.#dropped || lengthSoFar > this.#max + 1) {
+      this.#pieces.clear();
+      this.#dropped = true;
+    } else this.#pieces.add(piece, true);
+  }
+
+  /** The line [start, lineEnd) from its leftmost piece `head`; resets. */
+  take(
+    head: Uint8Array,
+    start: number,
+    contentEnd: number,
+    lineEnd: number,
+  ): Line {
+    const raw = contentEnd - start;
+    const terminated = lineEnd > contentEnd;
+    const zeros = this.#zeros;
+    const first = head.length > 0 ? head[0] : this.#leftmost;
+    const last = zeros > 0
+      ? 0
+      : this.#pieces.lastByte() ?? head[head.length - 1];
+    const length = terminated && last === CR ? raw - 1 : raw;
+    let out: Line;
+    if (first === 0) {
+      out = makeLine(null, start, -1, lineEnd - start, terminated, true);
+    } else if (this.#dropped || length > this.#max) {
+      out = makeLine(null, start, -1, lineEnd - start, terminated);
+    } else {
+      const kept = this.#pieces.join(head, length - zeros);
+      const bytes = zeros === 0 ? kept : new Uint8Array(length);
+      if (zeros > 0) bytes.set(kept);
+      out = makeLine(bytes, start, -1, lineEnd - start, terminated);
+    }
+    this.#pieces.clear();
+    this.#zeros = 0;
+    this.#allZero = true;
+    this.#dropped = false;
+    this.#leftmost = undefined;
+    return out;
+  }
 }
 
 /** Fill `chunk` from `position`, looping on short reads. */

@@ -97,18 +97,20 @@ async function* _split(
 ): AsyncGenerator<Line> {
   const pieces = new Pieces(false);
   let pending = 0; // bytes of the current line in earlier chunks
+  let nul = false; // the current line starts with NUL: its bytes are not kept
   let offset = 0;
   let index = 0;
   for await (const chunk of chunks) {
     let start = 0;
     for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
+      if (pending === 0) nul = nl > start && chunk[start] === 0;
       const raw = pending + nl - start;
       // When pieces were dropped the line is oversized whatever this byte is.
       const last = nl > start ? chunk[nl - 1] : pieces.lastByte();
       const length = last === CR ? raw - 1 : raw;
       const head = chunk.subarray(start, nl);
-      const bytes = length > max ? null : pieces.join(head, length);
-      yield makeLine(bytes, offset, index, raw + 1, true);
+      const bytes = nul || length > max ? null : pieces.join(head, length);
+      yield makeLine(bytes, offset, index, raw + 1, true, nul);
       offset += raw + 1;
       index++;
       start = nl + 1;
@@ -116,14 +118,15 @@ async function* _split(
       pending = 0;
     }
     if (start < chunk.length) {
+      if (pending === 0) nul = chunk[start] === 0;
       pending += chunk.length - start;
-      if (pending > max + 1) pieces.clear();
+      if (nul || pending > max + 1) pieces.clear();
       else pieces.add(chunk.subarray(start), copy);
     }
   }
   if (pending > 0) {
-    const bytes = pending > max ? null : pieces.join(EMPTY, pending);
-    yield makeLine(bytes, offset, index, pending, false);
+    const bytes = nul || pending > max ? null : pieces.join(EMPTY, pending);
+    yield makeLine(bytes, offset, index, pending, false, nul);
   }
 }
 

@@ -15,7 +15,7 @@ import {
 import type { LoadIssue } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";
 import type { TitleSlot } from "../format/title_slot.ts";
-import { decodeLine, IssueLog } from "./_decode.ts";
+import { decodeEntryLine, IssueLog } from "./_decode.ts";
 import type { SessionRecord } from "../format/records.ts";
 import { HeadReader, type SlotState } from "./_head.ts";
 import type { Line } from "./_line.ts";
@@ -91,7 +91,7 @@ export async function* sessionRecords(
       yield { kind: "header", value: header, ...where };
       continue;
     }
-    const value = decodeLine(line, log);
+    const value = decodeEntryLine(line, log);
     if (value === undefined) continue;
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       log.add(

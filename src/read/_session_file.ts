@@ -10,12 +10,19 @@ import { branchMarkerTarget } from "../format/entries.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { quote } from "../fs/_errors.ts";
-import { fileReaderAt, openRegular, type ReaderAt } from "../fs/_read.ts";
+import {
+  fileReaderAt,
+  openRegular,
+  type ReaderAt,
+  readFull,
+} from "../fs/_read.ts";
 import type { FsHandle } from "../fs/_seam.ts";
 import { IssueLog } from "./_decode.ts";
-import { HeadReader } from "./_head.ts";
-import type { Line } from "./_line.ts";
+import { type Head, HEAD_LINE_MAX_BYTES, tryParseHead } from "./_head.ts";
+import { DEFAULT_MAX_LINE_BYTES, type Line } from "./_line.ts";
 import { readLinesFromReader } from "./_lines_forward.ts";
+
+export { DEFAULT_MAX_LINE_BYTES } from "./_line.ts";
 import { loadAll, type LoadedSession } from "./_records.ts";
 import { loadWindow } from "./_window.ts";
 
@@ -27,6 +34,8 @@ export interface ReadSessionOptions {
   window: boolean;
   /** Let a settings checkpoint end the backward walk. Default true. */
   checkpoints?: boolean;
+  /** Lines longer than this are reported and skipped unread. */
+  maxLineBytes?: number | undefined;
 }
 
 /**
@@ -41,20 +50,20 @@ export async function readSessionFile(
   path: string,
   options: ReadSessionOptions,
 ): Promise<LoadedSession> {
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const file = await openRegular(path, `Cannot open ${quote(path)}`);
   let loaded: LoadedSession | undefined;
   try {
     if (options.window) {
-      loaded = await _readWindowed(
-        file,
-        path,
-        options.onIssue,
-        options.checkpoints !== false,
-      );
+      loaded = await _readWindowed(file, path, options.onIssue, {
+        checkpoints: options.checkpoints !== false,
+        maxLineBytes,
+      });
     }
     if (loaded === undefined) {
       await file.seek(0, Deno.SeekMode.Start);
-      loaded = await loadAll(readLinesFromReader(file), path, options.onIssue);
+      const lines = readLinesFromReader(file, { maxLineBytes });
+      loaded = await loadAll(lines, path, options.onIssue);
     }
   } finally {
     file.close();
@@ -82,7 +91,7 @@ export async function readSessionLines(
   return loaded;
 }
 
-/** Bytes read per call while looking for the header. */
+/** Bytes read at first while looking for the head; more as needed. */
 const _HEAD_READ_BYTES = 64 * 1024;
 
 /**
@@ -94,40 +103,20 @@ async function _readWindowed(
   file: FsHandle,
   path: string,
   onIssue: ((issue: LoadIssue) => void) | undefined,
-  checkpoints: boolean,
+  options: { checkpoints: boolean; maxLineBytes: number },
 ): Promise<LoadedSession | undefined> {
   const size = (await file.stat()).size;
   const headLog = new IssueLog();
-  const reader = new HeadReader(path, headLog);
-  let bytesRead = 0;
-  let lines = 0;
-  let end = 0;
-  // The first read is kept: a small file's backward walk is served from it.
-  let first = new Uint8Array(0);
-  const counted = {
-    read: async (p: Uint8Array): Promise<number | null> => {
-      const n = await file.read(p.subarray(0, _HEAD_READ_BYTES));
-      if (n !== null) {
-        if (bytesRead === 0) first = p.slice(0, n);
-        bytesRead += n;
-      }
-      return n;
-    },
-  };
-  for await (const line of readLinesFromReader(counted)) {
-    lines++;
-    end = line.offset + line.size;
-    if (reader.take(line)) break;
-  }
-  const head = reader.finish(lines, end);
+  const read = await _readHead(file, size, path, headLog);
+  if (read === undefined) return undefined;
+  const { head, first } = read;
   if (headerVersion(head.header) < SESSION_VERSION) return undefined;
   const windowLog = new IssueLog();
-  const w = await loadWindow(
-    _servedFrom(first, fileReaderAt(file, size), (n) => bytesRead += n),
-    head.bodyStart,
-    windowLog,
-    checkpoints,
-  );
+  let fromDisk = 0;
+  const source = _servedFrom(first, fileReaderAt(file, size), (n) => {
+    fromDisk += n;
+  });
+  const w = await loadWindow(source, head.bodyStart, windowLog, options);
   if (w === undefined) return undefined;
   const log = new IssueLog(onIssue);
   log.replay(headLog.issues);
@@ -140,15 +129,48 @@ async function _readWindowed(
     byId: new Map(w.entries.map((e) => [e.id, e])),
     issues: log.issues,
     migrated: false,
-    seen: lines + w.seen,
-    bytes: bytesRead,
+    seen: head.lines + w.seen,
+    bytes: first.length + fromDisk,
     windowed: true,
     leafId: w.leafId,
     base: w.base,
   };
 }
 
-/** Positional reads served from `first` (the file's first bytes) where they fit. */
+/**
+ * The head from the file's first bytes: 64 KiB, then more (up to two
+ * lines' worth of {@linkcode HEAD_LINE_MAX_BYTES}) while a line is cut.
+ * The bytes read are kept: a small file's backward walk is served from them.
+ * Undefined when line 1 or 2 is longer than that: such a file is damaged,
+ * and the whole read (which skips a long line 1) settles it.
+ */
+async function _readHead(
+  file: FsHandle,
+  size: number,
+  path: string,
+  log: IssueLog,
+): Promise<{ head: Head; first: Uint8Array } | undefined> {
+  const limit = Math.min(size, 2 * HEAD_LINE_MAX_BYTES);
+  let first = new Uint8Array(Math.min(size, _HEAD_READ_BYTES));
+  await file.seek(0, Deno.SeekMode.Start);
+  let n = await readFull(file, first);
+  for (;;) {
+    first = first.subarray(0, n);
+    const complete = n === size;
+    const head = tryParseHead(first, { name: path, complete, log });
+    if (head !== undefined) return { head, first };
+    if (n >= limit || n < first.length) return undefined;
+    const more = new Uint8Array(Math.min(limit, 4 * n));
+    more.set(first);
+    n += await readFull(file, more.subarray(n));
+    first = more;
+  }
+}
+
+/**
+ * Positional reads served from `first` (the file's first bytes) where they
+ * fit; `onRead` counts the bytes read from disk that `first` did not hold.
+ */
 function _servedFrom(
   first: Uint8Array,
   disk: ReaderAt,
@@ -162,7 +184,11 @@ function _servedFrom(
         return p.length;
       }
       const n = await disk.readAt(p, position);
-      onRead(n);
+      const overlap = Math.max(
+        0,
+        Math.min(position + n, first.length) - position,
+      );
+      onRead(n - overlap);
       return n;
     },
   };

@@ -25,10 +25,12 @@ import {
   branchMarkerTarget,
   type SessionEntry,
 } from "../format/entries.ts";
-import { decodeLine, type IssueLog } from "./_decode.ts";
-import { type Envelope, parseEnvelope } from "./_envelope.ts";
-import type { Line, ReaderAt } from "./_line.ts";
-import { readLinesBackward } from "./_lines_backward.ts";
+import type { ReaderAt } from "../fs/_read.ts";
+import { BackwardLines } from "./_backward_lines.ts";
+import { decodeEntryLine, type IssueLog } from "./_decode.ts";
+import { type Envelope, EnvelopeAt, readEnvelope } from "./_envelope.ts";
+import { IdSet } from "./_id_set.ts";
+import type { Line } from "./_line.ts";
 
 /** What the windowed read kept. */
 export interface WindowLoad {
@@ -46,9 +48,10 @@ export interface WindowLoad {
   checkpoint: boolean;
 }
 
-/** Path lines before the window up to this size are parsed, not trusted on their envelope. */
-const _PARSE_PATH_LINE_BYTES = 4 * 1024;
 const _CLOSE_BRACE = 0x7d;
+const _LABEL = new TextEncoder().encode("label");
+const _CUSTOM = new TextEncoder().encode("custom");
+const _encoder = new TextEncoder();
 
 /** Where the walk is: at the leaf, in the window, in a compaction's kept part, or past the window. */
 type _Phase = "leaf" | "window" | "kept" | "settings";
@@ -70,32 +73,41 @@ export async function loadWindow(
   source: ReaderAt,
   bodyStart: number,
   log: IssueLog,
-  useCheckpoints = true,
+  options: WindowOptions,
 ): Promise<WindowLoad | undefined> {
-  const walk = new _BackwardWalk(log, useCheckpoints);
-  let lowest = source.size;
-  for await (const line of readLinesBackward(source)) {
-    if (line.offset < bodyStart) break;
-    lowest = line.offset;
-    if (walk.step(line) === "done") break;
+  const lines = new BackwardLines(source, bodyStart);
+  const walk = new _BackwardWalk(log, options);
+  while (await lines.prev()) {
+    if (await walk.step(lines) === "done") break;
   }
-  return walk.finish(source.size - lowest);
+  return walk.finish(lines.bytesRead);
+}
+
+/** Options of {@linkcode loadWindow}. */
+export interface WindowOptions {
+  /** Whether a settings checkpoint may end the walk (false: walk to the root). */
+  checkpoints: boolean;
+  /** Lines longer than this are reported and skipped unread. */
+  maxLineBytes: number;
 }
 
 /** The state of one backward walk from the leaf. */
 class _BackwardWalk {
   readonly #log: IssueLog;
   readonly #useCheckpoints: boolean;
+  readonly #maxLineBytes: number;
   readonly #retained: SessionEntry[] = [];
   readonly #before: PathStep[] = [];
   readonly #labels = new LatestLabels();
   readonly #settings = new LatestSettings();
-  readonly #onPath = new Set<string>();
+  readonly #onPath = new IdSet();
   /** Ids of the lines walked past: a wanted id among them has a later duplicate. */
-  readonly #passed = new Set<string>();
+  readonly #passed = new IdSet();
+  readonly #at = new EnvelopeAt();
   #checkpoint: SettingsCheckpoint | undefined;
   #phase: _Phase = "leaf";
   #want: string | null = null;
+  #wantBytes: Uint8Array | null = null;
   #leafId: string | null = null;
   #firstKept: string | null = null;
   #pathEnd: PathEnd = "root";
@@ -103,36 +115,36 @@ class _BackwardWalk {
   /** Set when only a full read can settle the path. */
   #unsettled = false;
 
-  constructor(log: IssueLog, useCheckpoints: boolean) {
+  constructor(log: IssueLog, options: WindowOptions) {
     this.#log = log;
-    this.#useCheckpoints = useCheckpoints;
+    this.#useCheckpoints = options.checkpoints;
+    this.#maxLineBytes = options.maxLineBytes;
   }
 
-  /** Take the next line (walking backwards); "done" ends the walk. */
-  step(line: Line): "more" | "done" {
+  /** Take the current line of `lines` (walking backwards); "done" ends the walk. */
+  async step(lines: BackwardLines): Promise<"more" | "done"> {
     this.#seen++;
-    const env = line.bytes.length > 0 ? parseEnvelope(line.bytes) : undefined;
-    const onWant = env !== undefined && env.id === this.#want;
-    const full = env === undefined || this.#mustParse(env, onWant, line);
-    if (onWant && !full && line.bytes[line.bytes.length - 1] !== _CLOSE_BRACE) {
-      return "more"; // damaged: not an entry, as in a full read
+    const at = this.#at;
+    const hasEnvelope = lines.contentEnd > lines.start && !lines.isNul() &&
+      readEnvelope(lines.bytes, lines.headStart, lines.headEnd, at);
+    const onWant = hasEnvelope && this.#isWanted(at);
+    if (hasEnvelope && !this.#mustParse(at, onWant)) {
+      if (!onWant) return this.#passBy(at, lines.start);
+      // Trusted on its envelope, as a full read keeps a damaged line with an
+      // intact envelope; a line cut short is no entry in either.
+      if (!lines.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
+      return this.#follow(at.envelope(), undefined, lines.start);
     }
-    let entry: SessionEntry | undefined;
-    let step: Envelope;
-    if (full) {
-      entry = this.#parse(line);
-      if (entry === undefined) return "more";
-      step = {
-        id: entry.id,
-        type: entry.type,
-        parentId: entry.parentId || null,
-      };
-    } else step = env!;
+    const entry = this.#parse(await lines.line(this.#maxLineBytes));
+    if (entry === undefined) return "more";
     // A checkpoint already counts the labels of every line before it.
-    if (this.#checkpoint === undefined && entry !== undefined) {
-      this.#labels.offer(entry);
-    }
-    return this.#follow(step, entry, line.offset);
+    if (this.#checkpoint === undefined) this.#labels.offer(entry);
+    const step = {
+      id: entry.id,
+      type: entry.type,
+      parentId: entry.parentId || null,
+    };
+    return this.#follow(step, entry, lines.start);
   }
 
   /** The window, or undefined when the path needs a full read. */
@@ -158,22 +170,48 @@ class _BackwardWalk {
     };
   }
 
+  #isWanted(at: EnvelopeAt): boolean {
+    const want = this.#wantBytes;
+    if (want === null || at.idEnd - at.idStart !== want.length) return false;
+    const bytes = at.bytes;
+    for (let i = 0; i < want.length; i++) {
+      if (bytes[at.idStart + i] !== want[i]) return false;
+    }
+    return true;
+  }
+
   /**
-   * Parse a line only when it can matter: the leaf, the window, settings on
-   * the path, labels anywhere. Other path lines before the window are parsed
-   * when small, so that a damaged one ends the path as it does in a full
-   * read; a large one (a tool output) is checked for its closing brace only.
+   * Parse a line only when it can matter: the leaf, the window, labels
+   * (until a checkpoint holds them), and on the path before the window the
+   * entries that carry settings (and `custom`, which may be a checkpoint).
    */
-  #mustParse(env: Envelope, onWant: boolean, line: Line): boolean {
-    if (this.#phase === "leaf" || env.type === "label") return true;
+  #mustParse(at: EnvelopeAt, onWant: boolean): boolean {
+    if (this.#phase === "leaf") return true;
+    if (this.#checkpoint === undefined && at.typeIs(_LABEL)) return true;
     if (!onWant) return false;
-    return this.#phase !== "settings" || env.type === "custom" ||
-      this.#settings.wants(env.type) ||
-      line.bytes.length <= _PARSE_PATH_LINE_BYTES;
+    return this.#phase !== "settings" || at.typeIs(_CUSTOM) ||
+      this.#settings.wants(at.type());
+  }
+
+  /** A line off the path: remembered, so a later want of its id is caught. */
+  #passBy(at: EnvelopeAt, offset: number): "more" {
+    const { bytes, idStart, idEnd } = at;
+    this.#passed.addBytes(bytes, idStart, idEnd);
+    if (this.#onPath.hasBytes(bytes, idStart, idEnd)) this.#duplicate(offset);
+    return "more";
+  }
+
+  #duplicate(offset: number): void {
+    this.#log.add(
+      "duplicate-id",
+      0,
+      offset,
+      `the line at byte ${offset} repeats a later entry's id; the later entry wins`,
+    );
   }
 
   #parse(line: Line): SessionEntry | undefined {
-    const value = decodeLine(line, this.#log);
+    const value = decodeEntryLine(line, this.#log);
     if (value === undefined) return undefined;
     const checked = asEntry(value);
     if ("reason" in checked) {
@@ -188,6 +226,11 @@ class _BackwardWalk {
     return checked.entry;
   }
 
+  #setWant(id: string | null): void {
+    this.#want = id;
+    this.#wantBytes = id === null ? null : _encoder.encode(id);
+  }
+
   /** Follow the path through one entry (parsed, or known by its envelope). */
   #follow(
     step: Envelope,
@@ -198,7 +241,7 @@ class _BackwardWalk {
     if (this.#phase === "leaf") {
       const to = branchMarkerTarget(entry!);
       this.#leafId = to ?? id;
-      this.#want = this.#leafId;
+      this.#setWant(this.#leafId);
       this.#phase = "window";
       if (to !== undefined) {
         this.#passed.add(id);
@@ -208,25 +251,18 @@ class _BackwardWalk {
     if (this.#want === null && this.#checkpoint !== undefined) return "done"; // the root: nothing left to learn
     if (id !== this.#want) {
       this.#passed.add(id);
-      if (this.#onPath.has(id)) {
-        this.#log.add(
-          "duplicate-id",
-          0,
-          offset,
-          `the line at byte ${offset} repeats a later entry's id; the later entry wins`,
-        );
-      }
+      if (this.#onPath.has(id)) this.#duplicate(offset);
       return "more";
     }
     if (this.#onPath.has(id)) {
       this.#pathEnd = "cycle";
-      this.#want = null;
+      this.#setWant(null);
       this.#phase = "settings";
       return "more";
     }
     this.#onPath.add(id);
     this.#passed.add(id);
-    this.#want = step.parentId;
+    this.#setWant(step.parentId);
     // The wanted entry has a later duplicate, which a full read would take:
     // only a full read settles that.
     if (this.#want !== null && this.#passed.has(this.#want)) {

@@ -6,6 +6,7 @@
  */
 
 import { IssueLog } from "./_decode.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "./_line.ts";
 import { readLines } from "./_lines_forward.ts";
 import type { SessionRecord } from "../format/records.ts";
 import { sessionRecords } from "./_records.ts";
@@ -17,6 +18,8 @@ export interface SessionEntryStreamOptions {
   name?: string;
   /** Called with each piece of damage read around. */
   onIssue?: (issue: LoadIssue) => void;
+  /** Lines longer than this are reported and skipped unread. Default 64 MiB. */
+  maxLineBytes?: number;
 }
 
 /**
@@ -59,7 +62,9 @@ export class SessionEntryStream
     const log = new IssueLog(options.onIssue);
     this.readable = ReadableStream.from(
       sessionRecords(
-        readLines(bytes.readable),
+        readLines(bytes.readable, {
+          maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+        }),
         options.name ?? "<stream>",
         log,
       ),

@@ -17,6 +17,7 @@ import { encodeHead } from "../format/_head.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import { seam } from "../fs/_seam.ts";
 import { scanEntryIds } from "../read/_envelope.ts";
+import type { IdSet } from "../read/_id_set.ts";
 import { readLinesFromReader } from "../read/_lines_forward.ts";
 import { readSessionFile } from "../read/_session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
@@ -42,7 +43,7 @@ export class Appender {
   #writer: SessionWriter | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   /** Ids of every entry in the file (read once when needed, then kept up to date by appends). */
-  #fileIds: Set<string> | undefined;
+  #fileIds: IdSet | undefined;
   #closed = false;
 
   constructor(parts: SessionParts, view: SessionView) {
@@ -275,7 +276,7 @@ export class Appender {
     return this.#idsInUse();
   }
 
-  async #idsOfFile(): Promise<Set<string>> {
+  async #idsOfFile(): Promise<IdSet> {
     if (this.#fileIds === undefined) {
       using file = await seam().openHandle(this.#path!, { read: true });
       this.#fileIds = await scanEntryIds(readLinesFromReader(file));

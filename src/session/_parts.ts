@@ -12,7 +12,11 @@ import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
 import { readLines } from "../read/_lines_forward.ts";
 import type { LoadedSession } from "../read/_records.ts";
-import { readSessionFile, readSessionLines } from "../read/_session_file.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  readSessionFile,
+  readSessionLines,
+} from "../read/_session_file.ts";
 import { canonicalCwdSlug } from "../store/cwd_slug.ts";
 import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
 import { sessionFileName, sessionsDir } from "../store/places.ts";
@@ -52,12 +56,14 @@ export async function openParts(
   path: string,
   options: SessionOpenOptions,
 ): Promise<SessionParts> {
-  const dataDir = options.dataDir ?? await findDataDir(path);
   const loaded = await readSessionFile(path, {
     onIssue: options.onIssue,
+    maxLineBytes: options.maxLineBytes,
     window: options.window !== false,
     checkpoints: options.checkpoints !== false,
   });
+  // The file first: a path that is no session fails before anything else.
+  const dataDir = options.dataDir ?? await findDataDir(path);
   const blobs = await _blobsOf(loaded, dataDir, options);
   return { path: resolve(path), dataDir, loaded, blobs, onDisk: true, options };
 }
@@ -74,7 +80,9 @@ export async function streamParts(
   options: SessionFromStreamOptions,
 ): Promise<SessionParts> {
   const loaded = await readSessionLines(
-    readLines(stream),
+    readLines(stream, {
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    }),
     options.name ?? "<stream>",
     options.onIssue,
   );

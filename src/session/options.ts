@@ -35,6 +35,11 @@ export interface SessionOpenOptions extends SessionWriteOptions {
   /** Called with each piece of damage as the loader reads around it. */
   onIssue?: (issue: LoadIssue) => void;
   /**
+   * Lines longer than this many bytes are reported (`oversized-line`) and
+   * skipped unread, never held in memory. Default 64 MiB.
+   */
+  maxLineBytes?: number;
+  /**
    * Keep only the window (default true): the file is read backwards from
    * the end and only the active path back to the governing reset or
    * compaction window is parsed and kept. False reads and keeps every line.
@@ -59,6 +64,8 @@ export interface SessionFromStreamOptions {
   resolveBlobs?: boolean;
   /** Called with each piece of damage as the loader reads around it. */
   onIssue?: (issue: LoadIssue) => void;
+  /** Lines longer than this are reported and skipped unread. Default 64 MiB. */
+  maxLineBytes?: number;
 }
 
 /** Options for `Session.create`. */

@@ -141,6 +141,6 @@ Deno.test("cli context: a missing file or a folder is exit code 1, naming the fi
   equal(folder!.code, 1);
   equal(
     folder!.stderr,
-    `error: Cannot open "${d.sessions}": it is a directory\n`,
+    `error: Cannot open "${d.sessions}": it is a folder\n`,
   );
 });

@@ -52,7 +52,7 @@ Deno.test("cli demo --data-dir naming a file is exit code 1, before writing anyt
   equal(r.stdout, "");
   equal(
     r.stderr,
-    `error: Cannot open the data dir "${file}": not a directory\n`,
+    `error: Cannot open the data dir "${file}": not a folder\n`,
   );
   equal(await Deno.readTextFile(file), "not a folder\n");
 });

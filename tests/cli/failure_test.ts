@@ -11,8 +11,8 @@ import { tempDir } from "../_session_files.ts";
 Deno.test("failure() words an error as Cannot <action>: <state>", () => {
   const cases: [Error, string][] = [
     [new Deno.errors.NotFound("x"), "no such file or directory"],
-    [new Deno.errors.IsADirectory("x"), "it is a directory"],
-    [new Deno.errors.NotADirectory("x"), "not a directory"],
+    [new Deno.errors.IsADirectory("x"), "it is a folder"],
+    [new Deno.errors.NotADirectory("x"), "not a folder"],
     [new Deno.errors.AlreadyExists("x"), "it already exists"],
     [new Deno.errors.PermissionDenied("x"), "permission denied"],
     [new Error("odd"), "odd"],
@@ -35,7 +35,7 @@ Deno.test("attempt() passes a result through and words a failure", async () => {
   equal(err.message, 'Cannot read "b": no such file or directory');
 });
 
-Deno.test("openSession() fails naming the file: missing, a directory", async () => {
+Deno.test("openSession() fails naming the file: missing, a folder", async () => {
   await using dir = await tempDir();
   const missing = join(dir.path, "nope.jsonl");
   const err = async (p: string) => (await openSession(p).catch((e) => e));
@@ -45,7 +45,7 @@ Deno.test("openSession() fails naming the file: missing, a directory", async () 
   );
   equal(
     (await err(dir.path)).message,
-    `Cannot open "${dir.path}": it is a directory`,
+    `Cannot open "${dir.path}": it is a folder`,
   );
 });
 
@@ -56,5 +56,5 @@ Deno.test("checkFolder() accepts a folder or nothing, and refuses a file", async
   const file = join(dir.path, "f");
   await Deno.writeTextFile(file, "");
   const err = await checkFolder(file, "open the data dir").catch((e) => e);
-  equal(err.message, `Cannot open the data dir "${file}": not a directory`);
+  equal(err.message, `Cannot open the data dir "${file}": not a folder`);
 });

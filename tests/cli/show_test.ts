@@ -139,5 +139,5 @@ Deno.test("cli show: a folder is exit code 1, naming it", async () => {
   await using d = await makeDataDir();
   const r = await cliInProcess(["show", d.sessions]);
   equal(r.code, 1);
-  equal(r.stderr, `error: Cannot open "${d.sessions}": it is a directory\n`);
+  equal(r.stderr, `error: Cannot open "${d.sessions}": it is a folder\n`);
 });

@@ -29,6 +29,7 @@ interface Seen {
   size: number;
   terminated: boolean;
   oversized: boolean;
+  nul: boolean;
 }
 
 const bigLine = `{"out":"${"x😀é漢\r".repeat(300_000)}"}`; // ~3.3 MB
@@ -54,8 +55,12 @@ function referenceLines(input: Uint8Array, max = Infinity): Seen[] {
     size: number,
     terminated: boolean,
   ) => {
-    const oversized = end - start > max;
-    const bytes = oversized ? new Uint8Array(0) : input.slice(start, end);
+    // A line that starts with NUL is crash damage: skipped unread.
+    const nul = end > start && input[start] === 0;
+    const oversized = !nul && end - start > max;
+    const bytes = oversized || nul
+      ? new Uint8Array(0)
+      : input.slice(start, end);
     lines.push({
       bytes,
       offset: start,
@@ -63,6 +68,7 @@ function referenceLines(input: Uint8Array, max = Infinity): Seen[] {
       size,
       terminated,
       oversized,
+      nul,
     });
   };
   let start = 0;
@@ -148,6 +154,7 @@ async function collect(lines: AsyncIterable<Line>): Promise<Seen[]> {
       size,
       terminated,
       oversized: line.oversized ?? false,
+      nul: line.nul ?? false,
     });
   }
   return seen;
@@ -186,7 +193,14 @@ async function everyWay(
 
 /** The terminator a line had, from its size. */
 function terminator(line: Seen): string {
+  if (line.nul) return line.terminated ? "\n" : "";
   return ["", "\n", "\r\n"][line.size - line.bytes.length] ?? "?";
+}
+
+/** A line's text as read: a NUL line's bytes were not kept, so they are NULs. */
+function textOf(line: Seen, decoder: TextDecoder): string {
+  if (!line.nul) return decoder.decode(line.bytes);
+  return "\0".repeat(line.size - (line.terminated ? 1 : 0));
 }
 
 /**
@@ -217,9 +231,8 @@ Deno.test("readLines(), readLinesFromReader() and readLinesBackward() agree with
       for (const [way, lines] of await everyWay(input)) {
         assertLines(lines, expected, way);
         const decoder = new TextDecoder("utf-8", { fatal: true }); // no U+FFFD
-        const rebuilt = lines.map((l) =>
-          decoder.decode(l.bytes) + terminator(l)
-        ).join("");
+        const rebuilt = lines.map((l) => textOf(l, decoder) + terminator(l))
+          .join("");
         assert.ok(rebuilt === text, `${way}: decoded lines rebuild the text`);
       }
     });
@@ -259,9 +272,18 @@ Deno.test("readLines() rebuilds random input exactly from bytes and terminators"
         );
         assertLines(lines, referenceLines(input, max), "readLines");
         if (max === Infinity) {
+          // A NUL line's bytes are not kept: it must start with NUL, and the
+          // lines must still tile the input.
+          for (const l of lines.filter((l) => l.nul)) {
+            assert.equal(input[l.offset], 0);
+          }
           assert.deepEqual(
             concat(
-              lines.flatMap((l) => [l.bytes, encoder.encode(terminator(l))]),
+              lines.flatMap((l) =>
+                l.nul
+                  ? [input.subarray(l.offset, l.offset + l.size)]
+                  : [l.bytes, encoder.encode(terminator(l))]
+              ),
             ),
             input,
           );
@@ -372,6 +394,7 @@ Deno.test("readLinesBackward() reads only as far back as the lines taken", async
       ...line,
       bytes: line.bytes.slice(),
       oversized: line.oversized ?? false,
+      nul: line.nul ?? false,
     });
     if (lines.length === 3) break;
   }

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { encodeEntry } from "../../src/format/entries.ts";
+import { parseEnvelope } from "../../src/read/_envelope.ts";
 import { type LoadIssueKind, Session, type SessionEntry } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 
@@ -193,9 +194,16 @@ async function checkAppendAfter(
     `${label}: the appended bytes`,
   );
   // The complete-but-unterminated line (the only torn line that parses)
-  // becomes a whole line again; a torn line stays, alone, as not-json.
+  // becomes a whole line again; a torn line stays, alone, as not-json, or,
+  // when what survived ends in "}" after an intact envelope, as a damaged
+  // entry (a chain node off the path: nothing names it as a parent).
+  const tornLine = before.subarray(before.lastIndexOf(NL) + 1);
+  const tornKind: LoadIssueKind = tornLine.at(-1) === 0x7d &&
+      parseEnvelope(tornLine) !== undefined
+    ? "damaged-entry"
+    : "not-json";
   const issues = expected.issues.flatMap((k): LoadIssueKind[] =>
-    k === "missing-newline" ? [] : k === "torn-line" ? ["not-json"] : [k]
+    k === "missing-newline" ? [] : k === "torn-line" ? [tornKind] : [k]
   );
   for (const window of [true, false]) {
     await using s = await Session.open(path, { dataDir, window });

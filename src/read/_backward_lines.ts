@@ -1,0 +1,206 @@
+/**
+ * Stepping through a file's lines from the last to the first over raw
+ * bytes: large sequential reads going backwards, line starts found with a
+ * byte search, and each line's first bytes at hand for its envelope. Nothing
+ * is allocated for a line that is passed over; a line's full bytes are read
+ * only when asked for.
+ *
+ * @module
+ */
+
+import type { ReaderAt } from "../fs/_read.ts";
+import { CR, LF, type Line, makeLine } from "./_line.ts";
+
+/**
+ * Bytes read per step backwards: the first read is small (a window near the
+ * end costs what it weighs), then each read doubles up to the largest,
+ * which runs at the speed of the page cache.
+ */
+const _FIRST_BLOCK_BYTES = 64 << 10;
+const _BLOCK_BYTES = 4 << 20;
+/** Bytes kept after a block, so a line starting near its end has its first bytes at hand. */
+const _HEAD_BYTES = 512;
+
+/**
+ * A cursor over the lines of `source[floor, size)`, last line first. After
+ * {@linkcode prev} returns true, the current line is `[start, contentEnd)`
+ * (its terminator excluded, the `"\r"` of a `"\r\n"` too); its first bytes
+ * are `bytes[headStart, headEnd)`.
+ */
+export class BackwardLines {
+  readonly #source: ReaderAt;
+  readonly #floor: number;
+  readonly #buffer: Uint8Array;
+  /** The file offset of `#buffer[0]`, and the end of the bytes in it. */
+  #bufferStart: number;
+  #bufferEnd: number;
+  /** The end of the next line to step to (its terminator included). */
+  #cursor: number;
+  /** Bytes the next read backwards takes. */
+  #block = _FIRST_BLOCK_BYTES;
+  /** Bytes read from the source. */
+  bytesRead = 0;
+
+  /** The current line's first byte (file offset). */
+  start = 0;
+  /** The end of its content (file offset). */
+  contentEnd = 0;
+  /** The end of the line, terminator included (file offset). */
+  lineEnd = 0;
+  /** Whether it ends in "\n". */
+  terminated = false;
+  /** The last byte of its content, or -1 for an empty line. */
+  lastByte = -1;
+
+  /**
+   * @param source The file.
+   * @param floor The first offset that belongs to the lines (after the head).
+   */
+  constructor(source: ReaderAt, floor: number) {
+    this.#source = source;
+    this.#floor = floor;
+    const size = Math.max(0, source.size - floor);
+    this.#buffer = new Uint8Array(Math.min(_BLOCK_BYTES, size) + _HEAD_BYTES);
+    this.#bufferStart = source.size;
+    this.#bufferEnd = source.size;
+    this.#cursor = source.size;
+  }
+
+  /** The buffer the current line's first bytes are in. */
+  get bytes(): Uint8Array {
+    return this.#buffer;
+  }
+
+  /** Where the current line's first bytes start in {@linkcode bytes}. */
+  get headStart(): number {
+    return this.start - this.#bufferStart;
+  }
+
+  /** Where they end: the line's content end, or the end of what is at hand. */
+  get headEnd(): number {
+    return Math.min(this.contentEnd, this.#bufferEnd) - this.#bufferStart;
+  }
+
+  /** The current line's size in bytes, terminator included. */
+  get size(): number {
+    return this.lineEnd - this.start;
+  }
+
+  /** Step to the previous line; false when there is none. */
+  async prev(): Promise<boolean> {
+    const end = this.#cursor;
+    if (end <= this.#floor) return false;
+    await this.#cover(end - 1);
+    const terminated = this.#byteAt(end - 1) === LF;
+    let contentEnd = terminated ? end - 1 : end;
+    if (terminated && contentEnd > this.#floor) {
+      await this.#cover(contentEnd - 1);
+      if (this.#byteAt(contentEnd - 1) === CR) contentEnd--;
+    }
+    const lastByte = contentEnd > this.#floor
+      ? (await this.#cover(contentEnd - 1), this.#byteAt(contentEnd - 1))
+      : -1;
+    let start = this.#floor;
+    for (let at = contentEnd; at > this.#floor;) {
+      await this.#cover(at - 1);
+      const found = this.#buffer.lastIndexOf(LF, at - 1 - this.#bufferStart);
+      if (found >= 0 && found + this.#bufferStart >= this.#floor) {
+        start = found + this.#bufferStart + 1;
+        break;
+      }
+      at = this.#bufferStart;
+    }
+    // The first bytes of the line: the block holding its start, with the
+    // bytes after it.
+    if (start < contentEnd) await this.#cover(start);
+    this.start = start;
+    this.contentEnd = contentEnd;
+    this.lineEnd = end;
+    this.terminated = terminated;
+    this.lastByte = start < contentEnd ? lastByte : -1;
+    this.#cursor = start;
+    return true;
+  }
+
+  /** Whether the current line starts with a NUL byte (crash damage). */
+  isNul(): boolean {
+    return this.contentEnd > this.start && this.#buffer[this.headStart] === 0;
+  }
+
+  /**
+   * The current line as a {@linkcode Line} (index unknown: -1), its bytes
+   * read when they are not at hand; a line over `max` bytes, or one of NUL
+   * bytes, comes without them (`oversized` / `nul`).
+   */
+  async line(max: number): Promise<Line> {
+    const length = this.contentEnd - this.start;
+    if (this.isNul()) {
+      return makeLine(null, this.start, -1, this.size, this.terminated, true);
+    }
+    if (length > max) {
+      return makeLine(null, this.start, -1, this.size, this.terminated);
+    }
+    let bytes: Uint8Array;
+    if (this.start >= this.#bufferStart && this.contentEnd <= this.#bufferEnd) {
+      bytes = this.#buffer.subarray(this.headStart, this.headStart + length);
+    } else {
+      bytes = new Uint8Array(length);
+      await this.#readFully(bytes, this.start);
+    }
+    return makeLine(bytes, this.start, -1, this.size, this.terminated);
+  }
+
+  #byteAt(offset: number): number {
+    return this.#buffer[offset - this.#bufferStart]!;
+  }
+
+  /** Make the buffer hold `offset`: the block ending there (plus head bytes after it). */
+  async #cover(offset: number): Promise<void> {
+    if (offset >= this.#bufferStart && offset < this.#bufferEnd) return;
+    const capacity = Math.min(this.#block, this.#buffer.length - _HEAD_BYTES);
+    this.#block = Math.min(2 * this.#block, _BLOCK_BYTES);
+    const blockEnd = Math.min(offset + 1, this.#source.size);
+    const blockStart = Math.max(this.#floor, blockEnd - capacity);
+    const end = Math.min(this.#source.size, blockEnd + _HEAD_BYTES);
+    // Bytes already at hand (the start of the old block) move to the end.
+    const keepFrom = Math.max(blockEnd, this.#bufferStart);
+    const keepTo = Math.min(end, this.#bufferEnd);
+    let readTo = end;
+    if (keepFrom === blockEnd && keepTo > keepFrom) {
+      this.#buffer.copyWithin(
+        keepFrom - blockStart,
+        keepFrom - this.#bufferStart,
+        keepTo - this.#bufferStart,
+      );
+      readTo = keepFrom;
+    }
+    await this.#readFully(
+      this.#buffer.subarray(0, readTo - blockStart),
+      blockStart,
+    );
+    if (readTo < end && keepTo < end) {
+      await this.#readFully(
+        this.#buffer.subarray(keepTo - blockStart, end - blockStart),
+        keepTo,
+      );
+    }
+    this.#bufferStart = blockStart;
+    this.#bufferEnd = end;
+  }
+
+  /** Fill `into` from `position`, looping on short reads. */
+  async #readFully(into: Uint8Array, position: number): Promise<void> {
+    for (let done = 0; done < into.length;) {
+      const n = await this.#source.readAt(into.subarray(done), position + done);
+      if (!(n > 0 && n <= into.length - done)) {
+        throw new Deno.errors.UnexpectedEof(
+          `Cannot read lines backward: the source ended at byte ${
+            position + done
+          }, before its size ${this.#source.size}`,
+        );
+      }
+      done += n;
+      this.bytesRead += n;
+    }
+  }
+}
