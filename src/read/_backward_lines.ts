@@ -86,10 +86,45 @@ export class BackwardLines {
     return this.lineEnd - this.start;
   }
 
-  /** Step to the previous line; false when there is none. */
-  async prev(): Promise<boolean> {
+  /**
+   * Step to the previous line; false when there is none. Synchronous while
+   * the line is in the bytes at hand (the common case), so a walk over many
+   * lines does not pay a promise each.
+   */
+  prev(): boolean | Promise<boolean> {
     const end = this.#cursor;
     if (end <= this.#floor) return false;
+    const bufferStart = this.#bufferStart;
+    // The fast path: the line's last byte and its start are both at hand.
+    if (end - 1 >= bufferStart && end <= this.#bufferEnd) {
+      const buffer = this.#buffer;
+      const terminated = buffer[end - 1 - bufferStart] === LF;
+      let contentEnd = terminated ? end - 1 : end;
+      if (
+        terminated && contentEnd > bufferStart &&
+        buffer[contentEnd - 1 - bufferStart] === CR
+      ) contentEnd--;
+      if (contentEnd === bufferStart && contentEnd > this.#floor) {
+        return this.#prevSlow(); // a CR or the content may lie before the bytes at hand
+      }
+      const found = contentEnd > bufferStart
+        ? buffer.lastIndexOf(LF, contentEnd - 1 - bufferStart)
+        : -1;
+      if (found >= 0 || bufferStart === this.#floor) {
+        const start = found >= 0 ? found + bufferStart + 1 : this.#floor;
+        const lastByte = start < contentEnd
+          ? buffer[contentEnd - 1 - bufferStart]!
+          : -1;
+        this.#set(start, contentEnd, end, terminated, lastByte);
+        return true;
+      }
+    }
+    return this.#prevSlow();
+  }
+
+  /** {@linkcode prev} where bytes must be read first. */
+  async #prevSlow(): Promise<boolean> {
+    const end = this.#cursor;
     await this.#cover(end - 1);
     const terminated = this.#byteAt(end - 1) === LF;
     let contentEnd = terminated ? end - 1 : end;
@@ -97,14 +132,16 @@ export class BackwardLines {
       await this.#cover(contentEnd - 1);
       if (this.#byteAt(contentEnd - 1) === CR) contentEnd--;
     }
-    const lastByte = contentEnd > this.#floor
-      ? (await this.#cover(contentEnd - 1), this.#byteAt(contentEnd - 1))
-      : -1;
+    let lastByte = -1;
+    if (contentEnd > this.#floor) {
+      await this.#cover(contentEnd - 1);
+      lastByte = this.#byteAt(contentEnd - 1);
+    }
     let start = this.#floor;
     for (let at = contentEnd; at > this.#floor;) {
       await this.#cover(at - 1);
       const found = this.#buffer.lastIndexOf(LF, at - 1 - this.#bufferStart);
-      if (found >= 0 && found + this.#bufferStart >= this.#floor) {
+      if (found >= 0) {
         start = found + this.#bufferStart + 1;
         break;
       }
@@ -113,13 +150,29 @@ export class BackwardLines {
     // The first bytes of the line: the block holding its start, with the
     // bytes after it.
     if (start < contentEnd) await this.#cover(start);
+    this.#set(
+      start,
+      contentEnd,
+      end,
+      terminated,
+      start < contentEnd ? lastByte : -1,
+    );
+    return true;
+  }
+
+  #set(
+    start: number,
+    contentEnd: number,
+    end: number,
+    terminated: boolean,
+    lastByte: number,
+  ): void {
     this.start = start;
     this.contentEnd = contentEnd;
     this.lineEnd = end;
     this.terminated = terminated;
-    this.lastByte = start < contentEnd ? lastByte : -1;
+    this.lastByte = lastByte;
     this.#cursor = start;
-    return true;
   }
 
   /** Whether the current line starts with a NUL byte (crash damage). */
@@ -130,9 +183,10 @@ export class BackwardLines {
   /**
    * The current line as a {@linkcode Line} (index unknown: -1), its bytes
    * read when they are not at hand; a line over `max` bytes, or one of NUL
-   * bytes, comes without them (`oversized` / `nul`).
+   * bytes, comes without them (`oversized` / `nul`). Synchronous when the
+   * bytes are at hand: then they are a view, valid until the next step.
    */
-  async line(max: number): Promise<Line> {
+  line(max: number): Line | Promise<Line> {
     const length = this.contentEnd - this.start;
     if (this.isNul()) {
       return makeLine(null, this.start, -1, this.size, this.terminated, true);
@@ -140,13 +194,19 @@ export class BackwardLines {
     if (length > max) {
       return makeLine(null, this.start, -1, this.size, this.terminated);
     }
-    let bytes: Uint8Array;
     if (this.start >= this.#bufferStart && this.contentEnd <= this.#bufferEnd) {
-      bytes = this.#buffer.subarray(this.headStart, this.headStart + length);
-    } else {
-      bytes = new Uint8Array(length);
-      await this.#readFully(bytes, this.start);
+      const bytes = this.#buffer.subarray(
+        this.headStart,
+        this.headStart + length,
+      );
+      return makeLine(bytes, this.start, -1, this.size, this.terminated);
     }
+    return this.#readLine(length);
+  }
+
+  async #readLine(length: number): Promise<Line> {
+    const bytes = new Uint8Array(length);
+    await this.#readFully(bytes, this.start);
     return makeLine(bytes, this.start, -1, this.size, this.terminated);
   }
 

@@ -67,7 +67,6 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
   const text = _text(line, log);
   if (text === undefined) return undefined;
   const at = line.index + 1;
-  const where = _where(line);
   try {
     const value = JSON.parse(text);
     if (!line.terminated) {
@@ -75,7 +74,7 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
         "missing-newline",
         at,
         line.offset,
-        `${where} has no final newline`,
+        `${_where(line)} has no final newline`,
       );
     }
     return value;
@@ -86,7 +85,9 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
         "glued-line",
         at,
         line.offset,
-        `${where} holds a second JSON value after the first; the first was kept, the rest skipped, as omp does`,
+        `${
+          _where(line)
+        } holds a second JSON value after the first; the first was kept, the rest skipped, as omp does`,
       );
       return glued;
     }
@@ -95,14 +96,14 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
         "torn-line",
         at,
         line.offset,
-        `${where} is torn (an append cut short) and was skipped`,
+        `${_where(line)} is torn (an append cut short) and was skipped`,
       );
     } else {
       log.add(
         "not-json",
         at,
         line.offset,
-        `${where} is not JSON and was skipped`,
+        `${_where(line)} is not JSON and was skipped`,
       );
     }
     return undefined;
@@ -155,13 +156,12 @@ function _where(line: Line): string {
 /** The line's text, or undefined (reported) for a line with nothing to parse. */
 function _text(line: Line, log: IssueLog): string | undefined {
   const at = line.index + 1;
-  const where = _where(line);
   if (line.oversized === true) {
     log.add(
       "oversized-line",
       at,
       line.offset,
-      `${where} is longer than the loader's limit and was skipped`,
+      `${_where(line)} is longer than the loader's limit and was skipped`,
     );
     return undefined;
   }
@@ -171,13 +171,15 @@ function _text(line: Line, log: IssueLog): string | undefined {
       "nul-fill",
       at,
       line.offset,
-      `${where} holds ${line.size} bytes starting with NUL (a crash left them)`,
+      `${
+        _where(line)
+      } holds ${line.size} bytes starting with NUL (a crash left them)`,
     );
     return undefined;
   }
   if (bytes.length === 0) {
     if (line.terminated) {
-      log.add("blank-line", at, line.offset, `${where} is blank`);
+      log.add("blank-line", at, line.offset, `${_where(line)} is blank`);
     }
     return undefined;
   }
@@ -190,7 +192,7 @@ function _text(line: Line, log: IssueLog): string | undefined {
       "invalid-utf8",
       at,
       line.offset,
-      `${where} is not valid UTF-8; bad bytes read as U+FFFD`,
+      `${_where(line)} is not valid UTF-8; bad bytes read as U+FFFD`,
     );
   }
   return text;

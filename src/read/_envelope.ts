@@ -43,14 +43,14 @@ export class EnvelopeAt {
 
   /** The id. */
   id(): string {
-    return _utf8.decode(this.bytes.subarray(this.idStart, this.idEnd));
+    return text(this.bytes, this.idStart, this.idEnd);
   }
 
   /** The parent's id, or null. */
   parentId(): string | null {
     return this.parentStart < 0
       ? null
-      : _utf8.decode(this.bytes.subarray(this.parentStart, this.parentEnd));
+      : text(this.bytes, this.parentStart, this.parentEnd);
   }
 
   /** Whether the type is `name` (ASCII). */
@@ -75,6 +75,25 @@ const _OPEN = _encoder.encode('{"type":"');
 const _ID = _encoder.encode('","id":"');
 const _PARENT = _encoder.encode('","parentId":');
 const _NULL = _encoder.encode("null");
+
+/**
+ * The text of a short field, fast for ASCII (ids are): one small string, no
+ * decoder call.
+ *
+ * @param bytes The buffer.
+ * @param start The first byte.
+ * @param end The end.
+ * @returns The text.
+ */
+export function text(bytes: Uint8Array, start: number, end: number): string {
+  let out = "";
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80) return _utf8.decode(bytes.subarray(start, end));
+    out += String.fromCharCode(b);
+  }
+  return out;
+}
 
 /**
  * Read the envelope at the start of `bytes[start, end)`: `{"type":"T",
@@ -190,6 +209,10 @@ const _KNOWN: readonly [Uint8Array, string][] = [
   "ttsr_injection",
   "credential_pin",
 ].map((name) => [_encoder.encode(name), name]);
+const _KNOWN_BY_LENGTH: [Uint8Array, string][][] = [];
+for (const known of _KNOWN) {
+  (_KNOWN_BY_LENGTH[known[0].length] ??= []).push(known);
+}
 
 /**
  * A type's name from its bytes: one shared string for each known type, a
@@ -205,12 +228,14 @@ export function typeName(
   start: number,
   end: number,
 ): string {
-  for (const [encoded, name] of _KNOWN) {
-    if (_equal(bytes, start, end, encoded)) return name;
+  const candidates = _KNOWN_BY_LENGTH[end - start];
+  if (candidates !== undefined) {
+    for (const [encoded, name] of candidates) {
+      if (_at(bytes, start, end, encoded)) return name;
+    }
   }
   return _utf8.decode(bytes.subarray(start, end));
 }
-
 /**
  * The id of every entry line of a session file, for minting ids that are
  * unique in the whole file when only its window is in memory. Envelope-first

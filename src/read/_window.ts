@@ -50,8 +50,27 @@ export interface WindowLoad {
 
 const _CLOSE_BRACE = 0x7d;
 const _LABEL = new TextEncoder().encode("label");
-const _CUSTOM = new TextEncoder().encode("custom");
 const _encoder = new TextEncoder();
+
+/**
+ * Write an id's UTF-8 bytes into `into` (up to its length; a longer id
+ * cannot be an envelope's); returns how many. A plain copy for ASCII.
+ */
+function _bytesInto(id: string, into: Uint8Array): number {
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c >= 0x80) {
+      const { written } = _encoder.encodeInto(id, into);
+      return written;
+    }
+    if (i >= into.length) return into.length + 1; // longer: matches nothing
+    into[i] = c;
+  }
+  return id.length;
+}
+
+/** What a step tells the walk: go on, or stop. */
+type _Step = "more" | "done";
 
 /** Where the walk is: at the leaf, in the window, in a compaction's kept part, or past the window. */
 type _Phase = "leaf" | "window" | "kept" | "settings";
@@ -77,8 +96,13 @@ export async function loadWindow(
 ): Promise<WindowLoad | undefined> {
   const lines = new BackwardLines(source, bodyStart);
   const walk = new _BackwardWalk(log, options);
-  while (await lines.prev()) {
-    if (await walk.step(lines) === "done") break;
+  for (;;) {
+    let more = lines.prev();
+    if (more instanceof Promise) more = await more;
+    if (!more) break;
+    let step = walk.step(lines);
+    if (step instanceof Promise) step = await step;
+    if (step === "done") break;
   }
   return walk.finish(lines.bytesRead);
 }
@@ -107,7 +131,9 @@ class _BackwardWalk {
   #checkpoint: SettingsCheckpoint | undefined;
   #phase: _Phase = "leaf";
   #want: string | null = null;
-  #wantBytes: Uint8Array | null = null;
+  /** The wanted id's bytes, in the first `#wantLength` bytes (-1: none). */
+  #wantBytes = new Uint8Array(256);
+  #wantLength = -1;
   #leafId: string | null = null;
   #firstKept: string | null = null;
   #pathEnd: PathEnd = "root";
@@ -121,21 +147,38 @@ class _BackwardWalk {
     this.#maxLineBytes = options.maxLineBytes;
   }
 
-  /** Take the current line of `lines` (walking backwards); "done" ends the walk. */
-  async step(lines: BackwardLines): Promise<"more" | "done"> {
+  /**
+   * Take the current line of `lines` (walking backwards); "done" ends the
+   * walk. Synchronous unless the line's bytes must be read.
+   */
+  step(lines: BackwardLines): _Step | Promise<_Step> {
     this.#seen++;
     const at = this.#at;
     const hasEnvelope = lines.contentEnd > lines.start && !lines.isNul() &&
       readEnvelope(lines.bytes, lines.headStart, lines.headEnd, at);
     const onWant = hasEnvelope && this.#isWanted(at);
-    if (hasEnvelope && !this.#mustParse(at, onWant)) {
-      if (!onWant) return this.#passBy(at, lines.start);
-      // Trusted on its envelope, as a full read keeps a damaged line with an
-      // intact envelope; a line cut short is no entry in either.
-      if (!lines.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
-      return this.#follow(at.envelope(), undefined, lines.start);
+    if (hasEnvelope && !onWant && !this.#mustParse(at, false, "")) {
+      return this.#passBy(at, lines.start);
     }
-    const entry = this.#parse(await lines.line(this.#maxLineBytes));
+    if (hasEnvelope && onWant) {
+      const type = at.type();
+      if (!this.#mustParse(at, true, type)) {
+        // Trusted on its envelope, as a full read keeps a damaged line with
+        // an intact envelope; a line cut short is no entry in either.
+        if (!lines.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
+        const step = { id: this.#want!, type, parentId: at.parentId() };
+        return this.#follow(step, undefined, lines.start);
+      }
+    }
+    const line = lines.line(this.#maxLineBytes);
+    return line instanceof Promise
+      ? line.then((l) => this.#parsed(l))
+      : this.#parsed(line);
+  }
+
+  /** A line parsed in full: labels, then the path. */
+  #parsed(line: Line): _Step {
+    const entry = this.#parse(line);
     if (entry === undefined) return "more";
     // A checkpoint already counts the labels of every line before it.
     if (this.#checkpoint === undefined) this.#labels.offer(entry);
@@ -144,7 +187,7 @@ class _BackwardWalk {
       type: entry.type,
       parentId: entry.parentId || null,
     };
-    return this.#follow(step, entry, lines.start);
+    return this.#follow(step, entry, line.offset);
   }
 
   /** The window, or undefined when the path needs a full read. */
@@ -171,11 +214,13 @@ class _BackwardWalk {
   }
 
   #isWanted(at: EnvelopeAt): boolean {
+    const n = this.#wantLength;
+    if (n < 0 || at.idEnd - at.idStart !== n) return false;
     const want = this.#wantBytes;
-    if (want === null || at.idEnd - at.idStart !== want.length) return false;
     const bytes = at.bytes;
-    for (let i = 0; i < want.length; i++) {
-      if (bytes[at.idStart + i] !== want[i]) return false;
+    const start = at.idStart;
+    for (let i = 0; i < n; i++) {
+      if (bytes[start + i] !== want[i]) return false;
     }
     return true;
   }
@@ -185,12 +230,12 @@ class _BackwardWalk {
    * (until a checkpoint holds them), and on the path before the window the
    * entries that carry settings (and `custom`, which may be a checkpoint).
    */
-  #mustParse(at: EnvelopeAt, onWant: boolean): boolean {
+  #mustParse(at: EnvelopeAt, onWant: boolean, type: string): boolean {
     if (this.#phase === "leaf") return true;
     if (this.#checkpoint === undefined && at.typeIs(_LABEL)) return true;
     if (!onWant) return false;
-    return this.#phase !== "settings" || at.typeIs(_CUSTOM) ||
-      this.#settings.wants(at.type());
+    return this.#phase !== "settings" || type === "custom" ||
+      this.#settings.wants(type);
   }
 
   /** A line off the path: remembered, so a later want of its id is caught. */
@@ -228,7 +273,7 @@ class _BackwardWalk {
 
   #setWant(id: string | null): void {
     this.#want = id;
-    this.#wantBytes = id === null ? null : _encoder.encode(id);
+    this.#wantLength = id === null ? -1 : _bytesInto(id, this.#wantBytes);
   }
 
   /** Follow the path through one entry (parsed, or known by its envelope). */
@@ -236,7 +281,7 @@ class _BackwardWalk {
     step: Envelope,
     entry: SessionEntry | undefined,
     offset: number,
-  ): "more" | "done" {
+  ): _Step {
     const { id } = step;
     if (this.#phase === "leaf") {
       const to = branchMarkerTarget(entry!);
@@ -275,7 +320,7 @@ class _BackwardWalk {
   }
 
   /** An entry of the window (or a compaction's kept part). */
-  #inWindow(entry: SessionEntry): "more" | "done" {
+  #inWindow(entry: SessionEntry): _Step {
     this.#retained.push(entry);
     // A checkpoint inside the window: its settings are those of the path up
     // to it, and folding the window over them again changes nothing, so the
@@ -303,7 +348,7 @@ class _BackwardWalk {
   #pastWindow(
     step: Envelope,
     entry: SessionEntry | undefined,
-  ): "more" | "done" {
+  ): _Step {
     this.#before.push({ id: step.id, type: step.type });
     if (entry === undefined) return "more";
     const cp = this.#useCheckpoints ? asCheckpoint(entry) : undefined;
