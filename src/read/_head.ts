@@ -94,15 +94,7 @@ export class HeadReader {
     if (this.#head !== undefined) return true;
     if (line.index !== 0) return this.#takeHeader(line);
     const bom = _hasBom(line.bytes);
-    if (bom) {
-      this.#log.add(
-        "title-slot",
-        1,
-        0,
-        "line 1 starts with a UTF-8 byte order mark, which was skipped",
-      );
-      line = { ...line, bytes: line.bytes.subarray(_BOM.length) };
-    }
+    if (bom) line = { ...line, bytes: line.bytes.subarray(_BOM.length) };
     const parsed = parseTitleSlot(_lenient.decode(line.bytes));
     if (parsed === undefined) return this.#takeHeader(line);
     if (!parsed.ok) {
@@ -117,14 +109,17 @@ export class HeadReader {
     }
     this.#slot = parsed.slot;
     // The width on disk: a BOM or a CRLF line end counts.
-    const width = line.size + (bom ? _BOM.length : 0);
+    const width = line.size;
     this.#slotState = width === TITLE_SLOT_BYTES ? "ok" : "wrong-width";
-    if (width !== TITLE_SLOT_BYTES) {
+    if (bom || width !== TITLE_SLOT_BYTES) {
+      const why = bom
+        ? "line 1 starts with a UTF-8 byte order mark (skipped)"
+        : `the title slot is ${width} bytes, not ${TITLE_SLOT_BYTES}`;
       this.#log.add(
         "title-slot",
         1,
         0,
-        `the title slot is ${width} bytes, not ${TITLE_SLOT_BYTES}: it cannot be rewritten in place (a rename rewrites the file; an omp rename would damage it)`,
+        `${why}: the slot cannot be rewritten in place (a rename rewrites the file; an omp rename would damage it)`,
       );
     }
     return false;

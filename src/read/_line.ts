@@ -77,6 +77,12 @@ export interface ReadLinesOptions {
    * default `Infinity`.
    */
   maxLineBytes?: number;
+  /**
+   * The same limit for the first two lines (a session's title slot and
+   * header, which are small: a longer one is damage). Default
+   * `maxLineBytes`.
+   */
+  maxHeadLineBytes?: number;
 }
 
 /** Options for {@linkcode readLinesBackward}. */

@@ -48,7 +48,7 @@ export function readLines(
   stream: ReadableStream<Uint8Array>,
   options: ReadLinesOptions = {},
 ): AsyncGenerator<Line> {
-  return _split(stream, maxLineBytes(options.maxLineBytes), false);
+  return _split(stream, _limits(options), false);
 }
 
 /**
@@ -81,8 +81,7 @@ export function readLinesFromReader(
   reader: Reader,
   options: ReadLinesOptions = {},
 ): AsyncGenerator<Line> {
-  const max = maxLineBytes(options.maxLineBytes);
-  return _split(_chunks(reader), max, true);
+  return _split(_chunks(reader), _limits(options), true);
 }
 
 /**
@@ -92,9 +91,10 @@ export function readLinesFromReader(
  */
 async function* _split(
   chunks: AsyncIterable<Uint8Array>,
-  max: number,
+  limits: _Limits,
   copy: boolean,
 ): AsyncGenerator<Line> {
+  let max = limits.head;
   const pieces = new Pieces(false);
   let pending = 0; // bytes of the current line in earlier chunks
   let nul = false; // the current line starts with NUL: its bytes are not kept
@@ -113,6 +113,7 @@ async function* _split(
       yield makeLine(bytes, offset, index, raw + 1, true, nul);
       offset += raw + 1;
       index++;
+      if (index === 2) max = limits.rest;
       start = nl + 1;
       pieces.clear();
       pending = 0;
@@ -145,4 +146,19 @@ async function* _chunks(reader: Reader): AsyncGenerator<Uint8Array> {
     }
     if (n > 0) yield buffer.subarray(0, n);
   }
+}
+
+interface _Limits {
+  /** The limit of lines 0 and 1. */
+  head: number;
+  /** The limit of the others. */
+  rest: number;
+}
+
+function _limits(options: ReadLinesOptions): _Limits {
+  const rest = maxLineBytes(options.maxLineBytes);
+  const head = options.maxHeadLineBytes === undefined
+    ? rest
+    : Math.min(rest, maxLineBytes(options.maxHeadLineBytes));
+  return { head, rest };
 }

@@ -62,7 +62,10 @@ export async function readSessionFile(
     }
     if (loaded === undefined) {
       await file.seek(0, Deno.SeekMode.Start);
-      const lines = readLinesFromReader(file, { maxLineBytes });
+      const lines = readLinesFromReader(file, {
+        maxLineBytes,
+        maxHeadLineBytes: HEAD_LINE_MAX_BYTES,
+      });
       loaded = await loadAll(lines, path, options.onIssue);
     }
   } finally {

@@ -6,6 +6,7 @@
  */
 
 import { IssueLog } from "./_decode.ts";
+import { HEAD_LINE_MAX_BYTES } from "./_head.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "./_line.ts";
 import { readLines } from "./_lines_forward.ts";
 import type { SessionRecord } from "../format/records.ts";
@@ -64,6 +65,7 @@ export class SessionEntryStream
       sessionRecords(
         readLines(bytes.readable, {
           maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+          maxHeadLineBytes: HEAD_LINE_MAX_BYTES,
         }),
         options.name ?? "<stream>",
         log,

@@ -12,6 +12,7 @@ import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
 import { readLines } from "../read/_lines_forward.ts";
 import type { LoadedSession } from "../read/_records.ts";
+import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
   readSessionFile,
@@ -82,6 +83,7 @@ export async function streamParts(
   const loaded = await readSessionLines(
     readLines(stream, {
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      maxHeadLineBytes: HEAD_LINE_MAX_BYTES,
     }),
     options.name ?? "<stream>",
     options.onIssue,
