@@ -1,89 +1,127 @@
 /**
- * A set of entry ids that costs 4 bytes an id for the ids omp and this
+ * Sets of entry ids that cost 4 bytes an id for the ids omp and this
  * library mint (8 lowercase hex digits), so a walk over a 1 GB file can
  * remember every id it passed in a few hundred kilobytes.
  *
  * @module
  */
 
-/**
- * Ids as 32-bit numbers in an open-addressing table where they are 8
- * lowercase hex digits, as strings otherwise. Exact: no false positives.
- */
-export class IdSet {
-  #table = new Uint32Array(1 << 12);
-  #used = new Uint8Array(1 << 12);
-  #count = 0;
-  readonly #other = new Set<string>();
+const _utf8 = new TextDecoder();
 
-  /** How many ids the set holds. */
+/**
+ * Ids with a few bits of flags each: as 32-bit numbers in an open-addressing
+ * table where they are 8 lowercase hex digits, as strings otherwise. Exact:
+ * no false positives. A flag of 0 means absent.
+ */
+export class IdFlags {
+  #keys = new Uint32Array(1 << 12);
+  #flags = new Uint8Array(1 << 12);
+  #count = 0;
+  readonly #other = new Map<string, number>();
+
+  /** How many ids are held. */
   get size(): number {
     return this.#count + this.#other.size;
   }
 
-  /** Add an id. */
-  add(id: string): void {
-    const hex = _hexOfString(id);
-    if (hex < 0) this.#other.add(id);
-    else this.#insert(hex);
+  /** The flags of an id (0: absent). */
+  get(id: string): number {
+    const key = hexKey(id);
+    return key < 0 ? this.#other.get(id) ?? 0 : this.#getKey(key);
   }
 
-  /** Add the id in `bytes[start, end)`. */
-  addBytes(bytes: Uint8Array, start: number, end: number): void {
-    const hex = _hexOfBytes(bytes, start, end);
-    if (hex < 0) this.#other.add(_utf8.decode(bytes.subarray(start, end)));
-    else this.#insert(hex);
+  /** The flags of the id in `bytes[start, end)`. */
+  getBytes(bytes: Uint8Array, start: number, end: number): number {
+    const key = hexKeyOfBytes(bytes, start, end);
+    return key < 0
+      ? this.#other.get(_utf8.decode(bytes.subarray(start, end))) ?? 0
+      : this.#getKey(key);
   }
 
-  /** Whether the set holds an id. */
-  has(id: string): boolean {
-    const hex = _hexOfString(id);
-    return hex < 0 ? this.#other.has(id) : this.#find(hex);
+  /** Add `flags` to an id's; returns the flags it had. */
+  add(id: string, flags: number): number {
+    const key = hexKey(id);
+    if (key >= 0) return this.#addKey(key, flags);
+    const old = this.#other.get(id) ?? 0;
+    this.#other.set(id, old | flags);
+    return old;
   }
 
-  /** Whether the set holds the id in `bytes[start, end)`. */
-  hasBytes(bytes: Uint8Array, start: number, end: number): boolean {
-    const hex = _hexOfBytes(bytes, start, end);
-    return hex < 0
-      ? this.#other.has(_utf8.decode(bytes.subarray(start, end)))
-      : this.#find(hex);
+  /** Add `flags` to the id in `bytes[start, end)`; returns the flags it had. */
+  addBytes(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    flags: number,
+  ): number {
+    const key = hexKeyOfBytes(bytes, start, end);
+    if (key >= 0) return this.#addKey(key, flags);
+    return this.add(_utf8.decode(bytes.subarray(start, end)), flags);
   }
 
-  #insert(key: number): void {
-    if ((this.#count + 1) * 2 > this.#table.length) this.#grow();
-    const mask = this.#table.length - 1;
+  #getKey(key: number): number {
+    const mask = this.#keys.length - 1;
     for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
-      if (this.#used[i] === 0) {
-        this.#used[i] = 1;
-        this.#table[i] = key;
-        this.#count++;
-        return;
-      }
-      if (this.#table[i] === key) return;
+      const f = this.#flags[i]!;
+      if (f === 0) return 0;
+      if (this.#keys[i] === key) return f;
     }
   }
 
-  #find(key: number): boolean {
-    const mask = this.#table.length - 1;
+  #addKey(key: number, flags: number): number {
+    if ((this.#count + 1) * 2 > this.#keys.length) this.#grow();
+    const mask = this.#keys.length - 1;
     for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
-      if (this.#used[i] === 0) return false;
-      if (this.#table[i] === key) return true;
+      const f = this.#flags[i]!;
+      if (f === 0) {
+        this.#keys[i] = key;
+        this.#flags[i] = flags;
+        this.#count++;
+        return 0;
+      }
+      if (this.#keys[i] === key) {
+        this.#flags[i] = f | flags;
+        return f;
+      }
     }
   }
 
   #grow(): void {
-    const table = this.#table;
-    const used = this.#used;
-    this.#table = new Uint32Array(table.length * 2);
-    this.#used = new Uint8Array(table.length * 2);
+    const keys = this.#keys;
+    const flags = this.#flags;
+    this.#keys = new Uint32Array(keys.length * 2);
+    this.#flags = new Uint8Array(keys.length * 2);
     this.#count = 0;
-    for (let i = 0; i < table.length; i++) {
-      if (used[i] === 1) this.#insert(table[i]!);
+    for (let i = 0; i < keys.length; i++) {
+      if (flags[i] !== 0) this.#addKey(keys[i]!, flags[i]!);
     }
   }
 }
 
-const _utf8 = new TextDecoder();
+/** A set of ids (see {@linkcode IdFlags}). */
+export class IdSet {
+  readonly #ids = new IdFlags();
+
+  /** How many ids the set holds. */
+  get size(): number {
+    return this.#ids.size;
+  }
+
+  /** Add an id. */
+  add(id: string): void {
+    this.#ids.add(id, 1);
+  }
+
+  /** Add the id in `bytes[start, end)`. */
+  addBytes(bytes: Uint8Array, start: number, end: number): void {
+    this.#ids.addBytes(bytes, start, end, 1);
+  }
+
+  /** Whether the set holds an id. */
+  has(id: string): boolean {
+    return this.#ids.get(id) !== 0;
+  }
+}
 
 /** A 32-bit mix, so sequential ids spread over the table. */
 function _hash(key: number): number {
@@ -98,8 +136,19 @@ function _digit(c: number): number {
   return -1;
 }
 
-/** The 8 lowercase hex digits of `bytes[start, end)` as a number, or -1. */
-function _hexOfBytes(bytes: Uint8Array, start: number, end: number): number {
+/**
+ * The 8 lowercase hex digits of `bytes[start, end)` as a number, or -1.
+ *
+ * @param bytes The buffer.
+ * @param start The id's first byte.
+ * @param end Its end.
+ * @returns The key, or -1.
+ */
+export function hexKeyOfBytes(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): number {
   if (end - start !== 8) return -1;
   let v = 0;
   for (let i = start; i < end; i++) {
@@ -110,7 +159,13 @@ function _hexOfBytes(bytes: Uint8Array, start: number, end: number): number {
   return v;
 }
 
-function _hexOfString(id: string): number {
+/**
+ * An id of 8 lowercase hex digits as a number, or -1.
+ *
+ * @param id The id.
+ * @returns The key, or -1.
+ */
+export function hexKey(id: string): number {
   if (id.length !== 8) return -1;
   let v = 0;
   for (let i = 0; i < 8; i++) {

@@ -29,7 +29,7 @@ import type { ReaderAt } from "../fs/_read.ts";
 import { BackwardLines } from "./_backward_lines.ts";
 import { decodeEntryLine, type IssueLog } from "./_decode.ts";
 import { type Envelope, EnvelopeAt, readEnvelope } from "./_envelope.ts";
-import { IdSet } from "./_id_set.ts";
+import { IdFlags } from "./_id_set.ts";
 import type { Line } from "./_line.ts";
 
 /** What the windowed read kept. */
@@ -68,6 +68,10 @@ function _bytesInto(id: string, into: Uint8Array): number {
   }
   return id.length;
 }
+
+/** Flags of an id in the walk: walked past; on the path. */
+const _PASSED = 1;
+const _ON_PATH = 2;
 
 /** What a step tells the walk: go on, or stop. */
 type _Step = "more" | "done";
@@ -124,9 +128,8 @@ class _BackwardWalk {
   readonly #before: PathStep[] = [];
   readonly #labels = new LatestLabels();
   readonly #settings = new LatestSettings();
-  readonly #onPath = new IdSet();
-  /** Ids of the lines walked past: a wanted id among them has a later duplicate. */
-  readonly #passed = new IdSet();
+  /** Every id walked past ({@linkcode _PASSED}), and those on the path ({@linkcode _ON_PATH}). */
+  readonly #ids = new IdFlags();
   readonly #at = new EnvelopeAt();
   #checkpoint: SettingsCheckpoint | undefined;
   #phase: _Phase = "leaf";
@@ -241,8 +244,8 @@ class _BackwardWalk {
   /** A line off the path: remembered, so a later want of its id is caught. */
   #passBy(at: EnvelopeAt, offset: number): "more" {
     const { bytes, idStart, idEnd } = at;
-    this.#passed.addBytes(bytes, idStart, idEnd);
-    if (this.#onPath.hasBytes(bytes, idStart, idEnd)) this.#duplicate(offset);
+    const had = this.#ids.addBytes(bytes, idStart, idEnd, _PASSED);
+    if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
     return "more";
   }
 
@@ -289,28 +292,26 @@ class _BackwardWalk {
       this.#setWant(this.#leafId);
       this.#phase = "window";
       if (to !== undefined) {
-        this.#passed.add(id);
+        this.#ids.add(id, _PASSED);
         return "more"; // the marker itself is not on the path
       }
     }
     if (this.#want === null && this.#checkpoint !== undefined) return "done"; // the root: nothing left to learn
     if (id !== this.#want) {
-      this.#passed.add(id);
-      if (this.#onPath.has(id)) this.#duplicate(offset);
+      const had = this.#ids.add(id, _PASSED);
+      if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
       return "more";
     }
-    if (this.#onPath.has(id)) {
+    if ((this.#ids.add(id, _PASSED | _ON_PATH) & _ON_PATH) !== 0) {
       this.#pathEnd = "cycle";
       this.#setWant(null);
       this.#phase = "settings";
       return "more";
     }
-    this.#onPath.add(id);
-    this.#passed.add(id);
     this.#setWant(step.parentId);
-    // The wanted entry has a later duplicate, which a full read would take:
-    // only a full read settles that.
-    if (this.#want !== null && this.#passed.has(this.#want)) {
+    // The wanted entry has a later duplicate, which a full read would take
+    // (or its parent was written after it): only a full read settles that.
+    if (this.#want !== null && this.#ids.get(this.#want) !== 0) {
       this.#unsettled = true;
       return "done";
     }
