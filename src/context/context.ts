@@ -10,6 +10,7 @@ import { cleanMessages } from "./_hygiene.ts";
 import { type ResetRule, visibleEntries } from "./_visible.ts";
 import { collectLabels } from "./labels.ts";
 import { type ContextMessage, toMessage } from "./messages.ts";
+import type { PathSteps } from "./_path_steps.ts";
 import { foldSettings, type Settings } from "./settings.ts";
 import { estimateTokens } from "./tokens.ts";
 import { type PathEnd, pathTo } from "./tree.ts";
@@ -77,8 +78,8 @@ export interface ContextBase {
   settings: Settings;
   /** Labels in effect over the whole file. */
   labels: Record<string, string>;
-  /** The path before the window, root first (empty when a checkpoint ended the walk). */
-  pathBefore: PathStep[];
+  /** The path before the window (empty when a checkpoint ended the walk). */
+  pathBefore: PathSteps;
   /** How the walk from the leaf ended. */
   pathEnd: PathEnd;
 }
@@ -143,7 +144,7 @@ export function buildContextOver(
   const visible = visibleEntries(path, options.resetRule ?? "xdev");
   const messages = cleanMessages(visible.map((e) => toMessage(e, options)));
   const models = settings.models;
-  return {
+  const context: Omit<SessionContext, "activePath"> = {
     messages,
     models,
     model: models.default ?? null,
@@ -151,12 +152,30 @@ export function buildContextOver(
     configuredThinkingLevel: settings.configuredThinkingLevel,
     labels: base?.labels ?? collectLabels(entries),
     leafId,
-    activePath: [
-      ...(base?.pathBefore ?? []),
-      ...path.entries.map((e) => ({ id: e.id, type: e.type })),
-    ],
     // A windowed path stops at the window's edge by design.
     pathEnd: base?.pathEnd ?? path.end,
     tokens: estimateTokens(messages),
   };
+  const own = (): PathStep[] =>
+    path.entries.map((e) => ({ id: e.id, type: e.type }));
+  const before = base?.pathBefore;
+  if (before === undefined || before.length === 0) {
+    return { ...context, activePath: own() };
+  }
+  // The steps before the window become objects when first asked for: a
+  // path of a million entries costs its objects only then.
+  return Object.defineProperty(context, "activePath", {
+    enumerable: true,
+    configurable: true,
+    get(this: SessionContext): PathStep[] {
+      const activePath = [...before.toArray(), ...own()];
+      Object.defineProperty(this, "activePath", {
+        value: activePath,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      return activePath;
+    },
+  }) as SessionContext;
 }

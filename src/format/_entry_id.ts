@@ -43,3 +43,49 @@ export function newEntryId(taken: { has(id: string): boolean }): string {
   }
   throw new RangeError("Cannot mint an entry id: 1000 draws collided");
 }
+
+function _digit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
+}
+
+/**
+ * The 8 lowercase hex digits of `bytes[start, end)` as a number, or -1.
+ *
+ * @param bytes The buffer.
+ * @param start The id's first byte.
+ * @param end Its end.
+ * @returns The key, or -1.
+ */
+export function hexKeyOfBytes(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): number {
+  if (end - start !== 8) return -1;
+  let v = 0;
+  for (let i = start; i < end; i++) {
+    const d = _digit(bytes[i]!);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/**
+ * An id of 8 lowercase hex digits as a number, or -1.
+ *
+ * @param id The id.
+ * @returns The key, or -1.
+ */
+export function hexKey(id: string): number {
+  if (id.length !== 8) return -1;
+  let v = 0;
+  for (let i = 0; i < 8; i++) {
+    const d = _digit(id.charCodeAt(i));
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}

@@ -15,7 +15,8 @@
  * @module
  */
 
-import type { ContextBase, PathStep } from "../context/context.ts";
+import { PathSteps } from "../context/_path_steps.ts";
+import type { ContextBase } from "../context/context.ts";
 import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
@@ -125,7 +126,7 @@ class _BackwardWalk {
   readonly #useCheckpoints: boolean;
   readonly #maxLineBytes: number;
   readonly #retained: SessionEntry[] = [];
-  readonly #before: PathStep[] = [];
+  readonly #before = new PathSteps();
   readonly #labels = new LatestLabels();
   readonly #settings = new LatestSettings();
   /** Every id walked past ({@linkcode _PASSED}), and those on the path ({@linkcode _ON_PATH}). */
@@ -199,7 +200,6 @@ class _BackwardWalk {
     if (this.#unsettled || (this.#want !== null && !checkpoint)) return;
     // The window's own settings are folded by the context; the rest here.
     this.#retained.reverse();
-    this.#before.reverse();
     const cp = this.#checkpoint;
     return {
       entries: this.#retained,
@@ -350,7 +350,7 @@ class _BackwardWalk {
     step: Envelope,
     entry: SessionEntry | undefined,
   ): _Step {
-    this.#before.push({ id: step.id, type: step.type });
+    this.#before.add(step.id, step.type);
     if (entry === undefined) return "more";
     const cp = this.#useCheckpoints ? asCheckpoint(entry) : undefined;
     if (cp !== undefined) {
