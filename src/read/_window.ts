@@ -16,6 +16,7 @@
  */
 
 import { PathSteps } from "../context/_path_steps.ts";
+import { type ResumeFrom, settingsAt, type WindowRecord } from "./_resume.ts";
 import type { ContextBase } from "../context/context.ts";
 import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
@@ -47,6 +48,10 @@ export interface WindowLoad {
   bytes: number;
   /** Whether a settings checkpoint ended the walk. */
   checkpoint: boolean;
+  /** Whether the walk stopped at what the index recorded. */
+  resumed: boolean;
+  /** In record mode (when the walk settled the path): what to record. */
+  record?: WindowRecord;
 }
 
 const _CLOSE_BRACE = 0x7d;
@@ -109,7 +114,7 @@ export async function loadWindow(
     if (step instanceof Promise) step = await step;
     if (step === "done") break;
   }
-  return walk.finish(lines.bytesRead);
+  return await walk.finish(lines.bytesRead, source);
 }
 
 /** Options of {@linkcode loadWindow}. */
@@ -118,6 +123,14 @@ export interface WindowOptions {
   checkpoints: boolean;
   /** Lines longer than this are reported and skipped unread. */
   maxLineBytes: number;
+  /**
+   * Record what a later open needs to skip the bytes before the end of the
+   * file (for the session index): the whole active path with each line's
+   * offset, every id and the labels. The walk then goes to the file's start.
+   */
+  record?: boolean;
+  /** What the index recorded of the file's first bytes: the walk stops there. */
+  resume?: ResumeFrom;
 }
 
 /** The state of one backward walk from the leaf. */
@@ -127,6 +140,11 @@ class _BackwardWalk {
   readonly #maxLineBytes: number;
   readonly #retained: SessionEntry[] = [];
   readonly #before = new PathSteps();
+  /** The whole active path, in record mode. */
+  readonly #path: PathSteps | undefined;
+  #resume: ResumeFrom | undefined;
+  /** Where on the recorded path the walk stopped, when it did. */
+  #resumeAt = -1;
   readonly #labels = new LatestLabels();
   readonly #settings = new LatestSettings();
   /** Every id walked past ({@linkcode _PASSED}), and those on the path ({@linkcode _ON_PATH}). */
@@ -147,6 +165,8 @@ class _BackwardWalk {
 
   constructor(log: IssueLog, options: WindowOptions) {
     this.#log = log;
+    this.#path = options.record === true ? new PathSteps() : undefined;
+    this.#resume = options.resume;
     this.#useCheckpoints = options.checkpoints;
     this.#maxLineBytes = options.maxLineBytes;
   }
@@ -156,10 +176,19 @@ class _BackwardWalk {
    * walk. Synchronous unless the line's bytes must be read.
    */
   step(lines: BackwardLines): _Step | Promise<_Step> {
+    const resume = this.#resume;
+    if (resume !== undefined && lines.start < resume.offset) {
+      const stop = this.#resumeHere(resume);
+      if (stop !== undefined) return stop;
+    }
     this.#seen++;
     const at = this.#at;
     const hasEnvelope = lines.contentEnd > lines.start && !lines.isNul() &&
       readEnvelope(lines.bytes, lines.headStart, lines.headEnd, at);
+    if (
+      hasEnvelope && resume !== undefined && lines.start >= resume.offset &&
+      resume.ids.getBytes(at.bytes, at.idStart, at.idEnd) !== 0
+    ) this.#resume = undefined; // an id written again since: walk on
     const onWant = hasEnvelope && this.#isWanted(at);
     if (hasEnvelope && !onWant && !this.#mustParse(at, false, "")) {
       return this.#passBy(at, lines.start);
@@ -180,10 +209,31 @@ class _BackwardWalk {
       : this.#parsed(line);
   }
 
+  /**
+   * The walk reaches the bytes the index recorded: past the window, with a
+   * wanted entry on the recorded path, it stops and takes the rest from the
+   * record; otherwise (a branch the record does not know) it walks on.
+   */
+  #resumeHere(resume: ResumeFrom): _Step | undefined {
+    if (this.#phase !== "settings" || this.#want === null) return undefined;
+    const i = resume.path.indexOf(this.#want);
+    if (i < 0) {
+      this.#resume = undefined;
+      return undefined;
+    }
+    this.#resumeAt = i;
+    return "done";
+  }
+
   /** A line parsed in full: labels, then the path. */
   #parsed(line: Line): _Step {
     const entry = this.#parse(line);
     if (entry === undefined) return "more";
+    const resume = this.#resume;
+    if (
+      resume !== undefined && line.offset >= resume.offset &&
+      resume.ids.get(entry.id) !== 0
+    ) this.#resume = undefined; // an id written again since: walk on
     // A checkpoint already counts the labels of every line before it.
     if (this.#checkpoint === undefined) this.#labels.offer(entry);
     const step = {
@@ -195,25 +245,50 @@ class _BackwardWalk {
   }
 
   /** The window, or undefined when the path needs a full read. */
-  finish(bytes: number): WindowLoad | undefined {
+  async finish(
+    bytes: number,
+    source: ReaderAt,
+  ): Promise<WindowLoad | undefined> {
+    const resumed = this.#resumeAt >= 0 ? this.#resume : undefined;
     const checkpoint = this.#checkpoint !== undefined;
-    if (this.#unsettled || (this.#want !== null && !checkpoint)) return;
+    if (
+      this.#unsettled ||
+      (this.#want !== null && !checkpoint && resumed === undefined)
+    ) return;
     // The window's own settings are folded by the context; the rest here.
     this.#retained.reverse();
     const cp = this.#checkpoint;
-    return {
+    let settings = this.#settings.fold(cp);
+    let labels = this.#labels.collect(cp?.labels);
+    let pathBefore = this.#before;
+    let pathEnd = this.#pathEnd;
+    if (resumed !== undefined) {
+      const from = await settingsAt(source, resumed.path, this.#resumeAt, {
+        maxLineBytes: this.#maxLineBytes,
+      });
+      settings = this.#settings.fold(from);
+      labels = this.#labels.collect(resumed.labels);
+      pathBefore = this.#before.concat(resumed.path.from(this.#resumeAt));
+      pathEnd = resumed.pathEnd;
+    }
+    const load: WindowLoad = {
       entries: this.#retained,
       leafId: this.#leafId,
-      base: {
-        settings: this.#settings.fold(cp),
-        labels: this.#labels.collect(cp?.labels),
-        pathBefore: this.#before,
-        pathEnd: this.#pathEnd,
-      },
+      base: { settings, labels, pathBefore, pathEnd },
       seen: this.#seen,
       bytes,
       checkpoint,
+      resumed: resumed !== undefined,
     };
+    if (this.#path !== undefined) {
+      load.record = {
+        path: this.#path,
+        pathEnd: this.#pathEnd,
+        labels: this.#labels.collect(),
+        ids: this.#ids,
+      };
+    }
+    return load;
   }
 
   #isWanted(at: EnvelopeAt): boolean {
@@ -315,8 +390,9 @@ class _BackwardWalk {
       this.#unsettled = true;
       return "done";
     }
+    this.#path?.add(id, step.type, offset);
     return this.#phase === "settings"
-      ? this.#pastWindow(step, entry)
+      ? this.#pastWindow(step, entry, offset)
       : this.#inWindow(entry!);
   }
 
@@ -349,8 +425,9 @@ class _BackwardWalk {
   #pastWindow(
     step: Envelope,
     entry: SessionEntry | undefined,
+    offset: number,
   ): _Step {
-    this.#before.add(step.id, step.type);
+    this.#before.add(step.id, step.type, offset);
     if (entry === undefined) return "more";
     const cp = this.#useCheckpoints ? asCheckpoint(entry) : undefined;
     if (cp !== undefined) {

@@ -1,0 +1,117 @@
+/**
+ * What the session index records of a file so that a later open reads only
+ * the bytes appended since (plus the window): the active path with each
+ * line's offset, every id, the labels; and the settings along that path,
+ * read back from the few lines that carry them.
+ *
+ * @module
+ */
+
+import type { PathSteps } from "../context/_path_steps.ts";
+import { LatestSettings, type Settings } from "../context/settings.ts";
+import type { PathEnd } from "../context/tree.ts";
+import { asEntry } from "../format/entries.ts";
+import type { ReaderAt } from "../fs/_read.ts";
+import { decodeEntryLine, IssueLog } from "./_decode.ts";
+import type { IdFlags } from "./_id_set.ts";
+import { LF, makeLine } from "./_line.ts";
+
+/** What a walk in record mode learned of a whole file. */
+export interface WindowRecord {
+  /** The active path, leaf first, each step with its line's offset. */
+  path: PathSteps;
+  /** How the path ends. */
+  pathEnd: PathEnd;
+  /** Labels in effect over the whole file. */
+  labels: Record<string, string>;
+  /** Every id in the file. */
+  ids: IdFlags;
+}
+
+/** A record of a file's first `offset` bytes, for a walk to stop at. */
+export interface ResumeFrom extends WindowRecord {
+  /** The bytes recorded: the walk stops before reading below this. */
+  offset: number;
+}
+
+/** How much of a line is read at first to find its end. */
+const _FIRST_READ_BYTES = 4 * 1024;
+/** How much of a message line tells its role. */
+const _HEAD_BYTES = 1024;
+const _ROLE_KEY = '"message":{"role":"';
+const _latin1 = new TextDecoder("latin1");
+
+/**
+ * The settings folded along the recorded path from the root to step `i`
+ * (inclusive), reading only the lines that carry settings: every model and
+ * thinking change, and the latest assistant message (for the default model)
+ * until a default model change makes it moot. The same entries a backward
+ * walk would offer, in the same order.
+ *
+ * @param source The file.
+ * @param path The recorded path (leaf first).
+ * @param i The step where the walk stopped.
+ * @param options The longest line to read.
+ * @returns The settings at step `i`.
+ */
+export async function settingsAt(
+  source: ReaderAt,
+  path: PathSteps,
+  i: number,
+  options: { maxLineBytes: number },
+): Promise<Settings> {
+  const latest = new LatestSettings();
+  const quiet = new IssueLog(); // damage here was reported by the full record
+  for (let j = i; j < path.length; j++) {
+    const type = path.type(j);
+    if (!latest.wants(type)) continue;
+    const offset = path.offset(j);
+    if (type === "message") {
+      const head = await _lineAt(source, offset, _HEAD_BYTES, _HEAD_BYTES);
+      if (head !== undefined && !_mayBeAssistant(head)) continue;
+    }
+    const bytes = await _lineAt(source, offset, options.maxLineBytes);
+    if (bytes === undefined) continue;
+    const line = makeLine(bytes, path.offset(j), -1, bytes.length + 1, true);
+    const checked = asEntry(decodeEntryLine(line, quiet));
+    if ("entry" in checked) latest.offer(checked.entry);
+  }
+  return latest.fold();
+}
+
+/**
+ * Whether a message line may be an assistant's, from its first bytes: this
+ * library and omp write `"message":{"role":…` right after the envelope. A
+ * line written otherwise is read in full to be sure.
+ */
+function _mayBeAssistant(bytes: Uint8Array): boolean {
+  const head = _latin1.decode(bytes.subarray(0, 1024));
+  const at = head.indexOf(_ROLE_KEY);
+  return at < 0 || head.startsWith('assistant"', at + _ROLE_KEY.length);
+}
+
+/** The bytes of the line at `offset` (without its "\n"), or undefined when longer than `max`. */
+async function _lineAt(
+  source: ReaderAt,
+  offset: number,
+  max: number,
+  first = _FIRST_READ_BYTES,
+): Promise<Uint8Array | undefined> {
+  let size = Math.min(first, source.size - offset);
+  for (;;) {
+    const buffer = new Uint8Array(size);
+    let got = 0;
+    while (got < size) {
+      const n = await source.readAt(buffer.subarray(got), offset + got);
+      if (!(n > 0)) break;
+      got += n;
+    }
+    const end = buffer.subarray(0, got).indexOf(LF);
+    if (end >= 0) return buffer.subarray(0, end);
+    if (got < size || offset + got >= source.size) {
+      return buffer.subarray(0, got);
+    }
+    if (size > max) return undefined;
+    size = Math.min(size * 4, source.size - offset);
+  }
+}
