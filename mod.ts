@@ -162,11 +162,17 @@ export {
   type ForkSessionOptions,
 } from "./src/store/fork.ts";
 export {
+  type RefreshOptions,
+  type RefreshResult,
+  SessionIndex,
+  type SessionIndexOptions,
+} from "./src/store/index/session_index.ts";
+export {
   LIST_HEAD_BYTES,
   listSessions,
   type ListSessionsOptions,
-  type SessionInfo,
 } from "./src/store/list.ts";
+export type { SessionInfo } from "./src/store/session_info.ts";
 export {
   parseSessionFileName,
   sessionDirFor,

@@ -8,7 +8,6 @@
  */
 
 import { hexKey } from "../format/_entry_id.ts";
-import type { PathStep } from "./context.ts";
 
 /** Type codes kept in the 16-bit table; more types (a hostile file) are kept by position. */
 const _MAX_CODES = 0xffff;
@@ -123,8 +122,8 @@ export class PathSteps {
   }
 
   /** The steps, root first, as objects. */
-  toArray(): PathStep[] {
-    const out: PathStep[] = new Array(this.#count);
+  toArray(): { id: string; type: string }[] {
+    const out: { id: string; type: string }[] = new Array(this.#count);
     for (let i = 0; i < this.#count; i++) {
       out[this.#count - 1 - i] = { id: this.id(i), type: this.type(i) };
     }

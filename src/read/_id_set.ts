@@ -61,6 +61,58 @@ export class IdFlags {
     return this.add(_utf8.decode(bytes.subarray(start, end)), flags);
   }
 
+  /** Add every id of `other` with its flags. */
+  addAll(other: IdFlags): void {
+    for (let i = 0; i < other.#keys.length; i++) {
+      const f = other.#flags[i]!;
+      if (f !== 0) this.#addKey(other.#keys[i]!, f);
+    }
+    for (const [id, f] of other.#other) this.add(id, f);
+  }
+
+  /** The ids as bytes (for the session index): hex keys, then the others as JSON. */
+  encode(): Uint8Array {
+    const keys: number[] = [];
+    for (let i = 0; i < this.#keys.length; i++) {
+      if (this.#flags[i] !== 0) keys.push(this.#keys[i]!);
+    }
+    const others = new TextEncoder().encode(
+      JSON.stringify([...this.#other.keys()]),
+    );
+    const out = new Uint8Array(4 + keys.length * 4 + others.length);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, keys.length, true);
+    keys.forEach((k, i) => view.setUint32(4 + i * 4, k, true));
+    out.set(others, 4 + keys.length * 4);
+    return out;
+  }
+
+  /**
+   * Ids from {@linkcode encode}'s bytes, each with `flags`.
+   *
+   * @throws {RangeError} When the bytes are not such an encoding.
+   */
+  static decode(bytes: Uint8Array, flags = 1): IdFlags {
+    if (bytes.length < 4) throw new RangeError("Cannot read ids: too short");
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    const n = view.getUint32(0, true);
+    if (4 + n * 4 > bytes.length) {
+      throw new RangeError("Cannot read ids: too short");
+    }
+    const out = new IdFlags();
+    for (let i = 0; i < n; i++) {
+      out.#addKey(view.getUint32(4 + i * 4, true), flags);
+    }
+    const others = JSON.parse(
+      new TextDecoder().decode(bytes.subarray(4 + n * 4)),
+    ) as unknown;
+    if (!Array.isArray(others)) {
+      throw new RangeError("Cannot read ids: no list of others");
+    }
+    for (const id of others) if (typeof id === "string") out.add(id, flags);
+    return out;
+  }
+
   #getKey(key: number): number {
     const mask = this.#keys.length - 1;
     for (let i = _hash(key) & mask;; i = (i + 1) & mask) {

@@ -19,6 +19,7 @@ import { decodeEntryLine, IssueLog } from "./_decode.ts";
 import type { SessionRecord } from "../format/records.ts";
 import { HeadReader, type SlotState } from "./_head.ts";
 import type { Line } from "./_line.ts";
+import type { WindowRecord } from "./_resume.ts";
 
 /** What a read of a session file or stream produced. */
 export interface LoadedSession {
@@ -46,6 +47,10 @@ export interface LoadedSession {
   leafId?: string | null;
   /** What the windowed read learned about the part it did not keep. */
   base?: ContextBase;
+  /** What the session index records of the file, when the read saw all of it. */
+  record?: WindowRecord;
+  /** The end of the last whole line `record` covers. */
+  recordEnd?: number;
 }
 
 /**

@@ -26,6 +26,10 @@ export interface WindowRecord {
   labels: Record<string, string>;
   /** Every id in the file. */
   ids: IdFlags;
+  /** Entry lines in the file. */
+  entries: number;
+  /** Message entries in the file. */
+  messages: number;
 }
 
 /** A record of a file's first `offset` bytes, for a walk to stop at. */

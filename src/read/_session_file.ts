@@ -24,7 +24,8 @@ import { readLinesFromReader } from "./_lines_forward.ts";
 
 export { DEFAULT_MAX_LINE_BYTES } from "./_line.ts";
 import { loadAll, type LoadedSession } from "./_records.ts";
-import { loadWindow } from "./_window.ts";
+import type { ResumeFrom } from "./_resume.ts";
+import { loadWindow, type WindowOptions } from "./_window.ts";
 
 /** How to read a session file. */
 export interface ReadSessionOptions {
@@ -36,6 +37,14 @@ export interface ReadSessionOptions {
   checkpoints?: boolean;
   /** Lines longer than this are reported and skipped unread. */
   maxLineBytes?: number | undefined;
+  /** Walk to the file's start, to record it (for the session index). */
+  record?: boolean | undefined;
+  /** What the index recorded: the walk stops there. */
+  resume?: ResumeFrom | undefined;
+  /** Asked, once the head is read, for what the index recorded (given where the entries start). */
+  resumeFor?:
+    | ((bodyStart: number) => Promise<ResumeFrom | undefined>)
+    | undefined;
 }
 
 /**
@@ -58,7 +67,9 @@ export async function readSessionFile(
       loaded = await _readWindowed(file, path, options.onIssue, {
         checkpoints: options.checkpoints !== false,
         maxLineBytes,
-      });
+        ...(options.record === true ? { record: true } : {}),
+        ...(options.resume === undefined ? {} : { resume: options.resume }),
+      }, options.resumeFor);
     }
     if (loaded === undefined) {
       await file.seek(0, Deno.SeekMode.Start);
@@ -106,7 +117,8 @@ async function _readWindowed(
   file: FsHandle,
   path: string,
   onIssue: ((issue: LoadIssue) => void) | undefined,
-  options: { checkpoints: boolean; maxLineBytes: number },
+  options: WindowOptions,
+  resumeFor?: (bodyStart: number) => Promise<ResumeFrom | undefined>,
 ): Promise<LoadedSession | undefined> {
   const size = (await file.stat()).size;
   const headLog = new IssueLog();
@@ -114,6 +126,10 @@ async function _readWindowed(
   if (read === undefined) return undefined;
   const { head, first } = read;
   if (headerVersion(head.header) < SESSION_VERSION) return undefined;
+  if (options.resume === undefined && resumeFor !== undefined) {
+    const resume = await resumeFor(head.bodyStart);
+    if (resume !== undefined) options = { ...options, resume };
+  }
   const windowLog = new IssueLog();
   let fromDisk = 0;
   const source = _servedFrom(first, fileReaderAt(file, size), (n) => {
@@ -137,6 +153,7 @@ async function _readWindowed(
     windowed: true,
     leafId: w.leafId,
     base: w.base,
+    ...(w.record === undefined ? {} : { record: w.record, recordEnd: w.end }),
   };
 }
 

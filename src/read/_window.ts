@@ -50,12 +50,15 @@ export interface WindowLoad {
   checkpoint: boolean;
   /** Whether the walk stopped at what the index recorded. */
   resumed: boolean;
-  /** In record mode (when the walk settled the path): what to record. */
+  /** The end of the file's last whole line: what `record` covers. */
+  end: number;
+  /** When the walk saw every line (or resumed from a record): the file's record. */
   record?: WindowRecord;
 }
 
 const _CLOSE_BRACE = 0x7d;
 const _LABEL = new TextEncoder().encode("label");
+const _MESSAGE = new TextEncoder().encode("message");
 const _encoder = new TextEncoder();
 
 /**
@@ -106,10 +109,15 @@ export async function loadWindow(
 ): Promise<WindowLoad | undefined> {
   const lines = new BackwardLines(source, bodyStart);
   const walk = new _BackwardWalk(log, options);
-  for (;;) {
+  for (let first = true;; first = false) {
     let more = lines.prev();
     if (more instanceof Promise) more = await more;
-    if (!more) break;
+    // The bytes up to the end of the last whole line are what can be recorded.
+    if (first) walk.end = !more || lines.terminated ? source.size : lines.start;
+    if (!more) {
+      walk.reachedStart = true;
+      break;
+    }
     let step = walk.step(lines);
     if (step instanceof Promise) step = await step;
     if (step === "done") break;
@@ -124,9 +132,10 @@ export interface WindowOptions {
   /** Lines longer than this are reported and skipped unread. */
   maxLineBytes: number;
   /**
-   * Record what a later open needs to skip the bytes before the end of the
-   * file (for the session index): the whole active path with each line's
-   * offset, every id and the labels. The walk then goes to the file's start.
+   * Walk to the file's start, never stopping at a checkpoint, so the walk
+   * records what a later open needs to skip the bytes before the end of the
+   * file (for the session index). A walk that reaches the start without a
+   * checkpoint records it anyway.
    */
   record?: boolean;
   /** What the index recorded of the file's first bytes: the walk stops there. */
@@ -140,11 +149,21 @@ class _BackwardWalk {
   readonly #maxLineBytes: number;
   readonly #retained: SessionEntry[] = [];
   readonly #before = new PathSteps();
-  /** The whole active path, in record mode. */
-  readonly #path: PathSteps | undefined;
+  /** The whole active path walked (window included), with offsets. */
+  readonly #path = new PathSteps();
   #resume: ResumeFrom | undefined;
   /** Where on the recorded path the walk stopped, when it did. */
   #resumeAt = -1;
+  /** Whether every line down to the first entry was stepped over. */
+  reachedStart = false;
+  /** The end of the file's last whole line. */
+  end = 0;
+  /** Entry lines and message entries seen (complete counts when the walk reached the start). */
+  #entries = 0;
+  #messages = 0;
+  /** The same, of the lines appended since what the index recorded. */
+  #newEntries = 0;
+  #newMessages = 0;
   readonly #labels = new LatestLabels();
   readonly #settings = new LatestSettings();
   /** Every id walked past ({@linkcode _PASSED}), and those on the path ({@linkcode _ON_PATH}). */
@@ -165,9 +184,8 @@ class _BackwardWalk {
 
   constructor(log: IssueLog, options: WindowOptions) {
     this.#log = log;
-    this.#path = options.record === true ? new PathSteps() : undefined;
     this.#resume = options.resume;
-    this.#useCheckpoints = options.checkpoints;
+    this.#useCheckpoints = options.checkpoints && options.record !== true;
     this.#maxLineBytes = options.maxLineBytes;
   }
 
@@ -185,6 +203,7 @@ class _BackwardWalk {
     const at = this.#at;
     const hasEnvelope = lines.contentEnd > lines.start && !lines.isNul() &&
       readEnvelope(lines.bytes, lines.headStart, lines.headEnd, at);
+    if (hasEnvelope) this.#count(at.typeIs(_MESSAGE), lines.start);
     if (
       hasEnvelope && resume !== undefined && lines.start >= resume.offset &&
       resume.ids.getBytes(at.bytes, at.idStart, at.idEnd) !== 0
@@ -205,8 +224,18 @@ class _BackwardWalk {
     }
     const line = lines.line(this.#maxLineBytes);
     return line instanceof Promise
-      ? line.then((l) => this.#parsed(l))
-      : this.#parsed(line);
+      ? line.then((l) => this.#parsed(l, hasEnvelope))
+      : this.#parsed(line, hasEnvelope);
+  }
+
+  #count(message: boolean, offset: number): void {
+    this.#entries++;
+    if (message) this.#messages++;
+    const resume = this.#resume;
+    if (resume !== undefined && offset >= resume.offset) {
+      this.#newEntries++;
+      if (message) this.#newMessages++;
+    }
   }
 
   /**
@@ -226,9 +255,10 @@ class _BackwardWalk {
   }
 
   /** A line parsed in full: labels, then the path. */
-  #parsed(line: Line): _Step {
+  #parsed(line: Line, counted: boolean): _Step {
     const entry = this.#parse(line);
     if (entry === undefined) return "more";
+    if (!counted) this.#count(entry.type === "message", line.offset);
     const resume = this.#resume;
     if (
       resume !== undefined && line.offset >= resume.offset &&
@@ -279,13 +309,28 @@ class _BackwardWalk {
       bytes,
       checkpoint,
       resumed: resumed !== undefined,
+      end: this.end,
     };
-    if (this.#path !== undefined) {
+    // Walked to the start without a checkpoint: every line was seen.
+    if (!checkpoint && resumed === undefined && this.reachedStart) {
       load.record = {
         path: this.#path,
         pathEnd: this.#pathEnd,
         labels: this.#labels.collect(),
         ids: this.#ids,
+        entries: this.#entries,
+        messages: this.#messages,
+      };
+    } else if (resumed !== undefined) {
+      // The record of the whole file: what was walked, over what was recorded.
+      resumed.ids.addAll(this.#ids);
+      load.record = {
+        path: this.#path.concat(resumed.path.from(this.#resumeAt)),
+        pathEnd: resumed.pathEnd,
+        labels,
+        ids: resumed.ids,
+        entries: resumed.entries + this.#newEntries,
+        messages: resumed.messages + this.#newMessages,
       };
     }
     return load;
@@ -390,7 +435,7 @@ class _BackwardWalk {
       this.#unsettled = true;
       return "done";
     }
-    this.#path?.add(id, step.type, offset);
+    this.#path.add(id, step.type, offset);
     return this.#phase === "settings"
       ? this.#pastWindow(step, entry, offset)
       : this.#inWindow(entry!);

@@ -20,6 +20,7 @@ import {
 } from "../read/_session_file.ts";
 import { canonicalCwdSlug } from "../store/cwd_slug.ts";
 import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
+import { SessionIndex } from "../store/index/session_index.ts";
 import { sessionFileName, sessionsDir } from "../store/places.ts";
 import { noBlobs, readBlobs, type ResolvedBlobs } from "./_blobs.ts";
 import type {
@@ -57,16 +58,40 @@ export async function openParts(
   path: string,
   options: SessionOpenOptions,
 ): Promise<SessionParts> {
-  const loaded = await readSessionFile(path, {
-    onIssue: options.onIssue,
-    maxLineBytes: options.maxLineBytes,
-    window: options.window !== false,
-    checkpoints: options.checkpoints !== false,
-  });
-  // The file first: a path that is no session fails before anything else.
-  const dataDir = options.dataDir ?? await findDataDir(path);
-  const blobs = await _blobsOf(loaded, dataDir, options);
-  return { path: resolve(path), dataDir, loaded, blobs, onDisk: true, options };
+  const absolute = resolve(path);
+  // The file first: a path that is no session fails before anything else;
+  // the data dir (and its index) is looked for once the head has read.
+  let dataDir = options.dataDir;
+  let index: SessionIndex | undefined;
+  const resumeFor = async (bodyStart: number) => {
+    if (options.index === false) return undefined;
+    const indexed = options.dataDir ?? await SessionIndex.dataDirOf(absolute);
+    if (indexed === undefined) return undefined;
+    index = await SessionIndex.tryOpen(indexed, {
+      create: false,
+      ...(options.onWarning === undefined
+        ? {}
+        : { onWarning: options.onWarning }),
+    });
+    return await index?.resumeFor(absolute, bodyStart);
+  };
+  try {
+    const loaded = await readSessionFile(path, {
+      onIssue: options.onIssue,
+      maxLineBytes: options.maxLineBytes,
+      window: options.window !== false,
+      checkpoints: options.checkpoints !== false,
+      resumeFor,
+    });
+    if (index !== undefined && loaded.record !== undefined) {
+      await index.remember(absolute, loaded);
+    }
+    dataDir ??= await findDataDir(path);
+    const blobs = await _blobsOf(loaded, dataDir, options);
+    return { path: absolute, dataDir, loaded, blobs, onDisk: true, options };
+  } finally {
+    (index as SessionIndex | undefined)?.close();
+  }
 }
 
 /**

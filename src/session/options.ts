@@ -40,6 +40,14 @@ export interface SessionOpenOptions extends SessionWriteOptions {
    */
   maxLineBytes?: number;
   /**
+   * Use the session index of the data dir (`index.sqlite`), when it has
+   * one: a file it recorded reopens reading only what was appended since
+   * (and records itself when it is read whole). Default true.
+   */
+  index?: boolean;
+  /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
+  onWarning?: (message: string) => void;
+  /**
    * Keep only the window (default true): the file is read backwards from
    * the end and only the active path back to the governing reset or
    * compaction window is parsed and kept. False reads and keeps every line.

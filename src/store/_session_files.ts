@@ -1,0 +1,213 @@
+/**
+ * The session files of a data dir and what their first bytes say: the
+ * list reads them directly, the index through its rows.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { SessionSyntaxError } from "../format/errors.ts";
+import { headerTitleSource, headerVersion } from "../format/header.ts";
+import { readFull } from "../fs/_read.ts";
+import { seam } from "../fs/_seam.ts";
+import { type Head, parseHead } from "../read/_head.ts";
+import { canonicalCwdSlug } from "./cwd_slug.ts";
+import type { SessionInfo } from "./session_info.ts";
+import { sessionsDir } from "./places.ts";
+
+/** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
+export const HEAD_BYTES = 4096;
+
+/** How deep artifacts folders (subagent sessions) are looked into. */
+const _MAX_NESTING = 4;
+
+/** Which files {@linkcode sessionFiles} finds. */
+export interface SessionFilesOptions {
+  /** Only this working directory's folder (its cwd slug). */
+  cwd?: string | undefined;
+  /** Look into artifacts folders too (subagent sessions). */
+  includeSubagents?: boolean | undefined;
+}
+
+/** A session file found, and how deep (0: directly in a cwd folder). */
+export interface FoundFile {
+  /** The file. */
+  path: string;
+  /** 0 in a cwd folder; 1 or more inside artifacts folders. */
+  depth: number;
+}
+
+/**
+ * The `*.jsonl` files of a data dir's cwd folders, and (with
+ * `includeSubagents`) those in artifacts folders: a folder `<name>` beside
+ * a `<name>.jsonl`.
+ *
+ * @param dataDir The data dir.
+ * @param options One cwd; subagents.
+ * @returns The files, in folder order.
+ */
+export async function sessionFiles(
+  dataDir: string,
+  options: SessionFilesOptions,
+): Promise<FoundFile[]> {
+  const root = sessionsDir(dataDir);
+  const folders = options.cwd === undefined
+    ? await _subfolders(root)
+    : [join(root, await canonicalCwdSlug(options.cwd))];
+  const depth = options.includeSubagents === true ? _MAX_NESTING : 0;
+  const out: FoundFile[] = [];
+  for (const folder of folders) await _collect(folder, depth, 0, out);
+  return out;
+}
+
+/** The folders right under `root`; none when it does not exist. */
+async function _subfolders(root: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of seam().readDir(root)) {
+      if (e.isDirectory) out.push(join(root, e.name));
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
+  return out;
+}
+
+async function _collect(
+  folder: string,
+  depth: number,
+  level: number,
+  out: FoundFile[],
+): Promise<void> {
+  const files = new Set<string>();
+  const dirs: string[] = [];
+  try {
+    for await (const e of seam().readDir(folder)) {
+      if (e.isFile && e.name.endsWith(".jsonl")) files.add(e.name);
+      else if (e.isDirectory) dirs.push(e.name);
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    throw err;
+  }
+  for (const name of files) {
+    out.push({ path: join(folder, name), depth: level });
+  }
+  if (depth <= 0) return;
+  for (const dir of dirs) {
+    if (files.has(`${dir}.jsonl`)) {
+      await _collect(join(folder, dir), depth - 1, level + 1, out);
+    }
+  }
+}
+
+/** A file's metadata and head, or why it has none. */
+export type HeadRead =
+  | { info: Deno.FileInfo; head: Head; headBytes: Uint8Array }
+  | { skip: string };
+
+/**
+ * A file's metadata and head from its first {@linkcode HEAD_BYTES} (one
+ * read call on a local file).
+ *
+ * @param path The file.
+ * @returns The head, or the reason it was skipped.
+ */
+export async function readSessionHead(path: string): Promise<HeadRead> {
+  let info: Deno.FileInfo;
+  let bytes: Uint8Array;
+  try {
+    using file = await seam().openHandle(path, { read: true });
+    info = await file.stat();
+    const buffer = new Uint8Array(HEAD_BYTES);
+    const want = Math.min(info.size, HEAD_BYTES);
+    bytes = buffer.subarray(0, await readFull(file, buffer.subarray(0, want)));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { skip: `cannot read the first bytes: ${why}` };
+  }
+  try {
+    const head = parseHead(bytes, {
+      name: path,
+      complete: bytes.length === info.size,
+    });
+    return { info, head, headBytes: bytes.subarray(0, head.bodyStart) };
+  } catch (err) {
+    if (!(err instanceof SessionSyntaxError)) throw err;
+    return { skip: err.reason };
+  }
+}
+
+/**
+ * What the list says of a file from its head and metadata.
+ *
+ * @param path The file.
+ * @param info Its metadata.
+ * @param head Its head.
+ * @returns The entry.
+ */
+export function sessionInfo(
+  path: string,
+  info: Pick<Deno.FileInfo, "size" | "mtime">,
+  head: Pick<Head, "slot" | "header">,
+): SessionInfo {
+  const { slot, header } = head;
+  const source = slot === undefined ? headerTitleSource(header) : slot.source;
+  const title = slot === undefined ? header.title : slot.title;
+  const session: SessionInfo = {
+    path,
+    id: header.id,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
+    size: info.size,
+    mtime: info.mtime ?? new Date(0),
+    version: headerVersion(header),
+  };
+  if (typeof title === "string" && title.length > 0) session.title = title;
+  if (source !== undefined) session.titleSource = source;
+  const parent = header.parentSession;
+  if (typeof parent === "string" && parent.length > 0) {
+    session.parentSession = parent;
+  }
+  return session;
+}
+
+/** The list's order: newest mtime first, then newest header time, then path. */
+export function newestFirst(a: SessionInfo, b: SessionInfo): number {
+  return b.mtime.getTime() - a.mtime.getTime() ||
+    _time(b.timestamp) - _time(a.timestamp) ||
+    (a.path < b.path ? 1 : a.path > b.path ? -1 : 0);
+}
+
+/** A timestamp's milliseconds; one that does not parse sorts oldest. */
+function _time(timestamp: string): number {
+  const t = Date.parse(timestamp);
+  return Number.isNaN(t) ? -Infinity : t;
+}
+
+/**
+ * `fn` over `items`, at most `limit` at a time, results in order.
+ *
+ * @param items The items.
+ * @param limit How many at once.
+ * @param fn The work.
+ * @returns The results.
+ */
+export async function mapLimit<T, U>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<U>,
+): Promise<U[]> {
+  const out: U[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  const n = Math.min(limit, items.length);
+  await Promise.all(Array.from({ length: n }, worker));
+  return out;
+}
