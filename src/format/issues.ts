@@ -35,7 +35,13 @@ export type LoadIssueKind =
   /** The active path stops early at a missing parent or a cycle. */
   | "path-cut"
   /** A branch marker whose target is not in the session. */
-  | "bad-branch-marker";
+  | "bad-branch-marker"
+  /** A referenced blob larger than the 64 MiB read bound: not read; the reference stays. */
+  | "blob-too-large"
+  /** A referenced blob that cannot be read (permissions, an I/O error, cut while read); the reference stays. */
+  | "unreadable-blob"
+  /** A referenced blob whose bytes do not hash to its name (cut short or damaged); the reference stays. */
+  | "corrupt-blob";
 
 /**
  * One piece of damage found while loading. Messages carry the position,
