@@ -14,16 +14,13 @@ import type { SessionEntry } from "../../src/format/entries.ts";
 import type { EntryPayload } from "../../src/session/entry_appender.ts";
 import { Session } from "../../src/session/session.ts";
 import { ompShapedPayloads } from "../_omp_blob_entries.ts";
+import { bun, HAS_OMP, OMP, oracle, SKIPPED } from "../_omp.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
-const OMP = new URL("../../.cache/omp/", import.meta.url).pathname;
-const BUN = join(OMP, "node_modules", ".bin", "bun");
 const SESSION_SRC = join(
   OMP,
   "node_modules/@oh-my-pi/pi-coding-agent/src/session/",
 );
-const HAS_OMP = await Deno.stat(BUN).then(() => true, () => false);
-const SKIP = HAS_OMP ? "" : " (skipped: run `deno task interop` once)";
 
 /** omp's own persistence and loader, run by Bun on JSON in, JSON out. */
 const SCRIPT = `
@@ -52,29 +49,9 @@ async function omp(
 ): Promise<Record<string, unknown>[]> {
   const script = join(dir, "omp-blobs.ts");
   await Deno.writeTextFile(script, SCRIPT);
-  const out = await new Deno.Command(BUN, {
-    args: [script, mode, input, blobs],
-    cwd: OMP,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.ok(out.success, new TextDecoder().decode(out.stderr).slice(-2000));
-  return JSON.parse(text.slice(text.indexOf("[")));
-}
-
-/** `npx bun oracle.ts <args>`: exit code and JSON. */
-async function oracle(
-  args: string[],
-): Promise<{ code: number; json: Record<string, unknown> }> {
-  const out = await new Deno.Command(BUN, {
-    args: ["oracle.ts", ...args],
-    cwd: OMP,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  return { code: out.code, json: JSON.parse(text.slice(text.indexOf("{"))) };
+  const r = await bun(script, [mode, input, blobs]);
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  return r.json as Record<string, unknown>[];
 }
 
 async function names(dir: string): Promise<string[]> {
@@ -101,7 +78,7 @@ async function entriesOf(path: string): Promise<Record<string, unknown>[]> {
 
 Deno.test({
   name:
-    `omp resolves every image position we write, and writes them as we do${SKIP}`,
+    `omp resolves every image position we write, and writes them as we do${SKIPPED}`,
   ignore: !HAS_OMP,
   fn: async (t) => {
     await using dir = await tempDir();
@@ -211,7 +188,7 @@ const taskResult = {
 
 Deno.test({
   name:
-    `Session appends a task result without a cost that omp then loads${SKIP}`,
+    `Session appends a task result without a cost that omp then loads${SKIPPED}`,
   ignore: !HAS_OMP,
   fn: async (t) => {
     await using dir = await tempDir();
