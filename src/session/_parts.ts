@@ -52,12 +52,13 @@ export async function openParts(
   path: string,
   options: SessionOpenOptions,
 ): Promise<SessionParts> {
-  const dataDir = options.dataDir ?? await findDataDir(path);
   const loaded = await readSessionFile(path, {
     onIssue: options.onIssue,
     window: options.window !== false,
     checkpoints: options.checkpoints !== false,
   });
+  // Once the file is known to be a session: the data dir that holds it.
+  const dataDir = options.dataDir ?? await findDataDir(path);
   const blobs = await _blobsOf(loaded, dataDir, options);
   return { path: resolve(path), dataDir, loaded, blobs, onDisk: true, options };
 }

@@ -194,6 +194,14 @@ export async function findDataDir(
   return await _nearestWithBlobs(path);
 }
 
+/** Errors that mean "no usable blobs/ here": absent, not a folder, off limits. */
+function _isNotThere(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound ||
+    err instanceof Deno.errors.NotADirectory ||
+    err instanceof Deno.errors.PermissionDenied ||
+    err instanceof Deno.errors.NotCapable;
+}
+
 /** Whether `path` lies strictly inside `folder`. */
 function _isInside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
@@ -208,7 +216,9 @@ async function _nearestWithBlobs(file: string): Promise<string | undefined> {
       const info = await seam().stat(join(dir, "blobs"));
       if (info.isDirectory) return dir;
     } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      // A folder this process may not look into holds no blobs/ it could
+      // use (a system folder, a permission the sandbox withholds): go on up.
+      if (!_isNotThere(err)) throw err;
     }
     const up = dirname(dir);
     if (up === dir) break;

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findDataDir, resolveDataDir } from "../../src/store/data_dir.ts";
 import { Session } from "../../src/session/session.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
 const HOME = "/home/ann";
@@ -74,6 +76,20 @@ Deno.test("findDataDir() takes the configured data dir, then the sessions/ layou
     const copied = join(root, "copied");
     await Deno.mkdir(join(copied, "blobs"), { recursive: true });
     assert.equal(await find(join(copied, "x", "s.jsonl")), copied);
+  });
+  await t.step("folders it may not look into are passed over", async () => {
+    const copied = join(root, "copied");
+    const deep = join(copied, "x", "y");
+    const fs: Fs = {
+      ...realFs,
+      stat: (p) =>
+        p === join(deep, "blobs")
+          ? Promise.reject(new Deno.errors.PermissionDenied("denied"))
+          : p === join(copied, "x", "blobs")
+          ? Promise.reject(new Deno.errors.NotCapable("sandboxed"))
+          : realFs.stat(p),
+    };
+    assert.equal(await withFs(fs, () => find(join(deep, "s.jsonl"))), copied);
   });
   await t.step("else nothing", async () => {
     assert.equal(await find(join(root, "loose", "s.jsonl")), undefined);
