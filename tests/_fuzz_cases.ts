@@ -470,8 +470,13 @@ export interface CaseResult {
 /** Paths the worker touched since the last {@linkcode _takeTouched}. */
 const _touched: string[] = [];
 
-function _record(path: string | URL): void {
-  _touched.push(path instanceof URL ? path.pathname : String(path));
+/** The one file outside the temp dir a case may read: the config `findDataDir` consults. */
+const _CONFIG = join(Deno.env.get("HOME") ?? "/", ".xdev", "config.jsonc");
+
+function _record(path: string | URL, op?: string): void {
+  const p = path instanceof URL ? path.pathname : String(path);
+  if (op === "readFile" && p === _CONFIG) return;
+  _touched.push(p);
 }
 
 function _takeTouched(): string[] {
@@ -484,7 +489,7 @@ function _installRecorder(): void {
     Object.entries(realFs).map(([name, op]) => [
       name,
       (...args: unknown[]) => {
-        _record(args[0] as string);
+        _record(args[0] as string, name);
         if (name === "rename" || name === "link") _record(args[1] as string);
         return (op as (...a: unknown[]) => unknown)(...args);
       },
@@ -514,7 +519,7 @@ function _installRecorder(): void {
   ) {
     const real = d[name]!;
     d[name] = (...args: unknown[]) => {
-      _record(args[0] as string);
+      _record(args[0] as string, name);
       return real.apply(Deno, args);
     };
   }

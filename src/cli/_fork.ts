@@ -7,18 +7,22 @@
 import { cleanTitle, forkSession } from "../../mod.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
+import { sanitize } from "./_format.ts";
 
 const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
 
 Fork a session file: a new file with a new id whose header names the source
-as its parent, and every entry copied byte for byte. The source is not
-touched; blobs are shared.
+as its parent, and the source's entries as they stood when the fork began
+(whole lines only), copied byte for byte. A version 1 or 2 session (pi's,
+older omp's) forks to a version 3 file, its entries migrated: resume the
+fork to continue it. The source is not touched; blobs are shared. Damage
+read around (a torn last line left out) is noted on stderr.
 
 Options:
   --to DST       the new file, which must not exist (default: beside the
                  source, named <timestamp>_<id>.jsonl)
   --label L      the fork's title (default: the source's)
-  --json         print { path, id, parentSession, bytes }
+  --json         print { path, id, parentSession, bytes, migrated, issues }
 `;
 
 /** `cli fork`. */
@@ -42,6 +46,7 @@ export const fork: Command = defineCommand({
           label === undefined ? {} : { label },
         ),
     );
+    for (const i of forked.issues) io.stderr(`note: ${sanitize(i.message)}\n`);
     if (call.has("json")) writeJson(io, forked);
     else io.stdout(`${forked.path}\n${forked.id}\n`);
     return 0;

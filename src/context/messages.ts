@@ -5,6 +5,7 @@
  */
 
 import { parseBlobRef } from "../format/blob_ref.ts";
+import { type BlobSlotVisit, mapLoadedSlots } from "../format/_blob_slots.ts";
 import type { CompactionEntry, SessionEntry } from "../format/entries.ts";
 import type {
   AgentMessage,
@@ -69,8 +70,9 @@ export interface ResolveBlobs {
    */
   resolveBlob?: ((hex: string) => string | undefined) | undefined;
   /**
-   * The text of a blob that a tool-result text block references (the whole
-   * text being the reference), or undefined to leave the reference.
+   * The text of a blob, or undefined to leave the reference: for a
+   * tool-result text block that is exactly a reference, and for an
+   * `image_url` data URL (stored as its UTF-8).
    */
   resolveText?: ((hex: string) => string | undefined) | undefined;
 }
@@ -116,11 +118,13 @@ export function toMessage(
         customType: typeof e.customType === "string" && e.customType.length > 0
           ? e.customType
           : "custom",
-        content: _resolveContent(content, options),
+        content: _resolve(content, "content", options),
         display: typeof e.display === "boolean" ? e.display : false,
         timestamp: e.timestamp,
       };
-      if (e.details !== undefined) m.details = e.details;
+      if (e.details !== undefined) {
+        m.details = _resolve(e.details, "details", options);
+      }
       return m;
     }
     case "message": {
@@ -133,39 +137,50 @@ export function toMessage(
         if (!Array.isArray(a.content)) return;
         if (a.retryRecovery === true || _isEmptyErrorTurn(a)) return;
       }
-      if (Array.isArray(m.content)) {
-        const content = _resolveContent(m.content as ContentBlock[], options);
-        if (content !== m.content) return { ...m, content } as AgentMessage;
-      }
-      return m;
+      const resolved = _resolve(m, "message", options);
+      return m.role === "toolResult"
+        ? _resolveTexts(resolved, options)
+        : resolved;
     }
     default:
       return;
   }
 }
 
-/** Replace blob references in image blocks by their data, copying on write. */
-function _resolveContent<T extends string | ContentBlock[]>(
-  content: T,
+/**
+ * Replace blob references by their data wherever omp resolves them (image
+ * blocks under `content`, `images[]` entries, image generation results,
+ * `image_url` data URLs; at any depth), copying on write. Each reference
+ * passes the one gate, `parseBlobRef`.
+ */
+function _resolve<T>(value: T, key: string, options: ResolveBlobs): T {
+  const { resolveBlob, resolveText } = options;
+  if (resolveBlob === undefined && resolveText === undefined) return value;
+  const visit: BlobSlotVisit = (slot) => {
+    const hex = parseBlobRef(slot.value);
+    if (hex === undefined) return undefined;
+    return slot.kind === "url" ? resolveText?.(hex) : resolveBlob?.(hex);
+  };
+  return mapLoadedSlots(value, visit, key) as T;
+}
+
+/** A tool result's text blocks that are exactly a reference, resolved (ours only). */
+function _resolveTexts<T extends AgentMessage>(
+  m: T,
   options: ResolveBlobs,
 ): T {
-  if (typeof content === "string") return content;
-  const { resolveBlob, resolveText } = options;
-  if (resolveBlob === undefined && resolveText === undefined) return content;
+  const { resolveText } = options;
+  if (resolveText === undefined || !Array.isArray(m.content)) return m;
+  const content = m.content as ContentBlock[];
   let out: ContentBlock[] | undefined;
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
-    if (block?.type === "image" && typeof block.data === "string") {
-      const hex = parseBlobRef(block.data);
-      const data = hex === undefined ? undefined : resolveBlob?.(hex);
-      if (data !== undefined) (out ??= content.slice())[i] = { ...block, data };
-    } else if (block?.type === "text" && typeof block.text === "string") {
-      const hex = parseBlobRef(block.text);
-      const text = hex === undefined ? undefined : resolveText?.(hex);
-      if (text !== undefined) (out ??= content.slice())[i] = { ...block, text };
-    }
+    if (block?.type !== "text" || typeof block.text !== "string") continue;
+    const hex = parseBlobRef(block.text);
+    const text = hex === undefined ? undefined : resolveText(hex);
+    if (text !== undefined) (out ??= content.slice())[i] = { ...block, text };
   }
-  return (out ?? content) as T;
+  return out === undefined ? m : { ...m, content: out };
 }
 
 /** An error turn with nothing in it (omp skips those). */

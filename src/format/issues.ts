@@ -39,7 +39,13 @@ export type LoadIssueKind =
   /** Two JSON values glued on one line (omp appended after a line without "\n"): the first is kept. */
   | "glued-line"
   /** A complete line that is not JSON but starts with an intact envelope: kept as a chain node. */
-  | "damaged-entry";
+  | "damaged-entry"
+  /** A referenced blob larger than the 64 MiB read bound: not read; the reference stays. */
+  | "blob-too-large"
+  /** A referenced blob that cannot be read (permissions, an I/O error, cut while read); the reference stays. */
+  | "unreadable-blob"
+  /** A referenced blob whose bytes do not hash to its name (cut short or damaged); the reference stays. */
+  | "corrupt-blob";
 
 /**
  * One piece of damage found while loading. Messages carry the position,

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { quote } from "../fs/_errors.ts";
+import { openRegular, readFull } from "../fs/_read.ts";
 import { seam, writeAll } from "../fs/_seam.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
 import { makeFolders } from "../write/_folders.ts";
@@ -31,6 +32,15 @@ export interface BlobPutOptions {
    */
   ext?: string;
 }
+
+/**
+ * The largest blob {@linkcode BlobStore.get} reads into memory, and so the
+ * largest a session load resolves: 64 MiB. Far above any image a model
+ * provider accepts (a few MB to 20 MB), and far below the ~400 MB whose
+ * base64 no longer fits in a JavaScript string. Not re-exported: the
+ * public documentation states the number.
+ */
+export const BLOB_READ_MAX_BYTES = 64 * 1024 * 1024;
 
 const _EXT = /^[a-z0-9]{1,8}$/;
 
@@ -156,7 +166,9 @@ export class BlobStore {
   }
 
   /**
-   * The bytes a reference names.
+   * The bytes a reference names. The blob's size is checked before it is
+   * read: a blob larger than 64 MiB is a `RangeError` and is never read into
+   * memory (its base64 would not fit in a string much above that scale).
    *
    * @example Reading a blob that is not there
    * ```ts
@@ -170,12 +182,13 @@ export class BlobStore {
    * @param ref `blob:sha256:<64 lowercase hex>`.
    * @returns The bytes, or undefined when the blob (or the folder) is missing.
    * @throws {TypeError} When `ref` is not a valid reference.
-   * @throws {Error} When the folder or the blob is a symbolic link.
+   * @throws {RangeError} When the blob is larger than 64 MiB.
+   * @throws {Error} When the folder or the blob is a symbolic link or not a
+   * regular file, or when it cannot be read (the OS error's class kept;
+   * `Deno.errors.UnexpectedEof` when it shrinks while it is read).
    */
-  async get(ref: string): Promise<Uint8Array | undefined> {
-    const path = this.path(ref);
-    if (!await this.#dirExists() || !await this.#isFile(path)) return undefined;
-    return await seam().readFile(path);
+  get(ref: string): Promise<Uint8Array | undefined> {
+    return this.#read(ref, BLOB_READ_MAX_BYTES);
   }
 
   /**
@@ -223,7 +236,7 @@ export class BlobStore {
    * @throws {TypeError} When `ref` is not a valid reference.
    */
   async verify(ref: string): Promise<boolean> {
-    const bytes = await this.get(ref);
+    const bytes = await this.#read(ref, Infinity);
     if (bytes === undefined) return false;
     const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
     return `${BLOB_REF_PREFIX}${new Uint8Array(digest).toHex()}` === ref;
@@ -253,6 +266,35 @@ export class BlobStore {
       );
     }
     return join(this.#dir, hex);
+  }
+
+  /** The blob's bytes, its size checked against `max` before it is read. */
+  async #read(ref: string, max: number): Promise<Uint8Array | undefined> {
+    const path = this.path(ref);
+    if (!await this.#dirExists() || !await this.#isFile(path)) return undefined;
+    const action = `Cannot read blob ${parseBlobRef(ref)}`;
+    let file: Awaited<ReturnType<typeof openRegular>>;
+    try {
+      file = await openRegular(path, action);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return undefined; // just removed
+      throw err;
+    }
+    using _ = file;
+    const size = (await file.stat()).size;
+    if (size > max) {
+      throw new RangeError(
+        `${action}: it is ${size} bytes, more than the ${max}-byte bound`,
+      );
+    }
+    const bytes = new Uint8Array(size);
+    const n = await readFull(file, bytes);
+    if (n < size) {
+      throw new Deno.errors.UnexpectedEof(
+        `${action}: it shrank from ${size} to ${n} bytes while read`,
+      );
+    }
+    return bytes;
   }
 
   /** Whether the folder exists; throws when it is not a real folder. */

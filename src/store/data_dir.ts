@@ -5,7 +5,15 @@
  */
 
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+  sep,
+} from "node:path";
 import {
   parse,
   type ParseError,
@@ -26,7 +34,8 @@ export interface ResolveDataDirOptions {
 }
 
 /**
- * The data dir: `XDEV_DATA_DIR` when set and non-empty, else `dataDir` from
+ * The data dir: `XDEV_DATA_DIR` when set and not blank (a value of only
+ * spaces, tabs or newlines counts as unset), else `dataDir` from
  * `~/.xdev/config.jsonc` (JSON with comments and trailing commas), else
  * `~/.xdev/agent`.
  *
@@ -59,7 +68,9 @@ export async function resolveDataDir(
   const home = (): string =>
     options.home ?? (get("HOME") || get("USERPROFILE") || homedir());
   const fromEnv = get(_DATA_DIR_ENV);
-  if (fromEnv) return resolve(_expandHome(fromEnv, home));
+  if (fromEnv !== undefined && fromEnv.trim() !== "") {
+    return resolve(_expandHome(fromEnv, home));
+  }
   const xdev = join(home(), ".xdev");
   const fromConfig = await _readConfigDataDir(join(xdev, "config.jsonc"));
   if (fromConfig !== undefined) {
@@ -116,8 +127,28 @@ async function _readConfigDataDir(path: string): Promise<string | undefined> {
 const _DATA_DIR_SEARCH_DEPTH = 8;
 
 /**
- * The nearest ancestor of `file` that holds a `blobs/` folder (the data dir),
- * searching up to 8 levels.
+ * Folders above a session file searched for one named `sessions`: the file's
+ * own folder and the three above it, which covers the layout
+ * `<dataDir>/sessions/<cwd slug>/<file>.jsonl` and subagents one or two
+ * levels deeper (`<slug>/<session>/<agent>.jsonl`, and their own children).
+ */
+const _SESSIONS_SEARCH_DEPTH = 4;
+
+/**
+ * The data dir a session file belongs to, where its blobs are read from and
+ * written to. In this order:
+ *
+ * 1. the configured data dir ({@linkcode resolveDataDir}: `XDEV_DATA_DIR`,
+ *    the config, `~/.xdev/agent`) when the file is under its `sessions/`;
+ * 2. else the parent of the nearest folder named `sessions` among the file's
+ *    folder and the three above it (the layout
+ *    `<dataDir>/sessions/<cwd slug>/<file>.jsonl`; subagents one or two
+ *    levels deeper), whether or not it has a `blobs/` folder yet;
+ * 3. else the nearest of the file's folder and the 7 above it that holds a
+ *    `blobs/` folder (a copied data dir, omp's fixtures);
+ * 4. else undefined: the session's images stay inline.
+ *
+ * Only the paths are compared (symbolic links are not resolved).
  *
  * @example Finding the blobs of a fixture
  * ```ts
@@ -129,17 +160,65 @@ const _DATA_DIR_SEARCH_DEPTH = 8;
  * equal(await findDataDir(file.pathname), dataDir.pathname);
  * ```
  *
+ * @example A file in a data dir that has no blobs yet
+ * ```ts
+ * import { findDataDir } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const file = "/nowhere/agent/sessions/-src-app/2026-10-01T09-00-00-000Z_x.jsonl";
+ * equal(await findDataDir(file, { env: {}, home: "/home/ann" }), "/nowhere/agent");
+ * ```
+ *
  * @param file A session file.
+ * @param options Environment and home directory for the configured data
+ * dir, injectable for tests.
  * @returns The data dir, or undefined.
+ * @throws {SyntaxError} When the config file is not valid JSON with comments.
+ * @throws {TypeError} When the config is not an object or its `dataDir` is
+ * not a non-empty string.
  */
-export async function findDataDir(file: string): Promise<string | undefined> {
-  let dir = dirname(resolve(file));
+export async function findDataDir(
+  file: string,
+  options: ResolveDataDirOptions = {},
+): Promise<string | undefined> {
+  const path = resolve(file);
+  const configured = await resolveDataDir(options);
+  if (_isInside(path, join(configured, "sessions"))) return configured;
+  let dir = dirname(path);
+  for (let i = 0; i < _SESSIONS_SEARCH_DEPTH; i++) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    if (basename(dir) === "sessions") return up;
+    dir = up;
+  }
+  return await _nearestWithBlobs(path);
+}
+
+/** Errors that mean "no usable blobs/ here": absent, not a folder, off limits. */
+function _isNotThere(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound ||
+    err instanceof Deno.errors.NotADirectory ||
+    err instanceof Deno.errors.PermissionDenied ||
+    err instanceof Deno.errors.NotCapable;
+}
+
+/** Whether `path` lies strictly inside `folder`. */
+function _isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== "" && rel.split(sep)[0] !== ".." && !isAbsolute(rel);
+}
+
+/** The nearest ancestor of `file` holding a `blobs/` folder, up to 8 levels. */
+async function _nearestWithBlobs(file: string): Promise<string | undefined> {
+  let dir = dirname(file);
   for (let i = 0; i < _DATA_DIR_SEARCH_DEPTH; i++) {
     try {
       const info = await seam().stat(join(dir, "blobs"));
       if (info.isDirectory) return dir;
     } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      // A folder this process may not look into holds no blobs/ it could
+      // use (a system folder, a permission the sandbox withholds): go on up.
+      if (!_isNotThere(err)) throw err;
     }
     const up = dirname(dir);
     if (up === dir) break;

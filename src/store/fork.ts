@@ -1,20 +1,28 @@
 /**
- * Forking a session: a new file with a new id whose entries are the source's,
- * byte for byte, copied in bounded memory.
+ * Forking a session: a new file with a new id whose entries are the source's
+ * as they stood when the fork began (whole lines only), copied byte for byte
+ * in bounded memory, or migrated to version 3 when the source is older.
  *
  * @module
  */
 
 import { dirname, isAbsolute, join } from "node:path";
-import type { SessionHeader } from "../format/header.ts";
+import {
+  headerVersion,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "../format/header.ts";
 import { encodeHead } from "../format/_head.ts";
+import type { LoadIssue } from "../format/issues.ts";
 import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
-import { quote } from "../fs/_errors.ts";
-import { readFull } from "../fs/_read.ts";
-import { type FsFile, type FsHandle, seam, writeAll } from "../fs/_seam.ts";
+import { named, quote } from "../fs/_errors.ts";
+import { openRegular, readFull } from "../fs/_read.ts";
+import { type FsHandle, seam, writeAll } from "../fs/_seam.ts";
+import { IssueLog } from "../read/_decode.ts";
 import { parseHead } from "../read/_head.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
+import { copyMigrated, copyWholeLines, type ForkSource } from "./_fork_body.ts";
 import { sessionFileName } from "./places.ts";
 
 /** Options for {@linkcode forkSession}. */
@@ -37,6 +45,18 @@ export interface ForkResult {
   parentSession: string;
   /** Bytes written. */
   bytes: number;
+  /**
+   * Whether the source was a version 1 or 2 session (pi's, older omp's)
+   * whose entries were migrated into a version 3 fork.
+   */
+  migrated: boolean;
+  /**
+   * What the fork read around in the source: a last line cut short, left
+   * out (`torn-line`), or lacking only its "\n", given one
+   * (`missing-newline`); a damaged title slot; for a migrated source, every
+   * line the migration skipped. Empty for a sound source.
+   */
+  issues: LoadIssue[];
 }
 
 /**
@@ -45,24 +65,34 @@ export interface ForkResult {
  * floor while holding little memory.
  */
 const FORK_BUFFER_BYTES = 1 << 20;
-const _LF = 0x0a;
 
 /**
  * Fork a session file: a new UUIDv7 id and timestamp, header
  * `parentSession` = the source's header id, every other header field kept
- * (unknown ones and `version` too), a fresh 256-byte title slot (the source's
- * title, or `options.label`; source `auto`: a fork is a user session, never a
- * subagent's), then every entry line copied verbatim through one 1 MiB buffer,
- * so a 1 GB source forks without being read into memory.
+ * (unknown ones too), a fresh 256-byte title slot (the source's title, or
+ * `options.label`; source `auto`: a fork is a user session, never a
+ * subagent's), then the source's entries.
+ *
+ * The fork copies the source as it stood at one moment: its size is taken
+ * once, at the start, and only whole lines up to then are copied, so a
+ * session another process is appending to forks cleanly. A last line
+ * without its "\n" is copied (and given one) when it parses, and otherwise
+ * left out; `issues` says so. A version 3 (or later) source's lines are
+ * copied byte for byte through one 1 MiB buffer, so a 1 GB source forks
+ * without being read into memory. A version 1 or 2 source (pi's, older
+ * omp's), which cannot be appended to, forks to a version 3 file: its
+ * entries migrated as `Session.open` migrates them in memory (ids minted in
+ * file order, parent links, compactions' kept entry, `hookMessage` as
+ * `custom`), streamed a line at a time; the fork then takes appends and
+ * renames, here and in omp.
  *
  * The fork is written to `.<name>.<random>.tmp` (mode 0600) in the
  * destination folder, then hard-linked to its name, which fails rather than
  * replace an existing file, and the temp name removed (where the filesystem
- * has no hard links, the name is checked and the temp file renamed). Blobs are
- * shared by reference: nothing to copy. A source without a title slot (legacy,
- * header first) forks too. A torn last line is copied as is and followed by a
- * `"\n"`, so the fork's next append starts on a line of its own. With a
- * label, a `title`/`titleSource` the header already has is set to match.
+ * has no hard links, the name is checked and the temp file renamed). Blobs
+ * are shared by reference: nothing to copy. A source without a title slot
+ * (legacy, header first) forks too. With a label, a `title`/`titleSource`
+ * the header already has is set to match.
  *
  * @example Forking a session
  * ```ts
@@ -80,16 +110,40 @@ const _LF = 0x0a;
  * await Deno.writeTextFile(src, JSON.stringify(header) + "\n", { append: true });
  * const fork = await forkSession(src, undefined, { label: "Try another way" });
  * assert.equal(fork.parentSession, header.id);
+ * assert.deepEqual(fork.issues, []);
  * await using session = await Session.open(fork.path);
  * assert.equal(session.title, "Try another way");
  * await Deno.remove(dir, { recursive: true });
  * ```
  *
+ * @example Continuing a pi session: fork it, then resume the fork
+ * ```ts
+ * import { forkSession, Session } from "@xdev/session";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * const src = `${dir}/pi.jsonl`;
+ * await Deno.writeTextFile(src, [
+ *   { type: "session", id: "d703a1a9-1b7b-4fb1-b512-c9738b1fe617",
+ *     timestamp: "2025-11-20T23:33:50.805Z", cwd: "/work" },
+ *   { type: "message", timestamp: "2025-11-20T23:33:51.000Z",
+ *     message: { role: "user", content: [{ type: "text", text: "Hi" }] } },
+ * ].map((l) => JSON.stringify(l) + "\n").join(""));
+ * const fork = await forkSession(src);
+ * assert.equal(fork.migrated, true);
+ * await using session = await Session.open(fork.path);
+ * assert.equal(session.header.version, 3);
+ * await session.appendMessage({ role: "user", content: "Go on" });
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ *
  * @param src The session file to fork.
- * @param dst The new file, which must not exist. Default: the source's folder,
- * named by `sessionFileName(timestamp, id)` of the fork.
+ * @param dst The new file, which must not exist, in a folder that does.
+ * Default: the source's folder, named by `sessionFileName(timestamp, id)` of
+ * the fork.
  * @param options The fork's title and cwd; whether to sync.
- * @returns Where the fork is, its id, its parent's id, and its size.
+ * @returns Where the fork is, its id, its parent's id, its size, whether it
+ * was migrated, and what was read around.
  * @throws {TypeError} When `label` is empty once cleaned, or `cwd` is not an
  * absolute path.
  * @throws {SessionSyntaxError} When the source's header is missing or
@@ -97,6 +151,8 @@ const _LF = 0x0a;
  * @throws {Deno.errors.AlreadyExists} When `dst` exists.
  * @throws {Deno.errors.NotFound} When the source or the destination folder
  * does not exist.
+ * @throws {Error} When the source is not a regular file (a FIFO, a device, a
+ * folder), or it shrinks while it is copied.
  */
 export async function forkSession(
   src: string,
@@ -109,32 +165,89 @@ export async function forkSession(
       `Cannot fork "${src}": the cwd "${options.cwd}" is not an absolute path`,
     );
   }
-  if (dst !== undefined) await _assertAbsent(src, dst);
-  using source = await seam().openHandle(src, { read: true });
+  if (dst !== undefined) {
+    await _assertFolder(src, dst);
+    await _assertAbsent(src, dst);
+  }
+  const action = `Cannot fork ${quote(src)}`;
+  using file = await _openSource(src, action);
+  const size = (await file.stat()).size; // the moment the fork copies
   const buffer = new Uint8Array(FORK_BUFFER_BYTES);
-  const n = await readFull(source, buffer);
+  const n = await readFull(
+    file,
+    buffer.subarray(0, Math.min(size, buffer.length)),
+  );
+  const headLog = new IssueLog();
   const head = parseHead(buffer.subarray(0, n), {
     name: src,
-    complete: n < buffer.length,
+    complete: n >= size,
+    log: headLog,
   });
-  const fork = _forkHead(head.header, head.slot, label, options.cwd);
+  const migrated = headerVersion(head.header) < SESSION_VERSION;
+  const fork = _forkHead(head.header, head.slot, label, options.cwd, migrated);
   const target = dst ??
     join(dirname(src), sessionFileName(fork.timestamp, fork.id));
+  // The migration reads the head again, and reports what it finds there.
+  const log = migrated ? new IssueLog() : headLog;
+  const from: ForkSource = { file, name: src, size, action, log };
   let bytes = 0;
   await writeAtomically(target, async (out) => {
-    bytes = await _copy(out, {
-      head: encodeHead(fork.slot, fork.record),
-      first: buffer.subarray(head.bodyStart, n),
-      more: n === buffer.length,
-      source,
-      buffer,
-    });
+    const forkHead = encodeHead(fork.slot, fork.record);
+    await writeAll(out, forkHead);
+    bytes = forkHead.length +
+      (migrated
+        ? await copyMigrated(out, from)
+        : await copyWholeLines(out, from, head.bodyStart, head.lines, buffer));
   }, {
     action: `Cannot fork ${quote(src)} to ${quote(target)}`,
     sync: options.sync === true,
     noClobber: true,
   });
-  return { path: target, id: fork.id, parentSession: head.header.id, bytes };
+  return {
+    path: target,
+    id: fork.id,
+    parentSession: head.header.id,
+    bytes,
+    migrated,
+    issues: log.issues,
+  };
+}
+
+/** The source, open: a regular file, or a clear error. */
+async function _openSource(src: string, action: string): Promise<FsHandle> {
+  try {
+    return await openRegular(src, action);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotFound(`${action}: no such file or directory`, {
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
+/** The destination's folder exists and is a folder, or a clear error. */
+async function _assertFolder(src: string, dst: string): Promise<void> {
+  const folder = dirname(dst);
+  const action = `Cannot fork ${quote(src)} to ${quote(dst)}`;
+  let info: Deno.FileInfo;
+  try {
+    info = await seam().stat(folder);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotFound(
+        `${action}: the folder ${quote(folder)} does not exist`,
+        { cause: err },
+      );
+    }
+    throw named(err, action);
+  }
+  if (!info.isDirectory) {
+    throw new Deno.errors.NotADirectory(
+      `${action}: ${quote(folder)} is not a folder`,
+    );
+  }
 }
 
 /** The fork's head: a new id and time, the source as parent, the label as title. */
@@ -143,6 +256,7 @@ function _forkHead(
   sourceSlot: TitleSlot | undefined,
   label: string | undefined,
   cwd: string | undefined,
+  migrated: boolean,
 ): {
   slot: TitleSlot;
   record: Record<string, unknown>;
@@ -151,8 +265,13 @@ function _forkHead(
 } {
   const timestamp = new Date().toISOString();
   const id = uuidv7();
-  // Assigning known keys keeps their place; parentSession is added at the end.
-  const record: Record<string, unknown> = { ...source };
+  // Assigning known keys keeps their place; parentSession is added at the
+  // end. A migrated fork is version 3, its version second as we write it.
+  const record: Record<string, unknown> = migrated
+    ? { type: source.type, version: SESSION_VERSION }
+    : {};
+  Object.assign(record, source);
+  if (migrated) record.version = SESSION_VERSION;
   record.id = id;
   record.timestamp = timestamp;
   record.parentSession = source.id;
@@ -167,44 +286,6 @@ function _forkHead(
     ? { title: "", updatedAt: timestamp }
     : { title, source: "auto", updatedAt: timestamp };
   return { slot, record, id, timestamp };
-}
-
-/** What {@linkcode _copy} writes: the new head, then the source's rest. */
-interface _ForkBody {
-  /** The fork's slot and header. */
-  head: Uint8Array;
-  /** The source's entry bytes already in `buffer`. */
-  first: Uint8Array;
-  /** Whether the source may hold more bytes than were read. */
-  more: boolean;
-  source: Pick<FsHandle, "read">;
-  buffer: Uint8Array;
-}
-
-/** The head, then the source's entries through the one buffer, then a final "\n" if missing. */
-async function _copy(file: FsFile, body: _ForkBody): Promise<number> {
-  const { source, buffer } = body;
-  await writeAll(file, body.head);
-  let bytes = body.head.length;
-  let chunk = body.first;
-  let more = body.more;
-  let last: number | undefined;
-  for (;;) {
-    if (chunk.length > 0) {
-      await writeAll(file, chunk);
-      bytes += chunk.length;
-      last = chunk[chunk.length - 1];
-    }
-    if (!more) break;
-    const n = await readFull(source, buffer);
-    chunk = buffer.subarray(0, n);
-    more = n === buffer.length;
-  }
-  if (last !== undefined && last !== _LF) {
-    await writeAll(file, new Uint8Array([_LF]));
-    bytes++;
-  }
-  return bytes;
 }
 
 async function _assertAbsent(src: string, dst: string): Promise<void> {

@@ -60,3 +60,59 @@ Deno.test("cli fork: bad usage is exit code 2", async () => {
     ok(r.stderr.startsWith("error: fork: ") || r.stderr.includes("--to"));
   }
 });
+
+Deno.test("cli fork --to into a missing folder names the folder, not the source", async () => {
+  await using d = await makeDataDir();
+  const src = d.session("s1-main.jsonl");
+  const folder = join(d.root, "nope");
+  const to = join(folder, "fork.jsonl");
+  const r = await cli(["fork", src, "--to", to]);
+  equal(r.code, 1);
+  equal(
+    r.stderr,
+    `error: Cannot fork "${src}" to "${to}": the folder "${folder}" does not exist\n`,
+  );
+});
+
+Deno.test("cli fork of a FIFO fails at once, exit code 1", async () => {
+  await using d = await makeDataDir();
+  const fifo = join(d.root, "pipe.jsonl");
+  ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+  const r = await cli(["fork", fifo]);
+  equal(r.code, 1);
+  equal(r.stderr, `error: Cannot fork "${fifo}": it is a FIFO (named pipe)\n`);
+});
+
+Deno.test("cli fork of pi's version 1 session writes a version 3 fork that takes appends", async () => {
+  await using d = await makeDataDir();
+  const src = join(d.root, "pi.jsonl");
+  await Deno.copyFile(
+    new URL("../../fixtures/pi/large-session-v1.jsonl", import.meta.url),
+    src,
+  );
+  const r = await cli(["fork", src, "--json"]);
+  equal(r.code, 0, r.stderr);
+  equal(r.stderr, "");
+  const out = JSON.parse(r.stdout);
+  equal(out.migrated, true);
+  await using fork = await Session.open(out.path);
+  equal(fork.header.version, 3);
+  await fork.appendMessage({ role: "user", content: "Carry on" });
+});
+
+Deno.test("cli fork notes a torn last line it left out", async () => {
+  await using d = await makeDataDir();
+  const src = join(d.root, "torn.jsonl");
+  await Deno.copyFile(d.session("s1-main.jsonl"), src);
+  await Deno.writeTextFile(src, '{"type":"message","id":"0', { append: true });
+  const r = await cli(["fork", src]);
+  equal(r.code, 0, r.stderr);
+  ok(
+    /^note: line \d+ is torn \(an append cut short\) and was skipped\n$/.test(
+      r.stderr,
+    ),
+    r.stderr,
+  );
+  await using fork = await Session.open(r.stdout.split("\n")[0]!);
+  equal(fork.issues.length, 0);
+});

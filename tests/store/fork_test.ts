@@ -9,18 +9,9 @@ import { parseHead } from "../../src/read/_head.ts";
 import { parseSessionFileName } from "../../src/store/places.ts";
 import { Session } from "../../src/session/session.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import {
-  assistant,
-  HEADER,
-  sessionBytes,
-  tempDir,
-  user,
-} from "../_session_files.ts";
+import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
 const OMP = new URL("../../fixtures/omp/", import.meta.url).pathname;
-const PI = new URL("../../fixtures/pi/", import.meta.url).pathname;
 const UUID_V7 =
   /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -186,27 +177,6 @@ Deno.test("forkSession() keeps unknown header fields and applies label and cwd",
   );
 });
 
-Deno.test("forkSession() forks a legacy slot-less version 1 file to the same context", async () => {
-  await using dir = await tempDir();
-  const src = join(dir.path, "legacy.jsonl");
-  await Deno.copyFile(join(PI, "large-session-v1.jsonl"), src);
-  const fork = await forkSession(src);
-  const bytes = await Deno.readFile(fork.path);
-  const source = await Deno.readFile(src);
-  const { slot, header } = prefixOf(bytes);
-  assert.equal(header.version, undefined, "the version is kept (absent)");
-  assert.equal(slot?.title, "");
-  assert.equal(slot?.source, undefined, "no title, no source");
-  assert.deepEqual(
-    bytes.subarray(afterLine(bytes, 2)),
-    source.subarray(afterLine(source, 1)),
-  );
-  await using a = await Session.open(src);
-  await using b = await Session.open(fork.path);
-  assert.ok(b.migrated);
-  assert.deepEqual(b.buildContext().messages, a.buildContext().messages);
-});
-
 Deno.test("forkSession() refuses an existing destination and leaves no temp file", async (t) => {
   await using dir = await tempDir();
   const src = join(dir.path, "src.jsonl");
@@ -285,28 +255,6 @@ Deno.test("forkSession() throws SessionSyntaxError for a source without a readab
     assert.equal(e.line, 1);
     return true;
   });
-});
-
-Deno.test("forkSession() copies a torn last line verbatim and ends it with a newline", async () => {
-  await using dir = await tempDir();
-  const src = join(dir.path, "torn.jsonl");
-  const torn = enc.encode('{"type":"message","id":"000');
-  const source = sessionBytes([
-    user("00000001", null, "hi"),
-    assistant("00000002", "00000001", "hello"),
-    torn,
-  ]);
-  await Deno.writeFile(src, source);
-  const fork = await forkSession(src);
-  const bytes = await Deno.readFile(fork.path);
-  const entries = bytes.subarray(afterLine(bytes, 2));
-  assert.equal(
-    dec.decode(entries),
-    dec.decode(source.subarray(afterLine(source, 2))) + "\n",
-  );
-  await using session = await Session.open(fork.path);
-  assert.equal(session.leafId, "00000002");
-  assert.deepEqual(session.issues.map((i) => i.kind), ["not-json"]);
 });
 
 Deno.test("forkSession() forks a ~200 MB session in bounded memory", async () => {
