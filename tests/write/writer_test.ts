@@ -441,9 +441,13 @@ Deno.test("SessionWriter.append() takes omp's lock", async (t) => {
         const started = Date.now();
         await assert.rejects(writer.append(['{"n":2}']), (err) => {
           assert.ok(err instanceof Deno.errors.TimedOut);
-          assert.match(
+          assert.equal(
             err.message,
-            /^Cannot append to ".*s\.jsonl": process 1 holds ".s.jsonl.lock" \(waited 120 ms for the lock\)$/,
+            `Cannot append to ${
+              JSON.stringify(path)
+            }: process 1 has held the lock file ${
+              JSON.stringify(lock)
+            } since 2026-10-01T09:00:00.000Z: remove it if process 1 is not a writer of this session (waited 120 ms for the lock)`,
           );
           return true;
         });
@@ -500,7 +504,10 @@ Deno.test("SessionWriter.append() takes omp's lock", async (t) => {
         assert.ok(await gate.tryLock(true));
         await assert.rejects(writer.append(['{"n":7}']), (err) => {
           assert.ok(err instanceof Deno.errors.TimedOut);
-          assert.match(err.message, /holds ".s.jsonl.lock.os"/);
+          assert.match(
+            err.message,
+            /another process holds the OS lock on ".*\/\.s\.jsonl\.lock\.os" \(a flock, released when that process exits\)/,
+          );
           return true;
         });
         await gate.unlock();
