@@ -7,6 +7,7 @@
  */
 
 import { join } from "node:path";
+import { quote } from "../fs/_errors.ts";
 import {
   checkpointData,
   SETTINGS_CHECKPOINT_TYPE,
@@ -31,6 +32,16 @@ import type { SessionWriteOptions } from "./options.ts";
 
 const _ENVELOPE_KEYS = new Set(["type", "id", "parentId", "timestamp"]);
 
+/**
+ * How the lines of an append reach the file, when not by a plain append
+ * (a rename writes its entry and the title slot as one operation).
+ */
+export type WriteLines = (
+  writer: SessionWriter,
+  lines: readonly string[],
+  entries: readonly SessionEntry[],
+) => Promise<void>;
+
 /** Appends to a session: in memory, and on disk once the session is there. */
 export class Appender {
   readonly #path: string | undefined;
@@ -40,6 +51,8 @@ export class Appender {
   #onDisk: boolean;
   #autoPersist = false;
   #writer: SessionWriter | undefined;
+  /** Where large images go, made on first use. */
+  #blobStore: BlobStore | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   /** Ids of every entry in the file (read once when needed, then kept up to date by appends). */
   #fileIds: Set<string> | undefined;
@@ -82,41 +95,50 @@ export class Appender {
 
   /**
    * Add entries: envelopes first, blobs stored, a checkpoint after each
-   * compaction and reset, one write; on failure nothing stays added.
+   * compaction and reset, one write (by `write` when given); on failure
+   * nothing stays added.
    */
   async append(
     payloads: readonly EntryPayload[],
     options: AppendOptions,
+    write?: WriteLines,
   ): Promise<SessionEntry[]> {
     if (this.#closed) {
-      throw new Error(`Cannot append to "${this.name}": the session is closed`);
+      throw new Error(
+        `Cannot append to ${quote(this.name)}: the session is closed`,
+      );
     }
     const view = this.#view;
     const mark = view.mark();
     const written: SessionEntry[] = [];
     const lines: string[] = [];
     try {
+      const taken = await this.#takenIds();
       for (let i = 0; i < payloads.length; i++) {
         const parentId = i === 0 && options.parentId !== undefined
           ? options.parentId
           : view.leafId;
-        let entry = await this.#envelope(payloads[i]!, parentId);
+        let entry = this.#envelope(payloads[i]!, parentId, taken);
         if (this.#onDisk) entry = await this.#prepare(entry);
         this.#add(entry);
         written.push(entry);
         lines.push(encodeEntry(entry));
         if (entry.type === "compaction" || entry.type === "reset_boundary") {
-          const checkpoint = this.#checkpoint();
+          const checkpoint = this.#checkpoint(taken);
           this.#add(checkpoint);
           lines.push(encodeEntry(checkpoint));
         }
       }
       if (this.#onDisk) {
-        await (await this.writerFor("append to")).append(lines);
+        const writer = await this.writerFor("append to");
+        await (write ?? _plainAppend)(writer, lines, written);
       } else if (this.#autoPersist && written.some(_isAssistant)) {
         await this.ensureOnDisk();
       }
     } catch (err) {
+      for (const e of view.loaded.entries.slice(mark.length)) {
+        this.#fileIds?.delete(e.id); // never written: not an id of the file
+      }
       view.rollBack(mark);
       throw err;
     }
@@ -172,7 +194,7 @@ export class Appender {
     return this.#writer;
   }
 
-  /** Close the writer (the file is about to be replaced); the next write reopens it. */
+  /** Close the writer; the next write opens the file again. */
   async dropWriter(): Promise<void> {
     await this.#writer?.close();
     this.#writer = undefined;
@@ -213,23 +235,25 @@ export class Appender {
   }
 
   /** The payload under a new envelope: id, parent, timestamp first. */
-  async #envelope(
+  #envelope(
     p: EntryPayload,
     parentId: string | null,
-  ): Promise<SessionEntry> {
+    taken: { has(id: string): boolean },
+  ): SessionEntry {
     if (typeof p.type !== "string" || p.type.length === 0) {
       throw new TypeError("Cannot append: an entry needs a type");
     }
-    const rest = Object.fromEntries(
-      Object.entries(p).filter(([k]) => !_ENVELOPE_KEYS.has(k)),
-    );
-    return {
+    const entry: Record<string, unknown> = {
       type: p.type,
-      id: newEntryId(await this.#takenIds()),
+      id: newEntryId(taken),
       parentId,
       timestamp: this.#now().toISOString(),
-      ...rest,
-    } as SessionEntry;
+    };
+    const payload = p as Record<string, unknown>;
+    for (const key of Object.keys(payload)) {
+      if (!_ENVELOPE_KEYS.has(key)) entry[key] = payload[key];
+    }
+    return entry as SessionEntry;
   }
 
   #now(): Date {
@@ -242,11 +266,11 @@ export class Appender {
   }
 
   /** The checkpoint after a boundary: the settings at the leaf and every label. */
-  #checkpoint(): SessionEntry {
+  #checkpoint(taken: { has(id: string): boolean }): SessionEntry {
     const view = this.#view;
     return {
       type: "custom",
-      id: newEntryId(this.#idsInUse()),
+      id: newEntryId(taken),
       parentId: view.leafId,
       timestamp: this.#now().toISOString(),
       customType: SETTINGS_CHECKPOINT_TYPE,
@@ -258,7 +282,7 @@ export class Appender {
   #prepare(entry: SessionEntry): Promise<SessionEntry> {
     const blobs = this.#dataDir === undefined
       ? undefined
-      : new BlobStore(join(this.#dataDir, "blobs"), {
+      : this.#blobStore ??= new BlobStore(join(this.#dataDir, "blobs"), {
         sync: this.#options.sync ?? false,
       });
     return prepareForDisk(entry, {
@@ -290,6 +314,13 @@ export class Appender {
       ? byId
       : { has: (id) => byId.has(id) || outside.has(id) };
   }
+}
+
+function _plainAppend(
+  writer: SessionWriter,
+  lines: readonly string[],
+): Promise<void> {
+  return writer.append(lines);
 }
 
 function _isAssistant(e: SessionEntry): boolean {

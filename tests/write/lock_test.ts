@@ -12,6 +12,134 @@ import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import { body, deadPid, names, withDir } from "./_writer_files.ts";
 
+Deno.test("SessionWriter.append() takes omp's lock", async (t) => {
+  await withDir(async (dir) => {
+    const path = join(dir, "s.jsonl");
+    const lock = join(dir, ".s.jsonl.lock");
+    await Deno.writeFile(path, body());
+    await using writer = await SessionWriter.open(path, { lockTimeoutMs: 120 });
+
+    await t.step("the lock file is removed after each append", async () => {
+      await writer.append(['{"n":1}']);
+      assert.deepEqual(await names(dir), [".s.jsonl.lock.os", "s.jsonl"]);
+    });
+
+    await t.step(
+      "a lock held by a live pid makes append wait, then fail",
+      async () => {
+        const held = "1:1790845200000\n"; // pid 1 is always alive
+        await Deno.writeTextFile(
+          path.replace("s.jsonl", ".s.jsonl.lock"),
+          held,
+        );
+        const started = Date.now();
+        await assert.rejects(writer.append(['{"n":2}']), (err) => {
+          assert.ok(err instanceof Deno.errors.TimedOut);
+          assert.equal(
+            err.message,
+            `Cannot append to ${
+              JSON.stringify(path)
+            }: process 1 has held the lock file ${
+              JSON.stringify(lock)
+            } since 2026-10-01T09:00:00.000Z: remove it if process 1 is not a writer of this session (waited 120 ms for the lock)`,
+          );
+          return true;
+        });
+        assert.ok(Date.now() - started >= 110);
+        assert.equal(await Deno.readTextFile(lock), held);
+        assert.equal(writer.error, undefined);
+        assert.ok((await Deno.readTextFile(path)).endsWith('{"n":1}\n'));
+        await Deno.remove(lock);
+      },
+    );
+
+    await t.step("a lock released within the wait is taken", async () => {
+      await Deno.writeTextFile(lock, "1:1790845200000\n");
+      const release = setTimeout(() => Deno.removeSync(lock), 30);
+      try {
+        await writer.append(['{"n":3}']);
+      } finally {
+        clearTimeout(release);
+      }
+      assert.ok((await Deno.readTextFile(path)).endsWith('{"n":3}\n'));
+    });
+
+    await t.step("a lock whose pid is dead is taken over", async () => {
+      await Deno.writeTextFile(lock, `${await deadPid()}:${Date.now()}\n`);
+      await writer.append(['{"n":4}']);
+      assert.ok((await Deno.readTextFile(path)).endsWith('{"n":4}\n'));
+      assert.deepEqual(await names(dir), [".s.jsonl.lock.os", "s.jsonl"]);
+    });
+
+    await t.step(
+      "a lock without a record is stale only past 500 ms",
+      async () => {
+        await Deno.writeTextFile(lock, "");
+        await assert.rejects(
+          writer.append(['{"n":5}']),
+          Deno.errors.TimedOut,
+        );
+        const old = new Date(Date.now() - 2_000);
+        await Deno.utime(lock, old, old);
+        await writer.append(['{"n":6}']);
+        const text = await Deno.readTextFile(path);
+        assert.ok(text.endsWith('{"n":4}\n{"n":6}\n'));
+        assert.deepEqual(await names(dir), [".s.jsonl.lock.os", "s.jsonl"]);
+      },
+    );
+
+    await t.step(
+      "the OS gate (flock on .lock.os) held elsewhere blocks too",
+      async () => {
+        using gate = await Deno.open(join(dir, ".s.jsonl.lock.os"), {
+          read: true,
+          write: true,
+        });
+        assert.ok(await gate.tryLock(true));
+        await assert.rejects(writer.append(['{"n":7}']), (err) => {
+          assert.ok(err instanceof Deno.errors.TimedOut);
+          assert.match(
+            err.message,
+            /another process holds the OS lock on ".*\/\.s\.jsonl\.lock\.os" \(a flock, released when that process exits\)/,
+          );
+          return true;
+        });
+        await gate.unlock();
+        await writer.append(['{"n":8}']);
+        assert.ok(
+          (await Deno.readTextFile(path)).endsWith('{"n":6}\n{"n":8}\n'),
+        );
+      },
+    );
+  });
+});
+
+Deno.test("SessionWriter.append() takes over its own lock file that it failed to remove", async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, "s.jsonl");
+    const lock = join(dir, ".s.jsonl.lock");
+    await Deno.writeFile(path, body());
+    await using writer = await SessionWriter.open(path, { lockTimeoutMs: 100 });
+    let refused = 0;
+    const fs: Fs = {
+      ...realFs,
+      removeSync: (p) => {
+        if (p === lock && refused++ === 0) {
+          throw new Deno.errors.PermissionDenied("EACCES");
+        }
+        return realFs.removeSync(p);
+      },
+    };
+    await withFs(fs, async () => {
+      await writer.append(['{"n":1}']);
+      assert.match(await Deno.readTextFile(lock), new RegExp(`^${Deno.pid}:`));
+      await writer.append(['{"n":2}']);
+    });
+    assert.deepEqual(await names(dir), [".s.jsonl.lock.os", "s.jsonl"]);
+    assert.ok((await Deno.readTextFile(path)).endsWith('{"n":1}\n{"n":2}\n'));
+  });
+});
+
 Deno.test(
   "SessionWriter.append() fails at once, naming the lock file, on a FIFO, a folder or a dangling link at the lock path",
   {
