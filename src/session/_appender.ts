@@ -7,7 +7,7 @@
  */
 
 import { join } from "node:path";
-import { quote } from "../fs/_errors.ts";
+import { named, quote } from "../fs/_errors.ts";
 import {
   checkpointData,
   SETTINGS_CHECKPOINT_TYPE,
@@ -96,7 +96,9 @@ export class Appender {
   /**
    * Add entries: envelopes first, blobs stored, a checkpoint after each
    * compaction and reset, one write (by `write` when given); on failure
-   * nothing stays added.
+   * nothing stays added. A first parent outside the loaded window is
+   * looked for in the file, and the window is read again after the write,
+   * so the context is what a fresh open of the file gives.
    */
   async append(
     payloads: readonly EntryPayload[],
@@ -108,6 +110,7 @@ export class Appender {
         `Cannot append to ${quote(this.name)}: the session is closed`,
       );
     }
+    const outside = await this.#checkParent(options.parentId);
     const view = this.#view;
     const mark = view.mark();
     const written: SessionEntry[] = [];
@@ -142,6 +145,7 @@ export class Appender {
       view.rollBack(mark);
       throw err;
     }
+    if (outside && this.#onDisk) await this.#reloadAfterAppend();
     return written;
   }
 
@@ -218,7 +222,20 @@ export class Appender {
   }
 
   /** Read the window again (after moving the leaf outside it). */
-  async reload(): Promise<void> {
+  async #reloadAfterAppend(): Promise<void> {
+    try {
+      await this.#reload();
+    } catch (err) {
+      throw named(
+        err,
+        `Cannot read the window of ${
+          quote(this.name)
+        } again after appending to it (the entries are written)`,
+      );
+    }
+  }
+
+  async #reload(): Promise<void> {
     const loaded = await readSessionFile(this.#path!, { window: true });
     const blobs = this.#dataDir === undefined
       ? { images: new Map(), texts: new Map() }
@@ -232,6 +249,29 @@ export class Appender {
       this.#closed = true;
       await this.dropWriter();
     });
+  }
+
+  /**
+   * Whether a first parent given by the caller lies outside the loaded
+   * window (in the file only).
+   *
+   * @throws {TypeError} When it is neither a string nor null.
+   * @throws {RangeError} When no entry has that id.
+   */
+  async #checkParent(parentId: unknown): Promise<boolean> {
+    if (parentId === undefined || parentId === null) return false;
+    if (typeof parentId !== "string") {
+      throw new TypeError(
+        `Cannot append to ${quote(this.name)}: parentId is not a string`,
+      );
+    }
+    if (this.#view.loaded.byId.has(parentId)) return false;
+    if (this.#onDisk && (await this.#idsOfFile()).has(parentId)) return true;
+    throw new RangeError(
+      `Cannot append to ${quote(this.name)}: no entry has the id ${
+        quote(parentId)
+      }`,
+    );
   }
 
   /** The payload under a new envelope: id, parent, timestamp first. */

@@ -424,13 +424,12 @@ export class Session extends EntryAppender implements AsyncDisposable {
           `Cannot branch to "${entryId}": no entry has that id`,
         );
       }
+      // A target outside the window: the append reads the new window.
       const [marker] = await appender.append([{
         type: "custom",
         customType: BRANCH_MARKER_TYPE,
         data: { to: entryId },
       }], { parentId: entryId });
-      // The target is outside the window: read the new window.
-      if (!this.#view.loaded.byId.has(entryId)) await appender.reload();
       return marker as CustomEntry;
     });
   }
