@@ -1,6 +1,7 @@
 /**
- * How a session's entries reach its file: envelopes and ids, blobs on the
- * way, the settings checkpoint after a boundary, the writer and its
+ * How a session's entries reach its file: the parent checked, envelopes
+ * (`_new_entry.ts`) with ids the session does not hold (`_ids.ts`), blobs on
+ * the way, the settings checkpoint after a boundary, the writer and its
  * lifecycle, and taking back what a failed write added.
  *
  * @module
@@ -8,29 +9,21 @@
 
 import { join } from "node:path";
 import { named, quote } from "../fs/_errors.ts";
-import {
-  checkpointData,
-  SETTINGS_CHECKPOINT_TYPE,
-} from "../format/checkpoint.ts";
-import { newEntryId } from "../format/_entry_id.ts";
 import { encodeEntry, type SessionEntry } from "../format/entries.ts";
 import { encodeHead } from "../format/_head.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
-import { seam } from "../fs/_seam.ts";
-import { scanEntryIds } from "../read/_envelope.ts";
-import { readLinesFromReader } from "../read/_lines_forward.ts";
 import { readSessionFile } from "../read/_session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import type { SessionWriterOptions } from "../write/_options.ts";
 import { SessionWriter } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";
+import { SessionIds } from "./_ids.ts";
+import { checkpoint, envelope } from "./_new_entry.ts";
 import { prepareForDisk } from "./_persist.ts";
 import type { SessionParts } from "./_parts.ts";
 import type { SessionView } from "./_view.ts";
 import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
 import type { SessionWriteOptions } from "./options.ts";
-
-const _ENVELOPE_KEYS = new Set(["type", "id", "parentId", "timestamp"]);
 
 /**
  * How the lines of an append reach the file, when not by a plain append
@@ -54,8 +47,7 @@ export class Appender {
   /** Where large images go, made on first use. */
   #blobStore: BlobStore | undefined;
   #queue: Promise<unknown> = Promise.resolve();
-  /** Ids of every entry in the file (read once when needed, then kept up to date by appends). */
-  #fileIds: Set<string> | undefined;
+  readonly #ids: SessionIds;
   #closed = false;
 
   constructor(parts: SessionParts, view: SessionView) {
@@ -64,6 +56,7 @@ export class Appender {
     this.#view = view;
     this.#onDisk = parts.onDisk;
     this.#options = parts.options;
+    this.#ids = new SessionIds(parts.path, view);
   }
 
   /** The file's name for messages. */
@@ -116,20 +109,20 @@ export class Appender {
     const written: SessionEntry[] = [];
     const lines: string[] = [];
     try {
-      const taken = await this.#takenIds();
+      const taken = await this.#ids.taken();
       for (let i = 0; i < payloads.length; i++) {
         const parentId = i === 0 && options.parentId !== undefined
           ? options.parentId
           : view.leafId;
-        let entry = this.#envelope(payloads[i]!, parentId, taken);
+        let entry = envelope(payloads[i]!, parentId, taken, this.#now());
         if (this.#onDisk) entry = await this.#prepare(entry);
         this.#add(entry);
         written.push(entry);
         lines.push(encodeEntry(entry));
         if (entry.type === "compaction" || entry.type === "reset_boundary") {
-          const checkpoint = this.#checkpoint(taken);
-          this.#add(checkpoint);
-          lines.push(encodeEntry(checkpoint));
+          const settings = checkpoint(view, taken, this.#now());
+          this.#add(settings);
+          lines.push(encodeEntry(settings));
         }
       }
       if (this.#onDisk) {
@@ -139,9 +132,9 @@ export class Appender {
         await this.ensureOnDisk();
       }
     } catch (err) {
-      for (const e of view.loaded.entries.slice(mark.length)) {
-        this.#fileIds?.delete(e.id); // never written: not an id of the file
-      }
+      this.#ids.takenBack(
+        view.loaded.entries.slice(mark.length).map((e) => e.id),
+      );
       view.rollBack(mark);
       throw err;
     }
@@ -217,8 +210,7 @@ export class Appender {
 
   /** Whether an entry with this id is in the session (in memory or in the file). */
   async knows(id: string): Promise<boolean> {
-    return this.#view.loaded.byId.has(id) ||
-      (this.#onDisk && (await this.#idsOfFile()).has(id));
+    return await this.#ids.find(id, this.#onDisk) !== undefined;
   }
 
   /** Read the window again (after moving the leaf outside it). */
@@ -265,8 +257,8 @@ export class Appender {
         `Cannot append to ${quote(this.name)}: parentId is not a string`,
       );
     }
-    if (this.#view.loaded.byId.has(parentId)) return false;
-    if (this.#onDisk && (await this.#idsOfFile()).has(parentId)) return true;
+    const where = await this.#ids.find(parentId, this.#onDisk);
+    if (where !== undefined) return where === "file";
     throw new RangeError(
       `Cannot append to ${quote(this.name)}: no entry has the id ${
         quote(parentId)
@@ -274,48 +266,13 @@ export class Appender {
     );
   }
 
-  /** The payload under a new envelope: id, parent, timestamp first. */
-  #envelope(
-    p: EntryPayload,
-    parentId: string | null,
-    taken: { has(id: string): boolean },
-  ): SessionEntry {
-    if (typeof p.type !== "string" || p.type.length === 0) {
-      throw new TypeError("Cannot append: an entry needs a type");
-    }
-    const entry: Record<string, unknown> = {
-      type: p.type,
-      id: newEntryId(taken),
-      parentId,
-      timestamp: this.#now().toISOString(),
-    };
-    const payload = p as Record<string, unknown>;
-    for (const key of Object.keys(payload)) {
-      if (!_ENVELOPE_KEYS.has(key)) entry[key] = payload[key];
-    }
-    return entry as SessionEntry;
-  }
-
   #now(): Date {
     return (this.#options.now ?? (() => new Date()))();
   }
 
   #add(entry: SessionEntry): void {
-    this.#fileIds?.add(entry.id); // stays complete across a reload
+    this.#ids.added(entry.id);
     this.#view.add(entry);
-  }
-
-  /** The checkpoint after a boundary: the settings at the leaf and every label. */
-  #checkpoint(taken: { has(id: string): boolean }): SessionEntry {
-    const view = this.#view;
-    return {
-      type: "custom",
-      id: newEntryId(taken),
-      parentId: view.leafId,
-      timestamp: this.#now().toISOString(),
-      customType: SETTINGS_CHECKPOINT_TYPE,
-      data: checkpointData(view.settings(), view.labels()),
-    } as SessionEntry;
   }
 
   /** Large images to blobs, `cost` into every usage. */
@@ -329,30 +286,6 @@ export class Appender {
       blobs,
       textBlobThreshold: this.#options.textBlobThreshold,
     }, this.#view.blobs);
-  }
-
-  /** Ids a new entry must avoid: the whole file's, when only a window is held. */
-  async #takenIds(): Promise<{ has(id: string): boolean }> {
-    if (this.#view.loaded.windowed && this.#path !== undefined) {
-      await this.#idsOfFile();
-    }
-    return this.#idsInUse();
-  }
-
-  async #idsOfFile(): Promise<Set<string>> {
-    if (this.#fileIds === undefined) {
-      using file = await seam().openHandle(this.#path!, { read: true });
-      this.#fileIds = await scanEntryIds(readLinesFromReader(file));
-    }
-    return this.#fileIds;
-  }
-
-  #idsInUse(): { has(id: string): boolean } {
-    const byId = this.#view.loaded.byId;
-    const outside = this.#fileIds;
-    return outside === undefined
-      ? byId
-      : { has: (id) => byId.has(id) || outside.has(id) };
   }
 }
 

@@ -1,9 +1,12 @@
 /**
- * `SessionWriter`: appends lines to a session file and rewrites its title
- * slot, under the cross-process lock omp takes for the same file, so the two
- * can write one session without losing each other's lines.
+ * `SessionWriter`: appends lines to a session file and renames it (an entry
+ * and the title slot, whole or not at all), under the cross-process lock omp
+ * takes for the same file, so the two can write one session without losing
+ * each other's lines.
  *
- * The lock every write takes is described in `_lock.ts`.
+ * The lock every write takes is described in `_lock.ts`; the open file and
+ * what the writer knows of it in `_append_file.ts`; how a rename writes
+ * line 1 in `_slot_rewrite.ts`.
  *
  * @module
  */
@@ -28,9 +31,10 @@ import { rollBack, undoRename, withNewline } from "./_undo.ts";
 export type { SessionWriterOptions } from "./_options.ts";
 
 /**
- * An open session file that this process appends to. Every append and slot
- * rewrite takes omp's cross-process lock (see the module doc), so omp and
- * other writers can share the file.
+ * An open session file that this process appends to. Every append and
+ * rename takes omp's cross-process lock (see the module doc), so omp and
+ * other writers can share the file. The writer keeps the lock's OS gate
+ * open between its calls, and closes it with the file.
  *
  * Lines are written whole: a batch is one write call (looping on short
  * writes), and a write that fails is cut back to the old size. After such a
@@ -123,24 +127,8 @@ export class SessionWriter implements AsyncDisposable {
    * Creates a new session file, which must not exist yet, with mode 0600
    * whatever the umask, and writes `body` to it under the lock. Missing parent
    * folders are made with mode 0700 (folders that exist are left as they
-   * are). When the write fails the partial file is removed.
-   *
-   * @example Creating a file in a new folder
-   * ```ts
-   * import { marshalTitleSlot } from "@xdev/session";
-   * import { SessionWriter } from "./_writer.ts";
-   * import assert from "node:assert/strict";
-   *
-   * const dir = await Deno.makeTempDir();
-   * try {
-   *   const slot = marshalTitleSlot({ title: "", updatedAt: "2026-10-01T09:00:00.000Z" });
-   *   const body = new Uint8Array([...slot, ...new TextEncoder().encode("{}\n")]);
-   *   await using writer = await SessionWriter.create(`${dir}/a/b/s.jsonl`, body);
-   *   assert.equal(writer.size, body.length);
-   * } finally {
-   *   await Deno.remove(dir, { recursive: true });
-   * }
-   * ```
+   * are). When the write fails the partial file is removed. (The class
+   * example creates one.)
    *
    * @param path The session file to make.
    * @param body The whole first content: title slot, header and any entries, each line ending in `"\n"`.
@@ -347,27 +335,7 @@ export class SessionWriter implements AsyncDisposable {
     this.#gate.close();
   }
 
-  /**
-   * Same as {@linkcode SessionWriter.close}, for `await using`.
-   *
-   * @example Closing at the end of a block
-   * ```ts
-   * import { SessionWriter } from "./_writer.ts";
-   * import { equal } from "node:assert/strict";
-   *
-   * const dir = await Deno.makeTempDir();
-   * try {
-   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
-   *   {
-   *     await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
-   *     await writer.append(['{"n":1}']);
-   *   }
-   *   equal(await Deno.readTextFile(`${dir}/s.jsonl`), '{}\n{"n":1}\n');
-   * } finally {
-   *   await Deno.remove(dir, { recursive: true });
-   * }
-   * ```
-   */
+  /** Same as {@linkcode SessionWriter.close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -467,7 +435,7 @@ export class SessionWriter implements AsyncDisposable {
 
   /**
    * Opens the file a whole rewrite renamed over the path. When that fails
-   * the rename has still happened: the next call opens it (`#current`).
+   * the rename has still happened: the next call opens it (`current()`).
    */
   async #adoptReplacement(): Promise<void> {
     try {
