@@ -136,7 +136,9 @@ function _tryCreate(lock: Lock): string | undefined {
     _writeAllSync(file, _encoder.encode(record));
     // Compared while the descriptor is open, so its inode cannot be reused.
     const now = _lstatOrUndefined(path);
-    ours = now !== undefined && sameFile(now, file.statSync());
+    const mine = file.statSync();
+    ours = now !== undefined &&
+      (mine.ino === null ? _holds(path, record) : sameFile(now, mine));
   } catch (err) {
     file.close();
     const why = `${action}: cannot write the lock file ${quote(path)}`;
@@ -145,6 +147,16 @@ function _tryCreate(lock: Lock): string | undefined {
   }
   file.close();
   return ours ? record : undefined;
+}
+
+/** omp's read-back, where the platform gives no inodes (Windows). */
+function _holds(path: string, record: string): boolean {
+  try {
+    return _decoder.decode(seam().readFileSync(path)) === record;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }
 
 function _writeAllSync(file: FsSyncFile, bytes: Uint8Array): void {
