@@ -1,6 +1,9 @@
 /**
  * The write side against the naive ways, in the same run:
  * - appends, single and batched, against reopen-append-close per entry;
+ * - an `appendBatch` of 10,000 and a single locked `appendMessage` against
+ *   the plainest unlocked append (issue 11's figures: entries/s = 10,000 /
+ *   the time of one iteration; the ratio is the group summary's);
  * - a list of 1,000 sessions against parsing each file whole;
  * - a rename in place against a full rewrite.
  *
