@@ -1,6 +1,9 @@
 /**
  * The write side against the naive ways, in the same run:
  * - appends, single and batched, against reopen-append-close per entry;
+ * - an `appendBatch` of 10,000 and a single locked `appendMessage` against
+ *   the plainest unlocked append (issue 11's figures: entries/s = 10,000 /
+ *   the time of one iteration; the ratio is the group summary's);
  * - a list of 1,000 sessions against parsing each file whole;
  * - a rename in place against a full rewrite.
  *
@@ -98,6 +101,82 @@ Deno.bench({
   group: "append 100 entries of ~1.25 KB",
   async fn() {
     await writer.append(Array.from({ length: BATCH }, line));
+  },
+});
+
+// --- appends at the rate of the disk (issue 11) -------------------------
+
+/*
+ * The plainest possible append, unlocked: one `Deno.writeTextFile(path,
+ * line + "\n", { append: true })` per entry, its lines encoded before the
+ * clock starts. Each iteration starts on a fresh file (made outside
+ * `b.start()`/`b.end()`), so every row measures the same 10,000 entries of
+ * ~1.25 KB; entries/s = 10,000 / the time of one iteration.
+ */
+const MANY = 10_000;
+const manyPayloads = Array.from(
+  { length: MANY },
+  () => ({ type: "message", message }),
+);
+let fresh = 0;
+async function freshFile(): Promise<string> {
+  const s = await newSession(`fresh-${fresh++}`);
+  await s.close();
+  return s.path!;
+}
+
+Deno.bench({
+  name: "naive: unlocked Deno.writeTextFile append, one per entry",
+  group: "append 10,000 entries of ~1.25 KB",
+  baseline: true,
+  n: 5,
+  warmup: 1,
+  async fn(b) {
+    const path = await freshFile();
+    const lines = Array.from({ length: MANY }, () => `${line()}\n`);
+    b.start();
+    for (let i = 0; i < MANY; i++) {
+      await Deno.writeTextFile(path, lines[i]!, { append: true });
+    }
+    b.end();
+    await Deno.remove(path);
+  },
+});
+Deno.bench({
+  name: "Session.appendBatch() of 10,000 (ids, lock, one write)",
+  group: "append 10,000 entries of ~1.25 KB",
+  n: 5,
+  warmup: 1,
+  async fn(b) {
+    const path = await freshFile();
+    const s = await Session.open(path);
+    b.start();
+    await s.appendBatch(manyPayloads);
+    b.end();
+    await s.close();
+    await Deno.remove(path);
+  },
+});
+
+const lockedPath = await freshFile();
+const locked = await Session.open(lockedPath);
+const naiveOnePath = await freshFile();
+const oneLine = `${line()}\n`;
+Deno.bench({
+  name: "naive: one unlocked Deno.writeTextFile append",
+  group: "append 1 entry of ~1.25 KB",
+  baseline: true,
+  n: 2_000,
+  async fn() {
+    await Deno.writeTextFile(naiveOnePath, oneLine, { append: true });
+  },
+});
+Deno.bench({
+  name: "Session.appendMessage() (id, omp's lock, one write)",
+  group: "append 1 entry of ~1.25 KB",
+  n: 2_000,
+  async fn() {
+    await locked.appendMessage(message as never);
   },
 });
 

@@ -64,6 +64,8 @@ export interface FsHandle extends FsFile {
 export interface FsSyncFile extends Disposable {
   /** Writes some of `p` synchronously. */
   writeSync(p: Uint8Array): number;
+  /** The open file's metadata (`fstat`). */
+  statSync(): Deno.FileInfo;
   /** Takes an advisory lock without blocking; false when held. */
   tryLockSync(exclusive?: boolean): boolean;
   /** Releases the advisory lock. */
@@ -95,6 +97,7 @@ export interface Fs {
   readFileSync(path: string): Uint8Array;
   removeSync(path: string): void;
   statSync(path: string): Deno.FileInfo;
+  lstatSync(path: string): Deno.FileInfo;
   chmodSync(path: string, mode: number): void;
 }
 
@@ -116,6 +119,7 @@ export const realFs: Fs = {
   readFileSync: (path) => Deno.readFileSync(path),
   removeSync: (path) => Deno.removeSync(path),
   statSync: (path) => Deno.statSync(path),
+  lstatSync: (path) => Deno.lstatSync(path),
   chmodSync: (path, mode) => Deno.chmodSync(path, mode),
 };
 

@@ -1,36 +1,39 @@
 /**
- * How a session's entries reach its file: envelopes and ids, blobs on the
- * way, the settings checkpoint after a boundary, the writer and its
+ * How a session's entries reach its file: the parent checked, envelopes
+ * (`_new_entry.ts`) with ids the session does not hold (`_ids.ts`), blobs on
+ * the way, the settings checkpoint after a boundary, the writer and its
  * lifecycle, and taking back what a failed write added.
  *
  * @module
  */
 
 import { join } from "node:path";
-import {
-  checkpointData,
-  SETTINGS_CHECKPOINT_TYPE,
-} from "../format/checkpoint.ts";
-import { newEntryId } from "../format/_entry_id.ts";
+import { named, quote } from "../fs/_errors.ts";
 import { encodeEntry, type SessionEntry } from "../format/entries.ts";
 import { encodeHead } from "../format/_head.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
-import { seam } from "../fs/_seam.ts";
-import { scanEntryIds } from "../read/_envelope.ts";
-import type { IdSet } from "../read/_id_set.ts";
-import { readLinesFromReader } from "../read/_lines_forward.ts";
 import { readSessionFile } from "../read/_session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import type { SessionWriterOptions } from "../write/_options.ts";
 import { SessionWriter } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";
+import { SessionIds } from "./_ids.ts";
+import { checkpoint, envelope } from "./_new_entry.ts";
 import { prepareForDisk } from "./_persist.ts";
 import type { SessionParts } from "./_parts.ts";
 import type { SessionView } from "./_view.ts";
 import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
 import type { SessionWriteOptions } from "./options.ts";
 
-const _ENVELOPE_KEYS = new Set(["type", "id", "parentId", "timestamp"]);
+/**
+ * How the lines of an append reach the file, when not by a plain append
+ * (a rename writes its entry and the title slot as one operation).
+ */
+export type WriteLines = (
+  writer: SessionWriter,
+  lines: readonly string[],
+  entries: readonly SessionEntry[],
+) => Promise<void>;
 
 /** Appends to a session: in memory, and on disk once the session is there. */
 export class Appender {
@@ -41,9 +44,10 @@ export class Appender {
   #onDisk: boolean;
   #autoPersist = false;
   #writer: SessionWriter | undefined;
+  /** Where large images go, made on first use. */
+  #blobStore: BlobStore | undefined;
   #queue: Promise<unknown> = Promise.resolve();
-  /** Ids of every entry in the file (read once when needed, then kept up to date by appends). */
-  #fileIds: IdSet | undefined;
+  readonly #ids: SessionIds;
   #closed = false;
 
   constructor(parts: SessionParts, view: SessionView) {
@@ -52,6 +56,7 @@ export class Appender {
     this.#view = view;
     this.#onDisk = parts.onDisk;
     this.#options = parts.options;
+    this.#ids = new SessionIds(parts.path, view);
   }
 
   /** The file's name for messages. */
@@ -83,44 +88,57 @@ export class Appender {
 
   /**
    * Add entries: envelopes first, blobs stored, a checkpoint after each
-   * compaction and reset, one write; on failure nothing stays added.
+   * compaction and reset, one write (by `write` when given); on failure
+   * nothing stays added. A first parent outside the loaded window is
+   * looked for in the file, and the window is read again after the write,
+   * so the context is what a fresh open of the file gives.
    */
   async append(
     payloads: readonly EntryPayload[],
     options: AppendOptions,
+    write?: WriteLines,
   ): Promise<SessionEntry[]> {
     if (this.#closed) {
-      throw new Error(`Cannot append to "${this.name}": the session is closed`);
+      throw new Error(
+        `Cannot append to ${quote(this.name)}: the session is closed`,
+      );
     }
+    const outside = await this.#checkParent(options.parentId);
     const view = this.#view;
     const mark = view.mark();
     const written: SessionEntry[] = [];
     const lines: string[] = [];
     try {
+      const taken = await this.#ids.taken();
       for (let i = 0; i < payloads.length; i++) {
         const parentId = i === 0 && options.parentId !== undefined
           ? options.parentId
           : view.leafId;
-        let entry = await this.#envelope(payloads[i]!, parentId);
+        let entry = envelope(payloads[i]!, parentId, taken, this.#now());
         if (this.#onDisk) entry = await this.#prepare(entry);
         this.#add(entry);
         written.push(entry);
         lines.push(encodeEntry(entry));
         if (entry.type === "compaction" || entry.type === "reset_boundary") {
-          const checkpoint = this.#checkpoint();
-          this.#add(checkpoint);
-          lines.push(encodeEntry(checkpoint));
+          const settings = checkpoint(view, taken, this.#now());
+          this.#add(settings);
+          lines.push(encodeEntry(settings));
         }
       }
       if (this.#onDisk) {
-        await (await this.writerFor("append to")).append(lines);
+        const writer = await this.writerFor("append to");
+        await (write ?? _plainAppend)(writer, lines, written);
       } else if (this.#autoPersist && written.some(_isAssistant)) {
         await this.ensureOnDisk();
       }
     } catch (err) {
+      this.#ids.takenBack(
+        view.loaded.entries.slice(mark.length).map((e) => e.id),
+      );
       view.rollBack(mark);
       throw err;
     }
+    if (outside && this.#onDisk) await this.#reloadAfterAppend();
     return written;
   }
 
@@ -173,7 +191,7 @@ export class Appender {
     return this.#writer;
   }
 
-  /** Close the writer (the file is about to be replaced); the next write reopens it. */
+  /** Close the writer; the next write opens the file again. */
   async dropWriter(): Promise<void> {
     await this.#writer?.close();
     this.#writer = undefined;
@@ -192,12 +210,24 @@ export class Appender {
 
   /** Whether an entry with this id is in the session (in memory or in the file). */
   async knows(id: string): Promise<boolean> {
-    return this.#view.loaded.byId.has(id) ||
-      (this.#onDisk && (await this.#idsOfFile()).has(id));
+    return await this.#ids.find(id, this.#onDisk) !== undefined;
   }
 
   /** Read the window again (after moving the leaf outside it). */
-  async reload(): Promise<void> {
+  async #reloadAfterAppend(): Promise<void> {
+    try {
+      await this.#reload();
+    } catch (err) {
+      throw named(
+        err,
+        `Cannot read the window of ${
+          quote(this.name)
+        } again after appending to it (the entries are written)`,
+      );
+    }
+  }
+
+  async #reload(): Promise<void> {
     const loaded = await readSessionFile(this.#path!, { window: true });
     const blobs = this.#dataDir === undefined
       ? { images: new Map(), texts: new Map() }
@@ -213,24 +243,27 @@ export class Appender {
     });
   }
 
-  /** The payload under a new envelope: id, parent, timestamp first. */
-  async #envelope(
-    p: EntryPayload,
-    parentId: string | null,
-  ): Promise<SessionEntry> {
-    if (typeof p.type !== "string" || p.type.length === 0) {
-      throw new TypeError("Cannot append: an entry needs a type");
+  /**
+   * Whether a first parent given by the caller lies outside the loaded
+   * window (in the file only).
+   *
+   * @throws {TypeError} When it is neither a string nor null.
+   * @throws {RangeError} When no entry has that id.
+   */
+  async #checkParent(parentId: unknown): Promise<boolean> {
+    if (parentId === undefined || parentId === null) return false;
+    if (typeof parentId !== "string") {
+      throw new TypeError(
+        `Cannot append to ${quote(this.name)}: parentId is not a string`,
+      );
     }
-    const rest = Object.fromEntries(
-      Object.entries(p).filter(([k]) => !_ENVELOPE_KEYS.has(k)),
+    const where = await this.#ids.find(parentId, this.#onDisk);
+    if (where !== undefined) return where === "file";
+    throw new RangeError(
+      `Cannot append to ${quote(this.name)}: no entry has the id ${
+        quote(parentId)
+      }`,
     );
-    return {
-      type: p.type,
-      id: newEntryId(await this.#takenIds()),
-      parentId,
-      timestamp: this.#now().toISOString(),
-      ...rest,
-    } as SessionEntry;
   }
 
   #now(): Date {
@@ -238,28 +271,15 @@ export class Appender {
   }
 
   #add(entry: SessionEntry): void {
-    this.#fileIds?.add(entry.id); // stays complete across a reload
+    this.#ids.added(entry.id);
     this.#view.add(entry);
-  }
-
-  /** The checkpoint after a boundary: the settings at the leaf and every label. */
-  #checkpoint(): SessionEntry {
-    const view = this.#view;
-    return {
-      type: "custom",
-      id: newEntryId(this.#idsInUse()),
-      parentId: view.leafId,
-      timestamp: this.#now().toISOString(),
-      customType: SETTINGS_CHECKPOINT_TYPE,
-      data: checkpointData(view.settings(), view.labels()),
-    } as SessionEntry;
   }
 
   /** Large images to blobs, `cost` into every usage. */
   #prepare(entry: SessionEntry): Promise<SessionEntry> {
     const blobs = this.#dataDir === undefined
       ? undefined
-      : new BlobStore(join(this.#dataDir, "blobs"), {
+      : this.#blobStore ??= new BlobStore(join(this.#dataDir, "blobs"), {
         sync: this.#options.sync ?? false,
       });
     return prepareForDisk(entry, {
@@ -267,30 +287,13 @@ export class Appender {
       textBlobThreshold: this.#options.textBlobThreshold,
     }, this.#view.blobs);
   }
+}
 
-  /** Ids a new entry must avoid: the whole file's, when only a window is held. */
-  async #takenIds(): Promise<{ has(id: string): boolean }> {
-    if (this.#view.loaded.windowed && this.#path !== undefined) {
-      await this.#idsOfFile();
-    }
-    return this.#idsInUse();
-  }
-
-  async #idsOfFile(): Promise<IdSet> {
-    if (this.#fileIds === undefined) {
-      using file = await seam().openHandle(this.#path!, { read: true });
-      this.#fileIds = await scanEntryIds(readLinesFromReader(file));
-    }
-    return this.#fileIds;
-  }
-
-  #idsInUse(): { has(id: string): boolean } {
-    const byId = this.#view.loaded.byId;
-    const outside = this.#fileIds;
-    return outside === undefined
-      ? byId
-      : { has: (id) => byId.has(id) || outside.has(id) };
-  }
+function _plainAppend(
+  writer: SessionWriter,
+  lines: readonly string[],
+): Promise<void> {
+  return writer.append(lines);
 }
 
 function _isAssistant(e: SessionEntry): boolean {

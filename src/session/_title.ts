@@ -1,6 +1,6 @@
 /**
  * Renaming a session: the `title_change` entry and the title slot, as one
- * operation.
+ * operation that happens whole or not at all.
  *
  * @module
  */
@@ -12,13 +12,14 @@ import {
   type TitleSlot,
   type TitleSource,
 } from "../format/title_slot.ts";
-import { rewriteWithSlot } from "../write/_slot_rewrite.ts";
 import type { Appender } from "./_appender.ts";
 import type { SessionView } from "./_view.ts";
 
 /**
- * Append a `title_change` entry, then overwrite the 256-byte slot in place
- * (a file without a valid slot is rewritten whole, atomically, once).
+ * Append a `title_change` entry and write the new title slot, under one
+ * lock (`SessionWriter.retitle`: in place when line 1 is a 256-byte slot,
+ * else one atomic rewrite of the whole file holding both). When any step
+ * fails, the file, the entries in memory and the title are as before.
  *
  * @param appender The session's appender (its queue is held by the caller).
  * @param view The session's view.
@@ -38,31 +39,25 @@ export async function renameSession(
     throw new TypeError("Cannot set the title: it is empty once cleaned");
   }
   const previous = view.title;
-  const [entry] = await appender.append([{
-    type: "title_change",
-    title: cleaned,
-    source: source === "manual" ? "user" : source,
-    ...(previous === undefined ? {} : { previousTitle: previous }),
-  }], {});
-  const slot: TitleSlot = {
+  const slotAt = (updatedAt: string): TitleSlot => ({
     title: cleaned,
     source,
-    updatedAt: entry!.timestamp,
-  };
-  const bytes = marshalTitleSlot(slot);
+    updatedAt,
+  });
+  const [entry] = await appender.append(
+    [{
+      type: "title_change",
+      title: cleaned,
+      source: source === "manual" ? "user" : source,
+      ...(previous === undefined ? {} : { previousTitle: previous }),
+    }],
+    {},
+    async (writer, lines, [written]) => {
+      await writer.retitle(marshalTitleSlot(slotAt(written!.timestamp)), lines);
+    },
+  );
   const loaded = view.loaded;
-  if (appender.onDisk) {
-    if (loaded.slotState === "ok") {
-      await (await appender.writerFor("rename")).rewriteSlot(bytes);
-    } else {
-      await appender.dropWriter();
-      await rewriteWithSlot(appender.name, bytes, {
-        dropFirstLine: loaded.slotState !== "absent",
-        ...appender.writerOptions(),
-      });
-    }
-  }
-  loaded.slot = slot;
+  loaded.slot = slotAt(entry!.timestamp);
   loaded.slotState = "ok";
   return entry as TitleChangeEntry;
 }

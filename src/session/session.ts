@@ -351,8 +351,9 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * ```
    *
    * @param payloads The entries' types and fields.
-   * @param options The first entry's parent.
+   * @param options The first entry's parent: any entry of the session, or `null`.
    * @returns The entries as written.
+   * @throws {RangeError} When `parentId` names no entry (nothing is written).
    * @throws {Error} When the write fails; the session then refuses further writes.
    */
   appendBatch(
@@ -364,9 +365,9 @@ export class Session extends EntryAppender implements AsyncDisposable {
   }
 
   /**
-   * Rename the session (DESIGN §3.3): append a `title_change` entry, then
-   * overwrite the 256-byte title slot in place (a file without a valid slot
-   * is rewritten whole, atomically, once).
+   * Rename the session (DESIGN §3.3), whole or not at all: a `title_change`
+   * entry and the title slot under one lock (in place for a 256-byte slot,
+   * else one atomic rewrite of the file holding both).
    *
    * @example Renaming a session (the class example renames one on disk)
    * ```ts
@@ -382,6 +383,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * @param source Who set it. Default `manual`.
    * @returns The `title_change` entry.
    * @throws {TypeError} When the title is empty once cleaned.
+   * @throws {Error} When a step fails: nothing of the rename stays.
    */
   setTitle(
     title: string,
@@ -424,13 +426,12 @@ export class Session extends EntryAppender implements AsyncDisposable {
           `Cannot branch to "${entryId}": no entry has that id`,
         );
       }
+      // A target outside the window: the append reads the new window.
       const [marker] = await appender.append([{
         type: "custom",
         customType: BRANCH_MARKER_TYPE,
         data: { to: entryId },
       }], { parentId: entryId });
-      // The target is outside the window: read the new window.
-      if (!this.#view.loaded.byId.has(entryId)) await appender.reload();
       return marker as CustomEntry;
     });
   }

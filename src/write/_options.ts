@@ -7,7 +7,7 @@
 import { quote } from "../fs/_errors.ts";
 import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
 import { LOCK_WAIT_MS } from "./_lock.ts";
-import { NEWLINE } from "./_undo.ts";
+import { NEWLINE } from "./_lines.ts";
 
 /** Options for the writers of a session file. */
 export interface SessionWriterOptions {

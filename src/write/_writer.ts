@@ -1,42 +1,40 @@
 /**
- * `SessionWriter`: appends lines to a session file and rewrites its title
- * slot, under the cross-process lock omp takes for the same file, so the two
- * can write one session without losing each other's lines.
+ * `SessionWriter`: appends lines to a session file and renames it (an entry
+ * and the title slot, whole or not at all), under the cross-process lock omp
+ * takes for the same file, so the two can write one session without losing
+ * each other's lines.
  *
- * The lock every write takes is described in `_lock.ts`.
+ * The lock every write takes is described in `_lock.ts`; the open file and
+ * what the writer knows of it in `_append_file.ts`; how a rename writes
+ * line 1 in `_slot_rewrite.ts`.
  *
  * @module
  */
 
 import { dirname } from "node:path";
-import { named, quote, removeAfter } from "../fs/_errors.ts";
-import { type FsHandle, IS_WINDOWS, seam, writeAll } from "../fs/_seam.ts";
+import { named, quote } from "../fs/_errors.ts";
+import { type FsHandle, writeAll } from "../fs/_seam.ts";
 import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
-import { FILE_MODE, makeFolders, sameFile, syncFolder } from "./_folders.ts";
-import { lockFor, withLock } from "./_lock.ts";
+import { AppendFile } from "./_append_file.ts";
+import { makeFolders } from "./_folders.ts";
+import { encodeLines, NEWLINE } from "./_lines.ts";
+import { Gate, lockFor, withLock } from "./_lock.ts";
 import {
   checkSlot,
   type SessionWriterOptions,
   type WriterSettings,
   writerSettings,
 } from "./_options.ts";
-import {
-  endsTorn,
-  NEWLINE,
-  readUpTo,
-  restoreSlot,
-  rollBack,
-  withNewline,
-} from "./_undo.ts";
+import { readHead, rewriteWithSlot, slotInPlace } from "./_slot_rewrite.ts";
+import { rollBack, undoRename, withNewline } from "./_undo.ts";
 
 export type { SessionWriterOptions } from "./_options.ts";
 
-const _encoder = new TextEncoder();
-
 /**
- * An open session file that this process appends to. Every append and slot
- * rewrite takes omp's cross-process lock (see the module doc), so omp and
- * other writers can share the file.
+ * An open session file that this process appends to. Every append and
+ * rename takes omp's cross-process lock (see the module doc), so omp and
+ * other writers can share the file. The writer keeps the lock's OS gate
+ * open between its calls, and closes it with the file.
  *
  * Lines are written whole: a batch is one write call (looping on short
  * writes), and a write that fails is cut back to the old size. After such a
@@ -70,27 +68,20 @@ export class SessionWriter implements AsyncDisposable {
   readonly #path: string;
   readonly #sync: boolean;
   readonly #lockTimeoutMs: number;
-  #file: FsHandle;
-  #size: number;
-  #tornTail: boolean;
+  /** The OS gate, kept open between writes. */
+  readonly #gate: Gate;
+  readonly #file: AppendFile;
   #error: Error | undefined;
   #closed = false;
   /** The last queued operation; operations on one writer run one at a time. */
   #tail: Promise<void> = Promise.resolve();
 
-  private constructor(
-    path: string,
-    file: FsHandle,
-    size: number,
-    tornTail: boolean,
-    settings: WriterSettings,
-  ) {
-    this.#path = path;
+  private constructor(file: AppendFile, settings: WriterSettings, gate: Gate) {
+    this.#path = file.path;
     this.#file = file;
-    this.#size = size;
-    this.#tornTail = tornTail;
     this.#sync = settings.sync;
     this.#lockTimeoutMs = settings.lockTimeoutMs;
+    this.#gate = gate;
   }
 
   /**
@@ -128,42 +119,16 @@ export class SessionWriter implements AsyncDisposable {
     options: SessionWriterOptions = {},
   ): Promise<SessionWriter> {
     const settings = writerSettings(path, options, "open");
-    const file = await seam().openHandle(path, { read: true, append: true });
-    try {
-      const info = await file.stat();
-      if (!info.isFile) {
-        throw new Error(`Cannot open ${quote(path)}: not a regular file`);
-      }
-      const torn = await endsTorn(file, info.size);
-      return new SessionWriter(path, file, info.size, torn, settings);
-    } catch (err) {
-      file.close();
-      throw err;
-    }
+    const file = await AppendFile.open(path);
+    return new SessionWriter(file, settings, new Gate(lockFor(path).file));
   }
 
   /**
    * Creates a new session file, which must not exist yet, with mode 0600
    * whatever the umask, and writes `body` to it under the lock. Missing parent
    * folders are made with mode 0700 (folders that exist are left as they
-   * are). When the write fails the partial file is removed.
-   *
-   * @example Creating a file in a new folder
-   * ```ts
-   * import { marshalTitleSlot } from "@xdev/session";
-   * import { SessionWriter } from "./_writer.ts";
-   * import assert from "node:assert/strict";
-   *
-   * const dir = await Deno.makeTempDir();
-   * try {
-   *   const slot = marshalTitleSlot({ title: "", updatedAt: "2026-10-01T09:00:00.000Z" });
-   *   const body = new Uint8Array([...slot, ...new TextEncoder().encode("{}\n")]);
-   *   await using writer = await SessionWriter.create(`${dir}/a/b/s.jsonl`, body);
-   *   assert.equal(writer.size, body.length);
-   * } finally {
-   *   await Deno.remove(dir, { recursive: true });
-   * }
-   * ```
+   * are). When the write fails the partial file is removed. (The class
+   * example creates one.)
    *
    * @param path The session file to make.
    * @param body The whole first content: title slot, header and any entries, each line ending in `"\n"`.
@@ -190,43 +155,31 @@ export class SessionWriter implements AsyncDisposable {
         `Cannot create ${quote(path)}: the body does not end in "\\n"`,
       );
     }
-    await makeFolders(path, dirname(path));
+    try {
+      await makeFolders(path, dirname(path));
+    } catch (err) {
+      throw named(err, `Cannot create ${quote(path)}`);
+    }
     const lock = lockFor(path, "create", settings.lockTimeoutMs);
-    return await withLock(lock, async () => {
-      const fs = seam();
-      const file = await fs.openHandle(path, {
-        read: true,
-        append: true,
-        createNew: true,
-        mode: FILE_MODE,
-      });
-      try {
-        if (!IS_WINDOWS) await fs.chmod(path, FILE_MODE);
-        await writeAll(file, body);
-        if (settings.sync) {
-          await file.syncData();
-          await syncFolder(dirname(path));
-        }
-      } catch (err) {
-        file.close();
-        await removeAfter(
-          path,
-          err,
-          `Cannot create ${quote(path)}: the write failed and ${
-            quote(path)
-          } could not be removed`,
-        );
-        throw named(err, `Cannot create ${quote(path)}`);
-      }
-      return new SessionWriter(path, file, body.length, false, settings);
-    });
+    const gate = new Gate(lock.file);
+    try {
+      const file = await withLock(
+        lock,
+        () => AppendFile.create(path, body, settings.sync),
+        gate,
+      );
+      return new SessionWriter(file, settings, gate);
+    } catch (err) {
+      gate.close();
+      throw err;
+    }
   }
 
   /**
    * Bytes in the file as far as this writer knows (updated by each append).
    */
   get size(): number {
-    return this.#size;
+    return this.#file.size;
   }
 
   /**
@@ -267,22 +220,29 @@ export class SessionWriter implements AsyncDisposable {
    */
   async append(lines: readonly string[]): Promise<void> {
     const action = `Cannot append to ${quote(this.#path)}`;
-    const bytes = _encodeLines(lines, action);
+    const bytes = encodeLines(lines, action);
     this.#checkOpen(action);
     if (bytes === undefined) return;
-    const lock = lockFor(this.#path, "append to", this.#lockTimeoutMs);
-    await this.#serial(
-      action,
-      () => withLock(lock, () => this.#appendLocked(bytes, action)),
-    );
+    await this.#locked("append to", action, async () => {
+      await this.#write(bytes, await this.#file.current(), action);
+    });
   }
 
   /**
-   * Overwrites the 256-byte title slot at offset 0 in place, through a
-   * handle that is not in append mode, under the lock. The file keeps its
-   * size; nothing after byte 255 changes. Line 1 must already be exactly
-   * {@linkcode TITLE_SLOT_BYTES} long; otherwise use
-   * {@linkcode rewriteWithSlot}.
+   * Renames the session whole or not at all, under one lock: appends
+   * `lines` (the `title_change` entry) and writes `slot` as line 1. What
+   * line 1 holds is read from the disk under the lock:
+   *
+   * - a title record exactly 256 bytes wide, its only `"\n"` last: the
+   *   lines are appended, then the slot is overwritten in place through a
+   *   handle that is not in append mode (omp's order). When that fails, the
+   *   old slot is put back and the file cut back to its old size, and the
+   *   writer fails (as after a failed append);
+   * - anything else (no slot, a malformed slot, a slot of another width, a
+   *   CRLF slot, a byte order mark): the file is rewritten whole through a
+   *   temp file holding the new slot, the content from the header on and the
+   *   lines, then renamed over it (see `_slot_rewrite.ts`). When that fails
+   *   the file is untouched and the writer goes on.
    *
    * @example Renaming a session in place
    * ```ts
@@ -298,32 +258,51 @@ export class SessionWriter implements AsyncDisposable {
    *     ...new TextEncoder().encode("{}\n"),
    *   ]);
    *   await using writer = await SessionWriter.create(`${dir}/s.jsonl`, body);
-   *   await writer.rewriteSlot(marshalTitleSlot({ title: "Renamed", source: "manual", updatedAt: at }));
-   *   assert.ok((await Deno.readTextFile(`${dir}/s.jsonl`)).includes('"title":"Renamed"'));
+   *   await writer.retitle(
+   *     marshalTitleSlot({ title: "Renamed", source: "manual", updatedAt: at }),
+   *     ['{"type":"title_change"}'],
+   *   );
+   *   const text = await Deno.readTextFile(`${dir}/s.jsonl`);
+   *   assert.ok(text.includes('"title":"Renamed"'));
+   *   assert.ok(text.endsWith('{}\n{"type":"title_change"}\n'));
    * } finally {
    *   await Deno.remove(dir, { recursive: true });
    * }
    * ```
    *
    * @param slot The new line 1: exactly {@linkcode TITLE_SLOT_BYTES} bytes, its only `"\n"` last.
-   * @throws {TypeError} When `slot` is not a `Uint8Array`.
+   * @param lines The lines to append with it, each without its `"\n"`.
+   * @throws {TypeError} When `slot` is not a `Uint8Array` or a line is malformed.
    * @throws {RangeError} When `slot` is not {@linkcode TITLE_SLOT_BYTES} bytes ending in its only `"\n"`.
    * @throws {Deno.errors.TimedOut} When another writer holds the lock past `lockTimeoutMs`.
-   * @throws {Error} When line 1 of the file is not {@linkcode TITLE_SLOT_BYTES} long, the writer is closed or failed, or the write fails.
+   * @throws {Error} When the writer is closed or failed, the file has no header where a reader looks, or a write fails.
    */
-  async rewriteSlot(slot: Uint8Array): Promise<void> {
-    const action = `Cannot rewrite the title slot of ${quote(this.#path)}`;
+  async retitle(slot: Uint8Array, lines: readonly string[]): Promise<void> {
+    const action = `Cannot rename ${quote(this.#path)}`;
     checkSlot(slot, action);
+    const bytes = encodeLines(lines, action) ?? new Uint8Array();
     this.#checkOpen(action);
-    const lock = lockFor(
-      this.#path,
-      "rewrite the title slot of",
-      this.#lockTimeoutMs,
-    );
-    await this.#serial(
-      action,
-      () => withLock(lock, () => this.#rewriteSlotLocked(slot, action)),
-    );
+    await this.#locked("rename", action, async () => {
+      const old = await this.#file.current();
+      using file = await this.#file.openPositional(action);
+      const head = await readHead(file);
+      if (slotInPlace(head)) {
+        await this.#write(bytes, old, action);
+        await this.#overwriteSlot(file, slot, head, old, action);
+        return;
+      }
+      const tail = this.#file.tornTail && bytes.length > 0
+        ? withNewline(bytes)
+        : bytes;
+      await rewriteWithSlot(this.#path, slot, {
+        source: file,
+        size: old,
+        tail,
+        sync: this.#sync,
+        action,
+      });
+      await this.#adoptReplacement();
+    });
   }
 
   /**
@@ -353,29 +332,10 @@ export class SessionWriter implements AsyncDisposable {
     this.#closed = true;
     await this.#tail;
     this.#file.close();
+    this.#gate.close();
   }
 
-  /**
-   * Same as {@linkcode SessionWriter.close}, for `await using`.
-   *
-   * @example Closing at the end of a block
-   * ```ts
-   * import { SessionWriter } from "./_writer.ts";
-   * import { equal } from "node:assert/strict";
-   *
-   * const dir = await Deno.makeTempDir();
-   * try {
-   *   await Deno.writeTextFile(`${dir}/s.jsonl`, "{}\n");
-   *   {
-   *     await using writer = await SessionWriter.open(`${dir}/s.jsonl`);
-   *     await writer.append(['{"n":1}']);
-   *   }
-   *   equal(await Deno.readTextFile(`${dir}/s.jsonl`), '{}\n{"n":1}\n');
-   * } finally {
-   *   await Deno.remove(dir, { recursive: true });
-   * }
-   * ```
-   */
+  /** Same as {@linkcode SessionWriter.close}, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -419,88 +379,73 @@ export class SessionWriter implements AsyncDisposable {
     return kept;
   }
 
-  async #appendLocked(bytes: Uint8Array, action: string): Promise<void> {
-    const old = (await this.#reopenIfReplaced()).size;
-    const file = this.#file;
-    if (old !== this.#size) this.#tornTail = await endsTorn(file, old);
-    const payload = this.#tornTail ? withNewline(bytes) : bytes;
-    try {
-      await writeAll(file, payload);
-      if (this.#sync) await file.syncData();
-    } catch (err) {
-      throw this.#fail(await rollBack(file, old, err, action));
-    }
-    this.#size = old + payload.length;
-    this.#tornTail = false;
+  /** Runs `op` under the lock, after the operations queued before it. */
+  #locked(
+    verb: string,
+    action: string,
+    op: () => Promise<void>,
+  ): Promise<void> {
+    const lock = lockFor(this.#path, verb, this.#lockTimeoutMs);
+    return this.#serial(action, () => withLock(lock, op, this.#gate));
   }
 
   /**
-   * omp's `#reopenIfReplaced`: a rename over the path orphans our handle.
-   * Returns the metadata of the handle in use.
+   * Appends `bytes` to a file of `old` bytes (a `"\n"` first after a torn
+   * line); a failed write is cut back and fails the writer.
    */
-  async #reopenIfReplaced(): Promise<Deno.FileInfo> {
-    const mine = this.#file.statSync?.() ?? await this.#file.stat();
-    let live: Deno.FileInfo;
+  async #write(bytes: Uint8Array, old: number, action: string): Promise<void> {
+    if (bytes.length === 0) return;
+    const file = this.#file;
+    const payload = file.tornTail ? withNewline(bytes) : bytes;
     try {
-      live = seam().statSync(this.#path); // one tiny call: sync is ~10x cheaper
+      await writeAll(file.handle, payload);
+      if (this.#sync) await file.handle.syncData();
     } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return mine; // omp keeps its handle too
-      throw err;
+      throw this.#fail(await rollBack(file.handle, old, err, action));
     }
-    if (sameFile(live, mine)) return mine;
-    const next = await seam().openHandle(this.#path, {
-      read: true,
-      append: true,
-    });
-    this.#file.close();
-    this.#file = next;
-    this.#size = -1; // unknown: read the new file's tail
-    return await next.stat();
+    file.size = old + payload.length;
+    file.tornTail = false;
   }
 
-  async #rewriteSlotLocked(slot: Uint8Array, action: string): Promise<void> {
-    using file = await seam().openHandle(this.#path, {
-      read: true,
-      write: true,
-    });
-    const old = await readUpTo(file, TITLE_SLOT_BYTES);
-    if (
-      old.length < TITLE_SLOT_BYTES ||
-      old.indexOf(NEWLINE) !== TITLE_SLOT_BYTES - 1
-    ) {
-      throw new Error(
-        `${action}: line 1 is not ${TITLE_SLOT_BYTES} bytes; rewrite the whole file instead`,
-      );
-    }
+  /**
+   * Overwrites the 256-byte slot at offset 0; when that fails, puts the old
+   * slot back, cuts the file back to `old` bytes (the rename's entry goes)
+   * and fails the writer.
+   */
+  async #overwriteSlot(
+    file: FsHandle,
+    slot: Uint8Array,
+    head: Uint8Array,
+    old: number,
+    action: string,
+  ): Promise<void> {
+    const tornTail = this.#file.tornTail;
     try {
       await file.seek(0, Deno.SeekMode.Start);
       await writeAll(file, slot);
       if (this.#sync) await file.syncData();
     } catch (err) {
-      throw this.#fail(await restoreSlot(file, old, err, action));
+      const oldSlot = head.subarray(0, TITLE_SLOT_BYTES);
+      const kept = await undoRename(file, oldSlot, old, err, action);
+      this.#file.size = old;
+      this.#file.tornTail = tornTail;
+      throw this.#fail(kept);
     }
   }
-}
 
-/** Validated options. */
-/** Encodes a batch as `line\n…`; undefined for an empty batch. */
-function _encodeLines(
-  lines: readonly string[],
-  action: string,
-): Uint8Array | undefined {
-  if (!Array.isArray(lines)) {
-    throw new TypeError(`${action}: lines is not an array`);
-  }
-  for (const [i, line] of lines.entries()) {
-    if (typeof line !== "string") {
-      throw new TypeError(`${action}: line ${i} of the batch is not a string`);
-    }
-    if (line.includes("\n")) {
-      throw new TypeError(`${action}: line ${i} of the batch contains "\\n"`);
+  /**
+   * Opens the file a whole rewrite renamed over the path. When that fails
+   * the rename has still happened: the next call opens it (`current()`).
+   */
+  async #adoptReplacement(): Promise<void> {
+    try {
+      await this.#file.reopen();
+    } catch {
+      // The rename is done: not a failure of this call. The next call sees
+      // the new file (`current()`), opens it or says why it cannot.
+      this.#file.size = -1;
     }
   }
-  if (lines.length === 0) return undefined;
-  return _encoder.encode(`${lines.join("\n")}\n`);
 }
 
 function _ignore(): void {}

@@ -215,18 +215,16 @@ Deno.test("Session batches from 4 processes at once, 100 entries a batch: every 
 // ------------------------------------------------------------ ids
 
 /*
- * An entry id is 8 random hex digits, checked only against the ids in
- * memory (`newEntryId(loaded.byId)` in session.ts). After a windowed open,
- * memory holds the window alone, so a new entry can take the id of an entry
- * before the window (chance per append ≈ entries outside the window / 2^32;
- * for a 100,000-entry file written through windowed opens, ~1 expected
- * collision over its life). The later duplicate wins on load, so a path
- * through the old entry, which a branch back into history follows, is cut
- * as a cycle. Ignored until fixed (see the report).
+ * An entry id is 8 random hex digits. After a windowed open, memory holds
+ * the window alone, so a new id is also checked against every id of the file
+ * (`session/_ids.ts`, scanned once); otherwise it could take the id of an
+ * entry before the window, the later duplicate would win on load, and a
+ * path through the old entry (a branch back into history) would be cut as a
+ * cycle. The draw is forced here to the old entry's id.
  */
 Deno.test({
   name:
-    "Session.append() after a windowed open never reuses the id of an entry outside the window (BUG)",
+    "Session.append() after a windowed open never reuses the id of an entry outside the window",
 
   fn: async () => {
     await using dir = await tempDir();
@@ -283,9 +281,8 @@ Deno.test({
       if (typeof c === "string") return c;
       return Array.isArray(c) ? (c as { text: string }[])[0]?.text : m.role;
     });
-    // Today: ["compactionSummary", "kept", "new", "answer to old"]: "old"'s id names
-    // "new" (the later duplicate wins), so the branch runs through the
-    // compaction instead of back to "old".
+    // Were the id reused: ["compactionSummary", "kept", "new", "answer to
+    // old"] ("old"'s id would name "new").
     assert.deepEqual(texts, ["old", "answer to old"]);
     assert.notEqual(added.id, old.id, "an id already in the file");
   },
