@@ -18,6 +18,7 @@ import type { SessionWriterOptions } from "../write/_options.ts";
 import { SessionWriter } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";
 import { SessionIds } from "./_ids.ts";
+import { updateIndexRow } from "./_index_row.ts";
 import { checkpoint, envelope } from "./_new_entry.ts";
 import { prepareForDisk } from "./_persist.ts";
 import type { SessionParts } from "./_parts.ts";
@@ -49,6 +50,8 @@ export class Appender {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #ids: SessionIds;
   #closed = false;
+  /** Whether this session wrote to its file (its index row is then updated on close). */
+  #wrote = false;
 
   constructor(parts: SessionParts, view: SessionView) {
     this.#path = parts.path;
@@ -168,6 +171,7 @@ export class Appender {
     loaded.entries = prepared;
     loaded.byId = new Map(prepared.map((e) => [e.id, e]));
     this.#onDisk = true;
+    this.#wrote = true;
   }
 
   /** The open writer, opened on first use; refuses a closed or legacy session. */
@@ -188,6 +192,7 @@ export class Appender {
       );
     }
     this.#writer ??= await SessionWriter.open(this.#path, this.writerOptions());
+    this.#wrote = true;
     return this.#writer;
   }
 
@@ -238,8 +243,10 @@ export class Appender {
   /** Close the writer; later appends fail. */
   close(): Promise<void> {
     return this.exclusive(async () => {
+      if (this.#closed) return;
       this.#closed = true;
       await this.dropWriter();
+      if (this.#wrote) await updateIndexRow(this.#path!, this.#options);
     });
   }
 

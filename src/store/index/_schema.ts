@@ -5,7 +5,13 @@
  * @module
  */
 
-/** The schema's version; a file of an older version is remade, a newer one left alone. */
+import { FACETS } from "./_facet_list.ts";
+import { FACET_SCHEMA } from "./_facets.ts";
+
+/**
+ * The schema's version; a file of an older version is remade, a newer one
+ * left alone. A new facet or a facet's new tables raise it.
+ */
 export const INDEX_SCHEMA_VERSION = 1;
 
 /** The statements that make the schema. */
@@ -53,4 +59,6 @@ export const INDEX_SCHEMA: readonly string[] = [
     ids BLOB
   )`,
   `CREATE INDEX IF NOT EXISTS sessions_cwd ON sessions (cwd)`,
+  ...FACET_SCHEMA,
+  ...FACETS.flatMap((facet) => facet.schema),
 ];

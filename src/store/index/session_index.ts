@@ -10,11 +10,10 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { sessionsDir } from "../places.ts";
 import { foldSettings } from "../../context/settings.ts";
 import { pathTo } from "../../context/tree.ts";
-import { readFull } from "../../fs/_read.ts";
 import { seam } from "../../fs/_seam.ts";
 import type { LoadedSession } from "../../read/_records.ts";
 import type { ResumeFrom } from "../../read/_resume.ts";
@@ -28,7 +27,13 @@ import {
 } from "../_session_files.ts";
 import type { SessionInfo } from "../session_info.ts";
 import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";
-import { hashBytes } from "./_hash.ts";
+import { FACETS } from "./_facet_list.ts";
+import {
+  type FacetFile,
+  forgetFile,
+  tailHashAt,
+  updateFacet,
+} from "./_facets.ts";
 import {
   type HeadRow,
   headRow,
@@ -38,7 +43,6 @@ import {
   type SessionRow,
   SessionRows,
   type StateRow,
-  TAIL_HASH_BYTES,
 } from "./_rows.ts";
 
 /** Options for {@linkcode SessionIndex.open}. */
@@ -112,6 +116,8 @@ export class SessionIndex implements Disposable {
   readonly #db: DatabaseSync;
   readonly #rows: SessionRows;
   readonly #warn: (message: string) => void;
+  /** The last write transaction queued on this connection. */
+  #turn: Promise<void> = Promise.resolve();
   #closed = false;
 
   private constructor(
@@ -165,7 +171,9 @@ export class SessionIndex implements Disposable {
       create: options.create !== false,
       onWarning: warn,
     });
-    return db === undefined ? undefined : new SessionIndex(dataDir, db, warn);
+    return db === undefined
+      ? undefined
+      : new SessionIndex(resolve(dataDir), db, warn);
   }
 
   /**
@@ -206,18 +214,21 @@ export class SessionIndex implements Disposable {
    */
   async refresh(options: RefreshOptions = {}): Promise<RefreshResult> {
     const started = performance.now();
-    if (options.rebuild === true) {
-      this.#write(() => this.#db.exec("DELETE FROM sessions"));
-    }
+    if (options.rebuild === true) await this.#forgetAll();
     const files = await sessionFiles(this.#dataDir, { includeSubagents: true });
     const rows = this.#rows.heads();
+    const behind = this.#behind();
     const result = { sessions: 0, refreshed: 0, removed: 0, skipped: 0, ms: 0 };
     let done = 0;
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < files.length) {
         const file = files[next++]!;
-        const outcome = await this.#refreshFile(file, rows.get(file.path));
+        const outcome = await this.#refreshFile(
+          file,
+          rows.get(file.path),
+          behind.has(file.path),
+        );
         if (outcome === "read") result.refreshed++;
         if (outcome === "skipped") result.skipped++;
         else result.sessions++;
@@ -230,11 +241,30 @@ export class SessionIndex implements Disposable {
     const found = new Set(files.map((f) => f.path));
     for (const path of rows.keys()) {
       if (found.has(path)) continue;
-      this.#write(() => this.#rows.remove(path));
+      await this.#write(() => this.#forget(path));
       result.removed++;
     }
     result.ms = Math.round(performance.now() - started);
     return result;
+  }
+
+  /**
+   * Bring one file's row up to date (reading only what was appended since
+   * it was indexed): what a session does when it is closed after appends.
+   *
+   * @param path The file (absolute), in this index's data dir.
+   * @returns Whether the row was read anew.
+   */
+  async refreshFile(path: string): Promise<boolean> {
+    path = resolve(path);
+    const depth = _depth(sessionsDir(this.#dataDir), path);
+    const known = this.#rows.get(path);
+    const outcome = await this.#refreshFile(
+      { path, depth },
+      known,
+      known === undefined || this.#behind(path).has(path),
+    );
+    return outcome === "read";
   }
 
   /**
@@ -286,7 +316,7 @@ export class SessionIndex implements Disposable {
       out.push(infoOfRow(row, info));
     }
     if (changed.length > 0) {
-      this.#write(() => {
+      await this.#write(() => {
         for (const row of changed) this.#rows.putHead(row);
       });
     }
@@ -336,7 +366,7 @@ export class SessionIndex implements Disposable {
     const depth = _depth(sessionsDir(this.#dataDir), path);
     const head = headRow(path, read.info, read.head, read.headBytes, depth);
     const state = await _stateOf(path, loaded);
-    this.#write(() => {
+    await this.#write(() => {
       this.#rows.putHead(head);
       if (state !== undefined) this.#rows.putState(path, state);
     });
@@ -353,10 +383,14 @@ export class SessionIndex implements Disposable {
     this.close();
   }
 
-  /** Read one file into its row: head always, state from the row's (or from scratch). */
+  /**
+   * Read one file into its row: head always, state from the row's (or from
+   * scratch), then the facets up to the state's offset, in one transaction.
+   */
   async #refreshFile(
     file: FoundFile,
     known: HeadRow | undefined,
+    behind: boolean,
   ): Promise<"read" | "unchanged" | "skipped"> {
     const { path, depth } = file;
     let info: Deno.FileInfo;
@@ -365,10 +399,13 @@ export class SessionIndex implements Disposable {
     } catch {
       return "skipped";
     }
-    if (known !== undefined && sameStat(known, info)) return "unchanged";
+    if (known !== undefined && sameStat(known, info)) {
+      if (behind) await this.#catchUpFacets(file, known);
+      return "unchanged";
+    }
     const read = await readSessionHead(path);
     if ("skip" in read) {
-      if (known !== undefined) this.#write(() => this.#rows.remove(path));
+      if (known !== undefined) await this.#write(() => this.#forget(path));
       return "skipped";
     }
     const head = headRow(path, read.info, read.head, read.headBytes, depth);
@@ -386,15 +423,101 @@ export class SessionIndex implements Disposable {
     } catch {
       state = undefined; // unreadable past its head: listed, not indexed deeper
     }
-    this.#write(() => {
+    await this.#write(async () => {
       this.#rows.putHead(head);
-      if (state !== undefined) this.#rows.putState(path, state);
+      if (state === undefined) return;
+      this.#rows.putState(path, state);
+      await this.#feedFacets(
+        { path, depth, header: read.head.header },
+        read.info,
+        state.offset!,
+        head.bodyStart,
+      );
     });
     return "read";
   }
 
-  /** Run `work` in one write transaction; a lock held too long is a warning, not an error. */
-  #write(work: () => void): void {
+  /** The facets of a file whose row is current but which they have not all read (a new facet, or an open that recorded the file). */
+  async #catchUpFacets(file: FoundFile, known: HeadRow): Promise<void> {
+    const row = this.#rows.get(file.path);
+    if (row?.offset === null || row?.offset === undefined) return;
+    const read = await readSessionHead(file.path);
+    if ("skip" in read) return;
+    const offset = row.offset;
+    await this.#write(() =>
+      this.#feedFacets(
+        { ...file, header: read.head.header },
+        read.info,
+        offset,
+        known.bodyStart,
+      )
+    );
+  }
+
+  async #feedFacets(
+    file: FacetFile,
+    info: Deno.FileInfo,
+    end: number,
+    bodyStart: number,
+  ): Promise<void> {
+    for (const facet of FACETS) {
+      await updateFacet(this.#db, facet, file, info, end, bodyStart);
+    }
+  }
+
+  /**
+   * Paths some facet has not read to their row's offset (or read with an
+   * older version of itself): all of them, or only `path`.
+   */
+  #behind(path?: string): Set<string> {
+    const where = path === undefined ? "" : "WHERE s.path = ?";
+    const args = path === undefined ? [] : [path];
+    const out = new Set<string>();
+    for (const facet of FACETS) {
+      const rows = this.#db.prepare(
+        `SELECT s.path AS path FROM sessions s
+         LEFT JOIN facets f ON f.path = s.path AND f.facet = ?
+         ${where === "" ? "WHERE" : `${where} AND`} s.offset IS NOT NULL
+           AND (f.path IS NULL OR f.version != ? OR f.offset != s.offset)`,
+      ).all(facet.name, ...args, facet.version) as { path: string }[];
+      for (const r of rows) out.add(r.path);
+    }
+    return out;
+  }
+
+  /** A file is gone (or no longer a session): its row and what the facets hold of it. */
+  #forget(path: string): void {
+    this.#rows.remove(path);
+    forgetFile(this.#db, FACETS, path);
+  }
+
+  /** Forget every row and what every facet read (its figures of deleted files stay). */
+  async #forgetAll(): Promise<void> {
+    await this.#write(() => {
+      const read = this.#db.prepare("SELECT DISTINCT path FROM facets")
+        .all() as {
+          path: string;
+        }[];
+      for (const { path } of read) {
+        for (const facet of FACETS) facet.forget(this.#db, path, false);
+      }
+      this.#db.exec("DELETE FROM facets");
+      this.#db.exec("DELETE FROM sessions");
+    });
+  }
+
+  /**
+   * Run `work` in one write transaction, one at a time on this connection
+   * (a refresh reads several files at once); a lock held past the busy
+   * wait is a warning, not an error.
+   */
+  #write(work: () => void | Promise<void>): Promise<void> {
+    const turn = this.#turn.then(() => this.#transaction(work));
+    this.#turn = turn.catch(() => {});
+    return turn;
+  }
+
+  async #transaction(work: () => void | Promise<void>): Promise<void> {
     try {
       this.#db.exec("BEGIN IMMEDIATE");
     } catch (err) {
@@ -405,7 +528,7 @@ export class SessionIndex implements Disposable {
       return;
     }
     try {
-      work();
+      await work();
       this.#db.exec("COMMIT");
     } catch (err) {
       this.#db.exec("ROLLBACK");
@@ -428,7 +551,7 @@ async function _stateOf(
   const record = loaded.record;
   const end = loaded.recordEnd;
   if (record === undefined || end === undefined) return undefined;
-  const tail = await _tailHash(path, end, loaded);
+  const tail = await tailHashAt(path, end);
   if (tail === undefined) return undefined;
   const window = pathTo(loaded.leafId ?? null, loaded.byId).entries;
   const settings = foldSettings(window, loaded.base?.settings);
@@ -454,33 +577,13 @@ async function _stateOf(
   };
 }
 
-/** The hash of the bytes just before `end` (from the head's end on). */
-async function _tailHash(
-  path: string,
-  end: number,
-  loaded: LoadedSession,
-): Promise<string | undefined> {
-  void loaded;
-  using file = await seam().openHandle(path, { read: true });
-  const start = Math.max(0, end - TAIL_HASH_BYTES);
-  await file.seek(start, Deno.SeekMode.Start);
-  const bytes = new Uint8Array(end - start);
-  if (await readFull(file, bytes) !== bytes.length) return undefined;
-  return hashBytes(bytes);
-}
-
 /** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */
 async function _tailUnchanged(path: string, row: SessionRow): Promise<boolean> {
   try {
     const info = seam().statSync(path);
     if (info.ino !== row.ino || info.dev !== row.dev) return false;
     if (row.offset === null || info.size < row.offset) return false;
-    const tail = await _tailHash(
-      path,
-      row.offset,
-      undefined as unknown as LoadedSession,
-    );
-    return tail === row.tailHash;
+    return await tailHashAt(path, row.offset) === row.tailHash;
   } catch {
     return false;
   }

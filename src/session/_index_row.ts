@@ -1,0 +1,37 @@
+/**
+ * A session that wrote to its file brings its row of the data dir's index
+ * up to date when it is closed (reading only what it appended), so a list
+ * or a reopen right after finds the row current. A data dir without an
+ * index is left without one; an index that cannot be used is a warning.
+ *
+ * @module
+ */
+
+import { SessionIndex } from "../store/index/session_index.ts";
+import type { SessionWriteOptions } from "./options.ts";
+
+/**
+ * Update the row of `path` in the index of the data dir that holds it.
+ *
+ * @param path The session file (absolute).
+ * @param options The session's options (`index: false` skips this).
+ */
+export async function updateIndexRow(
+  path: string,
+  options: SessionWriteOptions,
+): Promise<void> {
+  if (options.index === false) return;
+  const warn = options.onWarning ?? ((m: string) => console.warn(m));
+  try {
+    const dataDir = await SessionIndex.dataDirOf(path);
+    if (dataDir === undefined) return;
+    using index = await SessionIndex.tryOpen(dataDir, {
+      create: false,
+      onWarning: warn,
+    });
+    await index?.refreshFile(path);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    warn(`Cannot update the session index for "${path}": ${why}`);
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * The facets every index keeps, in the order a refresh feeds them.
+ *
+ * @module
+ */
+
+import type { IndexFacet } from "./_facets.ts";
+import { TOTALS_FACET } from "./_totals.ts";
+
+/** The facets the index knows. */
+export const FACETS: readonly IndexFacet[] = [TOTALS_FACET];
