@@ -19,6 +19,7 @@ import { context } from "./src/cli/_context.ts";
 import { demo } from "./src/cli/_demo.ts";
 import { fork } from "./src/cli/_fork.ts";
 import { gen } from "./src/cli/_gen.ts";
+import { index } from "./src/cli/_index.ts";
 import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
 import { show } from "./src/cli/_show.ts";
@@ -29,8 +30,10 @@ export type { CliIo } from "./src/cli/_io.ts";
 const USAGE = `Usage: cli <command> [options]
 
 Commands:
-  list [--data-dir D] [--cwd C] [--all] [--json]
+  list [--data-dir D] [--cwd C] [--all] [--no-index] [--json]
       The sessions of a data dir, newest first.
+  index [--data-dir D] [--rebuild] [--json]
+      Bring the data dir's session index up to date.
   show <file> [--data-dir D] [--full] [--json]
       What opening a session finds: header, title, leaf, window, damage.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -53,7 +56,7 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
-const COMMANDS = [list, show, context, stats, fork, gen, blobs, demo];
+const COMMANDS = [list, index, show, context, stats, fork, gen, blobs, demo];
 
 /**
  * Run the CLI.
