@@ -16,8 +16,12 @@
  */
 
 import { PathSteps } from "../context/_path_steps.ts";
-import { type ResumeFrom, settingsAt, type WindowRecord } from "./_resume.ts";
-import type { ContextBase } from "../context/context.ts";
+import {
+  type ResumeFrom,
+  settingsAt,
+  type WindowLoad,
+  type WindowOptions,
+} from "./_resume.ts";
 import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
@@ -33,28 +37,6 @@ import { decodeEntryLine, type IssueLog } from "./_decode.ts";
 import { type Envelope, EnvelopeAt, readEnvelope } from "./_envelope.ts";
 import { IdFlags } from "./_id_set.ts";
 import type { Line } from "./_line.ts";
-
-/** What the windowed read kept. */
-export interface WindowLoad {
-  /** The window's entries, in file order. */
-  entries: SessionEntry[];
-  /** The leaf, or null for a session without entries. */
-  leafId: string | null;
-  /** What the walk learned of the path before the window. */
-  base: ContextBase;
-  /** Lines looked at. */
-  seen: number;
-  /** Bytes read. */
-  bytes: number;
-  /** Whether a settings checkpoint ended the walk. */
-  checkpoint: boolean;
-  /** Whether the walk stopped at what the index recorded. */
-  resumed: boolean;
-  /** The end of the file's last whole line: what `record` covers. */
-  end: number;
-  /** When the walk saw every line (or resumed from a record): the file's record. */
-  record?: WindowRecord;
-}
 
 const _CLOSE_BRACE = 0x7d;
 const _LABEL = new TextEncoder().encode("label");
@@ -123,23 +105,6 @@ export async function loadWindow(
     if (step === "done") break;
   }
   return await walk.finish(lines.bytesRead, source);
-}
-
-/** Options of {@linkcode loadWindow}. */
-export interface WindowOptions {
-  /** Whether a settings checkpoint may end the walk (false: walk to the root). */
-  checkpoints: boolean;
-  /** Lines longer than this are reported and skipped unread. */
-  maxLineBytes: number;
-  /**
-   * Walk to the file's start, never stopping at a checkpoint, so the walk
-   * records what a later open needs to skip the bytes before the end of the
-   * file (for the session index). A walk that reaches the start without a
-   * checkpoint records it anyway.
-   */
-  record?: boolean;
-  /** What the index recorded of the file's first bytes: the walk stops there. */
-  resume?: ResumeFrom;
 }
 
 /** The state of one backward walk from the leaf. */
