@@ -38,6 +38,7 @@ const VALUES = [
   "contextToJson",
   "cwdSlug",
   "estimateTokens",
+  "exportSession",
   "findDataDir",
   "forkSession",
   "imageExtension",
@@ -77,6 +78,8 @@ const TYPES = [
   "CwdSlugOptions",
   "EntryEnvelope",
   "EntryPayload",
+  "ExportOptions",
+  "ExportResult",
   "ForkResult",
   "ForkSessionOptions",
   "ImageBlock",
@@ -138,9 +141,11 @@ Deno.test("mod.ts exports exactly the public surface", async (t) => {
     deepStrictEqual(await exportedNames(), [...VALUES, ...TYPES].sort());
   });
   await t.step(
-    "a surface a user can hold in their head: at most 110 names",
+    "a surface a user can hold in their head: at most 112 names",
     async () => {
-      ok((await exportedNames()).length <= 110);
+      // 110 until exportSession (issue 14) added its function and its two
+      // option and result types.
+      ok((await exportedNames()).length <= 112);
     },
   );
   await t.step("no private file is exported", async () => {
