@@ -2,9 +2,9 @@
  * Shared by the export's browser tests (no tests of its own): headless
  * Chromium (Debian's `chromium` package, no npm download) driven over the
  * DevTools protocol with Deno's WebSocket. It loads a page, gathers every
- * console error, uncaught exception and log error (a refused resource, a
- * CSP violation, a missing file), evaluates expressions in the page and
- * takes screenshots.
+ * console error, uncaught exception, dialog (`alert`) and log error (a
+ * refused resource, a CSP violation, a missing file), evaluates expressions
+ * in the page and takes screenshots.
  */
 
 const _CANDIDATES = [
@@ -183,11 +183,11 @@ export class Browser implements AsyncDisposable {
    * Open `url` in a new tab of the given size and wait for its load event.
    *
    * @param url A `file://` URL.
-   * @param size The viewport.
+   * @param options The viewport, and a dark color scheme.
    */
   async load(
     url: string,
-    size = { width: 1200, height: 2000 },
+    options: { width?: number; height?: number; dark?: boolean } = {},
   ): Promise<LoadedPage> {
     const { targetId } = await this.#call("Target.createTarget", {
       url: "about:blank",
@@ -204,6 +204,11 @@ export class Browser implements AsyncDisposable {
       if (m.sessionId !== sid) return;
       const p = m.params ?? {};
       if (m.method === "Page.loadEventFired") loaded();
+      if (m.method === "Page.javascriptDialogOpening") {
+        errors.push(`dialog: ${JSON.stringify(p.message)}`);
+        this.#call("Page.handleJavaScriptDialog", { accept: true }, sid)
+          .catch(() => {});
+      }
       if (m.method === "Runtime.exceptionThrown") {
         errors.push(`exception: ${JSON.stringify(p.exceptionDetails)}`);
       }
@@ -222,9 +227,16 @@ export class Browser implements AsyncDisposable {
       await this.#call(`${domain}.enable`, {}, sid);
     }
     await this.#call("Emulation.setDeviceMetricsOverride", {
-      ...size,
+      width: options.width ?? 1200,
+      height: options.height ?? 2000,
       deviceScaleFactor: 1,
       mobile: false,
+    }, sid);
+    await this.#call("Emulation.setEmulatedMedia", {
+      features: [{
+        name: "prefers-color-scheme",
+        value: options.dark === true ? "dark" : "light",
+      }],
     }, sid);
     await this.#call("Page.navigate", { url }, sid);
     await _timeout(onLoad, "the page's load event");

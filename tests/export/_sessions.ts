@@ -304,3 +304,25 @@ export function hostileSession(): Uint8Array {
     },
   });
 }
+
+/**
+ * A linear session of `n` messages, user and assistant in turn, each
+ * `message <i> ` followed by about 1 KB of text: enough to fill pages.
+ *
+ * @param n How many messages.
+ */
+export function longSession(n: number): Uint8Array {
+  const entries: Record<string, unknown>[] = [];
+  let parent: string | null = null;
+  for (let i = 0; i < n; i++) {
+    const id = (0x10000000 + i).toString(16);
+    const text = `message ${i} ${"lorem ipsum ".repeat(80)}`;
+    entries.push(
+      i % 2 === 0
+        ? user(id, parent, text)
+        : assistant(id, parent, text, { provider: "p", model: "m" }),
+    );
+    parent = id;
+  }
+  return sessionBytes(entries);
+}

@@ -2,6 +2,7 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession, Session } from "../../mod.ts";
 import {
+  longSession,
   PNG,
   PNG_HEX,
   RICH_ACTIVE_TEXTS,
@@ -169,29 +170,7 @@ Deno.test("exportSession() writes Markdown: turn headings, details for calls and
 });
 
 Deno.test("exportSession() splits HTML over the page size into linked pages, each message whole and in order", async () => {
-  const entries: Record<string, unknown>[] = [];
-  let parent: string | null = null;
-  for (let i = 0; i < 120; i++) {
-    const id = (0x10000000 + i).toString(16);
-    const role = i % 2 === 0 ? "user" : "assistant";
-    const text = `message ${i} ${"lorem ipsum ".repeat(80)}`;
-    entries.push({
-      type: "message",
-      id,
-      parentId: parent,
-      timestamp: "2026-10-01T09:00:00.000Z",
-      message: role === "user" ? { role, content: text } : {
-        role,
-        content: [{ type: "text", text }],
-        provider: "p",
-        model: "m",
-        stopReason: "stop",
-      },
-    });
-    parent = id;
-  }
-  const { sessionBytes } = await import("../_session_files.ts");
-  await using t = await testSession(sessionBytes(entries));
+  await using t = await testSession(longSession(120));
   const limit = 32 * 1024;
   const r = await exportSession(t.path, {
     out: join(t.out, "p.html"),
@@ -219,7 +198,7 @@ Deno.test("exportSession() splits HTML over the page size into linked pages, eac
     );
     all.push(...articles(html));
   }
-  ok(inOrder(all, entries.map((_, i) => `message ${i} `)));
+  ok(inOrder(all, Array.from({ length: 120 }, (_, i) => `message ${i} `)));
   equal(
     r.bytes,
     (await Promise.all(r.files.map((f) => Deno.stat(f)))).reduce(
