@@ -40,7 +40,8 @@ export class HtmlPages implements Sink {
   readonly #files: string[] = [];
   #bytes = 0;
   #page = 1;
-  #chunks: Uint8Array[] = [];
+  /** The page's body so far (reused from page to page). */
+  #body = new Uint8Array(64 * 1024);
   #size = 0;
   #hasContent = false;
   #budgetOfPage: number | undefined;
@@ -60,15 +61,20 @@ export class HtmlPages implements Sink {
 
   /** @inheritdoc */
   async write(fragment: string): Promise<void> {
-    const bytes = this.#encoder.encode(fragment);
+    const before = this.#size;
+    const length = this.#append(fragment);
     const closing = this.#stack.reduce((n, w) => n + w.close.length, 0);
     if (
-      this.#hasContent && this.#size + bytes.length + closing > this.#budget()
+      this.#hasContent && before + length + closing > this.#budget()
     ) {
+      // The fragment starts the next page.
+      const bytes = this.#body.slice(before, before + length);
+      this.#size = before;
       await this.#turnPage();
+      this.#reserve(bytes.length);
+      this.#body.set(bytes, this.#size);
+      this.#size += bytes.length;
     }
-    this.#chunks.push(bytes);
-    this.#size += bytes.length;
     this.#hasContent = true;
   }
 
@@ -81,11 +87,8 @@ export class HtmlPages implements Sink {
   /** @inheritdoc */
   close(): Promise<void> {
     const wrapper = this.#stack.pop();
-    if (wrapper === undefined) return Promise.resolve();
     // A closing tag never starts a page of its own.
-    const bytes = this.#encoder.encode(wrapper.close);
-    this.#chunks.push(bytes);
-    this.#size += bytes.length;
+    if (wrapper !== undefined) this.#append(wrapper.close);
     return Promise.resolve();
   }
 
@@ -133,22 +136,41 @@ export class HtmlPages implements Sink {
     return this.#budgetOfPage;
   }
 
+  /** Append text to the body, growing it as needed; its length in bytes. */
+  #append(text: string): number {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    if (this.#size + text.length * 3 <= this.#body.length) {
+      const into = this.#body.subarray(this.#size);
+      const { written } = this.#encoder.encodeInto(text, into);
+      this.#size += written;
+      return written;
+    }
+    const bytes = this.#encoder.encode(text);
+    this.#reserve(bytes.length);
+    this.#body.set(bytes, this.#size);
+    this.#size += bytes.length;
+    return bytes.length;
+  }
+
+  /** Room for `more` bytes after the body. */
+  #reserve(more: number): void {
+    if (this.#size + more <= this.#body.length) return;
+    const grown = new Uint8Array(
+      Math.max(this.#size + more, this.#body.length * 2),
+    );
+    grown.set(this.#body.subarray(0, this.#size));
+    this.#body = grown;
+  }
+
   async #turnPage(): Promise<void> {
     const open = [...this.#stack];
-    for (const w of [...open].reverse()) {
-      this.#chunks.push(this.#encoder.encode(w.close));
-    }
+    for (const w of [...open].reverse()) this.#append(w.close);
     await this.#writePage(true, undefined);
     this.#page++;
     this.#budgetOfPage = undefined;
-    this.#chunks = [];
     this.#size = 0;
     this.#hasContent = false;
-    for (const w of open) {
-      const bytes = this.#encoder.encode(w.reopen);
-      this.#chunks.push(bytes);
-      this.#size += bytes.length;
-    }
+    for (const w of open) this.#append(w.reopen);
   }
 
   async #writePage(
@@ -162,12 +184,13 @@ export class HtmlPages implements Sink {
       create: true,
       truncate: true,
     });
-    const parts = [
-      this.#encoder.encode(this.#frame.head(nav)),
-      ...this.#chunks,
-      this.#encoder.encode(this.#frame.foot(footer, nav)),
-    ];
-    for (const bytes of parts) {
+    for (
+      const bytes of [
+        this.#encoder.encode(this.#frame.head(nav)),
+        this.#body.subarray(0, this.#size),
+        this.#encoder.encode(this.#frame.foot(footer, nav)),
+      ]
+    ) {
       await writeAllTo(file, bytes);
       this.#bytes += bytes.length;
     }

@@ -17,7 +17,8 @@ import type { ExportJob, JobResult } from "./_job.ts";
 import { writeThrough } from "./_job.ts";
 import { IssueTally, messageTime, MetaCollector } from "./_meta.ts";
 import type { Wrapper } from "./_renderer.ts";
-import { readFragment, readTree, type TreeRead } from "./_tree_read.ts";
+import { Scratch } from "./_scratch.ts";
+import { readTree, type TreeRead } from "./_tree_read.ts";
 import { treeOrder } from "./_tree_walk.ts";
 
 /**
@@ -33,7 +34,8 @@ export async function exportTree(job: ExportJob): Promise<JobResult> {
     suffix: ".tmp",
   });
   try {
-    using scratch = await Deno.open(scratchPath, { read: true, write: true });
+    using file = await Deno.open(scratchPath, { read: true, write: true });
+    const scratch = new Scratch(file);
     const tally = new IssueTally();
     const meta = new MetaCollector();
     const read = await readTree(job, scratch, tally, meta);
@@ -81,7 +83,7 @@ function _shape(nodes: readonly OpaqueEntry[]): _Shape {
 
 async function _assemble(
   job: ExportJob,
-  scratch: Deno.FsFile,
+  scratch: Scratch,
   read: TreeRead,
   tally: IssueTally,
   meta: MetaCollector,
@@ -125,7 +127,7 @@ async function _assemble(
         if (at >= 0) {
           await flush();
           const length = read.length[step.index]!;
-          await sink.write(await readFragment(scratch, at, length));
+          await sink.write(await scratch.read(at, length));
         }
         if (step.index === shape.leaf) {
           await flush();

@@ -1,7 +1,6 @@
 /**
  * The tree export's first pass: the file read once as a stream, each entry
- * rendered as it comes into a scratch file, only its envelope kept; then
- * each rendering read back by where it is.
+ * rendered as it comes into a scratch file, only its envelope kept.
  *
  * @module
  */
@@ -18,7 +17,7 @@ import type { TitleSlot } from "../format/title_slot.ts";
 import { SessionEntryStream } from "../read/entry_stream.ts";
 import type { ExportJob } from "./_job.ts";
 import type { IssueTally, MetaCollector } from "./_meta.ts";
-import { writeAllTo } from "./_renderer.ts";
+import type { Scratch } from "./_scratch.ts";
 
 /** What pass one keeps of the file: envelopes, and where each rendering is. */
 export interface TreeRead {
@@ -36,14 +35,14 @@ export interface TreeRead {
  * Read the whole file, rendering each entry into `scratch`.
  *
  * @param job The export.
- * @param scratch An empty file open for reading and writing.
+ * @param scratch An empty scratch file.
  * @param tally Where damage is counted.
  * @param meta Where models and dates are noted.
  * @returns The envelopes, and where each rendering is.
  */
 export async function readTree(
   job: ExportJob,
-  scratch: Deno.FsFile,
+  scratch: Scratch,
   tally: IssueTally,
   meta: MetaCollector,
 ): Promise<TreeRead> {
@@ -60,8 +59,6 @@ export async function readTree(
   const records = file.readable.pipeThrough(
     new SessionEntryStream({ name: job.path, onIssue: (i) => tally.add(i) }),
   );
-  const encoder = new TextEncoder();
-  let end = 0;
   for await (const r of records) {
     job.progress(r.offset + r.size, size, "bytes");
     if (r.kind === "title") out.slot = r.value;
@@ -69,14 +66,18 @@ export async function readTree(
     else {
       const fragment = await _render(job, r.value, meta);
       if (fragment.message) out.messages++;
-      const bytes = encoder.encode(fragment.text);
       out.nodes.push(_envelope(r.value));
-      out.at.push(bytes.length === 0 ? -1 : end);
-      out.length.push(bytes.length);
-      await writeAllTo(scratch, bytes);
-      end += bytes.length;
+      if (fragment.text === "") {
+        out.at.push(-1);
+        out.length.push(0);
+      } else {
+        const { at, length } = await scratch.append(fragment.text);
+        out.at.push(at);
+        out.length.push(length);
+      }
     }
   }
+  await scratch.flush();
   return out;
 }
 
@@ -130,32 +131,4 @@ async function _render(
     default:
       return { text: "", message: false };
   }
-}
-
-const _decoder = new TextDecoder();
-
-/**
- * An entry's rendering, read back from the scratch file.
- *
- * @param scratch The scratch file.
- * @param at Where it starts.
- * @param length Its bytes.
- * @returns The fragment.
- */
-export async function readFragment(
-  scratch: Deno.FsFile,
-  at: number,
-  length: number,
-): Promise<string> {
-  const bytes = new Uint8Array(length);
-  await scratch.seek(at, Deno.SeekMode.Start);
-  let got = 0;
-  while (got < length) {
-    const n = await scratch.read(bytes.subarray(got));
-    if (n === null) {
-      throw new Error("Cannot export: the scratch file ended early");
-    }
-    got += n;
-  }
-  return _decoder.decode(bytes);
 }
