@@ -1,71 +1,16 @@
 /**
- * Shared by the export's browser tests (no tests of its own): headless
- * Chromium (Debian's `chromium` package, no npm download) driven over the
- * DevTools protocol with Deno's WebSocket. It loads a page, gathers every
+ * Shared by the export's browser tests (no tests of its own), run in the
+ * child process `_browser.ts` starts (it needs to reach 127.0.0.1, which
+ * the test task does not allow): headless Chromium (Debian's `chromium`
+ * package, no npm download) driven over the DevTools protocol with Deno's
+ * WebSocket. It loads a page, gathers every
  * console error, uncaught exception, dialog (`alert`) and log error (a
  * refused resource, a CSP violation, a missing file), evaluates expressions
  * in the page and takes screenshots.
  */
 
-const _CANDIDATES = [
-  Deno.env.get("CHROMIUM_PATH"),
-  "/usr/bin/chromium",
-  "/usr/lib/chromium/chromium",
-  "/usr/bin/chromium-browser",
-];
-
 const _START_TIMEOUT_MS = 20_000;
 const _CALL_TIMEOUT_MS = 30_000;
-
-/** A browser found and started, or why not. */
-export type BrowserCheck = { ok: true; path: string } | {
-  ok: false;
-  reason: string;
-};
-
-/**
- * Whether the browser can run here: installed, and it starts. The answer
- * is computed once per process.
- */
-export function checkBrowser(): Promise<BrowserCheck> {
-  _check ??= _probe();
-  return _check;
-}
-let _check: Promise<BrowserCheck> | undefined;
-
-async function _probe(): Promise<BrowserCheck> {
-  let path: string | undefined;
-  for (const p of _CANDIDATES) {
-    if (p === undefined) continue;
-    try {
-      if ((await Deno.stat(p)).isFile) {
-        path = p;
-        break;
-      }
-    } catch {
-      // not there: try the next
-    }
-  }
-  if (path === undefined) {
-    return {
-      ok: false,
-      reason:
-        "no Chromium found (/usr/bin/chromium; apt-get install chromium, or set CHROMIUM_PATH)",
-    };
-  }
-  try {
-    const out = await new Deno.Command(path, {
-      args: ["--headless", "--no-sandbox", "--version"],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!out.success) throw new Error(`exit code ${out.code}`);
-    return { ok: true, path };
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return { ok: false, reason: `Chromium at ${path} does not run: ${why}` };
-  }
-}
 
 /** One DevTools message: a reply to a call, or an event. */
 interface _Message {

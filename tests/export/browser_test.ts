@@ -8,7 +8,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { type ContextMessage, exportSession, Session } from "../../mod.ts";
-import { Browser, checkBrowser, type LoadedPage } from "./_chromium.ts";
+import { checkBrowser, loadPages, type PageJob } from "./_browser.ts";
 import {
   HOSTILE_TEXT,
   hostileSession,
@@ -46,11 +46,8 @@ function _shown(text: string): string {
 }
 
 /** The text of each message article in the page, in order. */
-function _articles(page: LoadedPage): Promise<string[]> {
-  return page.evaluate<string[]>(
-    `[...document.querySelectorAll("article.msg")].map((a) => a.textContent)`,
-  );
-}
+const ARTICLES =
+  `[...document.querySelectorAll("article.msg")].map((a) => a.textContent)`;
 
 async function _export(
   path: string,
@@ -67,31 +64,54 @@ Deno.test({
   fn: async () => {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
     await using rich = await testSession(richSession());
-    await using chromium = await Browser.launch(browser.ok ? browser.path : "");
+    const cases: { name: string; messages: ContextMessage[] }[] = [];
+    const jobs: PageJob[] = [];
     for (const [name, path] of [["s1-main", FIXTURE], ["rich", rich.path]]) {
       await using session = await Session.open(path!);
-      const messages = session.buildContext().messages;
+      cases.push({ name: name!, messages: session.buildContext().messages });
       const r = await _export(path!, join(rich.out, `${name}.html`));
       for (const dark of [false, true]) {
-        const page = await chromium.load(`file://${r.files[0]}`, { dark });
-        deepEqual(page.errors, [], name);
-        const shown = await _articles(page);
-        equal(shown.length, messages.length, name);
-        for (const [i, m] of messages.entries()) {
-          const probe = _shown(_probe(m)).slice(0, 60);
-          ok(_shown(shown[i]!).includes(probe), `${name} #${i}: ${probe}`);
-        }
-        const images = await page.evaluate<number[]>(
-          "[...document.images].map((i) => i.naturalWidth)",
-        );
-        ok(images.length > 0 && images.every((w) => w > 0), name);
-        await page.screenshot(
-          join(ARTIFACTS, `${name}${dark ? "-dark" : ""}.png`),
-        );
+        jobs.push({
+          url: `file://${r.files[0]}`,
+          dark,
+          evaluate: [
+            ARTICLES,
+            "[...document.images].map((i) => i.naturalWidth)",
+          ],
+          screenshot: join(ARTIFACTS, `${name}${dark ? "-dark" : ""}.png`),
+        });
       }
+    }
+    const reports = await loadPages(jobs);
+    for (const [j, report] of reports.entries()) {
+      const { name, messages } = cases[Math.floor(j / 2)]!;
+      deepEqual(report.errors, [], name);
+      const [shown, images] = report.values as [string[], number[]];
+      equal(shown.length, messages.length, name);
+      for (const [i, m] of messages.entries()) {
+        const probe = _shown(_probe(m)).slice(0, 60);
+        ok(_shown(shown[i]!).includes(probe), `${name} #${i}: ${probe}`);
+      }
+      ok(images.length > 0 && images.every((w) => w > 0), name);
     }
   },
 });
+
+/** What a page holds that could run or reach out. */
+const INERT = `(() => {
+  const all = [...document.querySelectorAll("*")];
+  const attrs = all.flatMap((e) => [...e.attributes].map((a) => [e.tagName, a.name, a.value]));
+  return {
+    scripts: document.querySelectorAll("script, iframe, object, embed, form, base, link, svg").length,
+    handlers: attrs.filter(([, n]) => n.startsWith("on")),
+    urls: attrs.filter(([, , v]) => /^\\s*(javascript|vbscript|data:text)/i.test(v)),
+    images: [...document.images].length,
+    articles: document.querySelectorAll("article.msg").length,
+    shown: document.body.textContent.includes(${
+  JSON.stringify(HOSTILE_TEXT.slice(0, 80))
+}),
+  };
+})()`;
 
 Deno.test({
   name:
@@ -100,34 +120,22 @@ Deno.test({
   fn: async () => {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
     await using t = await testSession(hostileSession());
-    await using chromium = await Browser.launch(browser.ok ? browser.path : "");
+    const jobs: PageJob[] = [];
     for (const tree of [false, true]) {
       const r = await _export(t.path, join(t.out, `h${tree}.html`), { tree });
-      const page = await chromium.load(`file://${r.files[0]}`);
-      deepEqual(page.errors, []);
-      const dom = await page.evaluate<Record<string, unknown>>(`(() => {
-        const all = [...document.querySelectorAll("*")];
-        const attrs = all.flatMap((e) => [...e.attributes].map((a) => [e.tagName, a.name, a.value]));
-        return {
-          scripts: document.querySelectorAll("script, iframe, object, embed, form, base, link, svg").length,
-          handlers: attrs.filter(([, n]) => n.startsWith("on")),
-          urls: attrs.filter(([, , v]) => /^\\s*(javascript|vbscript|data:text)/i.test(v)),
-          images: [...document.images].length,
-          articles: document.querySelectorAll("article.msg").length,
-          shown: document.body.textContent.includes(${
-        JSON.stringify(HOSTILE_TEXT.slice(0, 80))
-      }),
-        };
-      })()`);
-      deepEqual(dom, {
+      jobs.push({ url: `file://${r.files[0]}`, evaluate: [INERT] });
+    }
+    jobs[0]!.screenshot = join(ARTIFACTS, "hostile.png");
+    for (const report of await loadPages(jobs)) {
+      deepEqual(report.errors, []);
+      deepEqual(report.values, [{
         scripts: 0,
         handlers: [],
         urls: [],
         images: 0,
         articles: 5,
         shown: true,
-      });
-      if (!tree) await page.screenshot(join(ARTIFACTS, "hostile.png"));
+      }]);
     }
   },
 });
@@ -138,36 +146,36 @@ Deno.test({
   ignore,
   fn: async () => {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    await using t = await testSession(richSession());
-    await using chromium = await Browser.launch(browser.ok ? browser.path : "");
+    await using t = await testSession(longSession(120));
     const tree = await _export(FIXTURE, join(t.out, "tree.html"), {
       tree: true,
     });
-    const page = await chromium.load(`file://${tree.files[0]}`);
-    deepEqual(page.errors, []);
-    equal(
-      await page.evaluate<number>(
-        `document.querySelectorAll("details.branch article.msg").length`,
-      ),
-      6, // the branch abandoned before the compaction
-    );
-    // The screenshot shows the first branch, opened.
-    await page.evaluate(`(() => {
-      const branch = document.querySelector("details.branch");
-      branch.open = true;
-      branch.previousElementSibling.scrollIntoView();
-    })()`);
-    await page.screenshot(join(ARTIFACTS, "tree.png"));
-    await using long = await testSession(longSession(120));
-    const paged = await _export(long.path, join(t.out, "paged.html"), {
+    const paged = await _export(t.path, join(t.out, "paged.html"), {
       pageBytes: 32 * 1024,
     });
     ok(paged.pages > 1);
+    const [treeReport, ...pages] = await loadPages([
+      {
+        url: `file://${tree.files[0]}`,
+        evaluate: [
+          `document.querySelectorAll("details.branch article.msg").length`,
+          // The screenshot shows the first branch, opened.
+          `(() => {
+            const branch = document.querySelector("details.branch");
+            branch.open = true;
+            branch.previousElementSibling.scrollIntoView();
+          })()`,
+        ],
+        screenshot: join(ARTIFACTS, "tree.png"),
+      },
+      ...paged.files.map((f) => ({ url: `file://${f}`, evaluate: [ARTICLES] })),
+    ]);
+    deepEqual(treeReport!.errors, []);
+    equal(treeReport!.values[0], 6); // the branch abandoned before the compaction
     let articles = 0;
-    for (const file of paged.files) {
-      const p = await chromium.load(`file://${file}`);
-      deepEqual(p.errors, [], file);
-      articles += (await _articles(p)).length;
+    for (const [i, p] of pages.entries()) {
+      deepEqual(p.errors, [], paged.files[i]);
+      articles += (p.values[0] as string[]).length;
     }
     equal(articles, paged.messages);
   },
