@@ -17,6 +17,7 @@ import { blobs } from "./src/cli/_blobs.ts";
 import { runCli } from "./src/cli/_command.ts";
 import { context } from "./src/cli/_context.ts";
 import { demo } from "./src/cli/_demo.ts";
+import { exportCommand } from "./src/cli/_export.ts";
 import { fork } from "./src/cli/_fork.ts";
 import { gen } from "./src/cli/_gen.ts";
 import { index } from "./src/cli/_index.ts";
@@ -42,6 +43,8 @@ Commands:
       Count entries, messages, tokens, blobs; what opening one reads.
   fork <file> [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
+  export <file> [--format md|html] [--out F] [--tree | --last N] [--json]
+      A session as Markdown or self-contained HTML people can read.
   gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
       Write a synthetic transcript of a given size.
   blobs verify [--data-dir D] [--json]
@@ -56,7 +59,18 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
-const COMMANDS = [list, index, show, context, stats, fork, gen, blobs, demo];
+const COMMANDS = [
+  list,
+  index,
+  show,
+  context,
+  stats,
+  fork,
+  exportCommand,
+  gen,
+  blobs,
+  demo,
+];
 
 /**
  * Run the CLI.
