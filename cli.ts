@@ -23,6 +23,7 @@ import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
+import { tail } from "./src/cli/_tail.ts";
 import { tree } from "./src/cli/_tree.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
@@ -40,6 +41,8 @@ Commands:
       Count entries, messages, tokens, blobs; what opening one reads.
   tree <file> [--filter F] [--depth N] [--fold N] [--lineage] [--json]
       The entry tree as an outline: branches, labels, the active path.
+  tail <file> [-n N] [-f] [--json]
+      The last N entries; with -f, every new one as it is written.
   fork <file> [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
   gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
@@ -62,6 +65,7 @@ const COMMANDS = [
   context,
   stats,
   tree,
+  tail,
   fork,
   gen,
   blobs,

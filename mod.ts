@@ -175,6 +175,10 @@ export {
   sessionsDir,
 } from "./src/store/places.ts";
 export {
+  watchSession,
+  type WatchSessionOptions,
+} from "./src/watch/watch_session.ts";
+export {
   type SessionLineage,
   sessionLineage,
   type SessionLineageOptions,

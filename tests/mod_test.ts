@@ -57,6 +57,7 @@ const VALUES = [
   "sessionLineage",
   "sessionsDir",
   "uuidv7",
+  "watchSession",
 ];
 const TYPES = [
   "ActivePath",
@@ -137,6 +138,7 @@ const TYPES = [
   "TtsrInjectionEntry",
   "Usage",
   "UserMessage",
+  "WatchSessionOptions",
   "WindowStats",
 ];
 
@@ -147,12 +149,13 @@ Deno.test("mod.ts exports exactly the public surface", async (t) => {
   await t.step("the values and the types", async () => {
     deepStrictEqual(await exportedNames(), [...VALUES, ...TYPES].sort());
   });
-  // 109 names in 0.2.0; the tree adds 10 (3 values, 7 types; the lineage
-  // reuses `SessionInfo`).
+  // 109 names in 0.2.0; the tree and the follower add 12 (4 values, 8
+  // types), folded in where they could be (the last entries are
+  // `watchSession`'s `from: { last }`, the lineage reuses `SessionInfo`).
   await t.step(
-    "a surface a user can hold in their head: at most 119 names",
+    "a surface a user can hold in their head: at most 121 names",
     async () => {
-      ok((await exportedNames()).length <= 119);
+      ok((await exportedNames()).length <= 121);
     },
   );
   await t.step("no private file is exported", async () => {
