@@ -83,9 +83,12 @@ export const tree: Command = defineCommand<_Flags>({
     const filter = _filter(call);
     const depth = _number(call, "depth", Infinity);
     const foldAfter = _number(call, "fold", 10);
+    const lazy = !call.has("json") && filter !== "no-tools";
     const t = await attempt(
       `read the tree of "${file}"`,
-      () => SessionTree.read(file),
+      // The outline reads the previews of the rows it draws only; --json and
+      // no-tools (which needs every turn's content) read them all.
+      () => SessionTree.read(file, { previews: !lazy }),
     );
     const dataDir = call.value("data-dir");
     const lineage = call.has("lineage")
@@ -109,10 +112,17 @@ export const tree: Command = defineCommand<_Flags>({
     const paint = _painter(io);
     const out: string[] = [];
     if (lineage !== undefined) out.push(..._lineageLines(lineage, paint), "");
-    out.push(paint.bold(sanitize(_heading(t))));
+    out.push(paint.bold(truncate(sanitize(_heading(t)), io.columns)));
     for (const issue of t.issues) out.push(`! ${sanitize(issue.message)}`);
     const rows = outlineTree(t, { filter, depth, foldAfter });
-    for (const row of rows) out.push(_row(row, paint, io.columns));
+    const drawn = rows.flatMap((r) => r.kind === "entry" ? [r.node.index] : []);
+    await attempt(`read the tree of "${file}"`, () => t.readPreviews(drawn));
+    for (const row of rows) {
+      const fresh = row.kind === "entry"
+        ? { ...row, node: t.node(row.node.index) }
+        : row;
+      out.push(_row(fresh, paint, io.columns));
+    }
     io.stdout(`${out.join("\n")}\n`);
     return 0;
   },
@@ -181,7 +191,7 @@ interface _Paint {
 function _painter(io: CliIo): _Paint {
   const on = io.isTerminal && !_noColor();
   const style = (open: number, close: number) => (s: string) =>
-    on ? `\x1b[${open}m${s}\x1b[${close}m` : s;
+    on && s !== "" ? `\x1b[${open}m${s}\x1b[${close}m` : s;
   return {
     bold: style(1, 22),
     dim: style(2, 22),
@@ -202,47 +212,35 @@ function _noColor(): boolean {
 
 /** One outline row: the path marker, the drawing, then the entry, cut to the width. */
 function _row(row: TreeRow, paint: _Paint, columns: number): string {
-  const marker = row.kind === "entry" && row.node.onActivePath ? "• " : "  ";
-  const lead = `${marker}${row.prefix}`;
-  const room = Math.max(8, columns - textWidth(lead));
-  const painted = (s: string) =>
-    row.kind === "entry" && row.node.onActivePath ? paint.green(s) : s;
   if (row.kind === "folded") {
-    return `${lead}${paint.dim(`… ${row.entries} ${_entries(row.entries)} …`)}`;
+    const n = `${row.entries} ${_entries(row.entries)}`;
+    return `  ${row.prefix}${paint.dim(`… ${n} …`)}`;
   }
   if (row.kind === "branches") {
-    const text = `… ${row.branches} branches, ${row.entries} ${
-      _entries(row.entries)
-    } (--depth)`;
-    return `${lead}${paint.dim(text)}`;
+    const n = `${row.entries} ${_entries(row.entries)}`;
+    return `  ${row.prefix}${
+      paint.dim(`… ${row.branches} branches, ${n} (--depth)`)
+    }`;
   }
   const n = row.node;
+  const marker = n.onActivePath ? paint.green("• ") : "  ";
   const label = n.label === null ? "" : `[${sanitize(n.label)}] `;
   const who = _who(n);
   const leaf = row.leaf ? " ← leaf" : "";
-  const text = truncate(
-    `${label}${who}${sanitize(n.preview)}${leaf}`,
-    room,
-  );
-  // Colour after cutting, so escapes are never cut or counted.
-  const cutLabel = text.slice(0, Math.min(label.length, text.length));
-  const rest = text.slice(cutLabel.length);
-  const whoPart = rest.slice(0, Math.min(who.length, rest.length));
-  let body = rest.slice(whoPart.length);
-  if (leaf !== "" && body.endsWith(leaf)) {
-    body = `${body.slice(0, -leaf.length)}${paint.bold(leaf)}`;
-  }
-  const whoPainted = n.type !== "message"
-    ? paint.dim(whoPart)
+  // Cut the preview to what the line leaves of the width, then colour the
+  // parts: escapes are never cut, nor counted.
+  const used = 2 + textWidth(row.prefix + label + who + leaf);
+  const body = truncate(sanitize(n.preview), Math.max(8, columns - used));
+  const colour = n.type !== "message"
+    ? paint.dim
     : n.role === "user"
-    ? paint.cyan(whoPart)
+    ? paint.cyan
     : n.role === "assistant"
-    ? paint.magenta(whoPart)
-    : paint.dim(whoPart);
-  const styledBody = n.type === "message" ? body : paint.dim(body);
-  return `${painted(marker)}${row.prefix}${
-    paint.yellow(cutLabel)
-  }${whoPainted}${styledBody}`;
+    ? paint.magenta
+    : paint.dim;
+  return `${marker}${row.prefix}${paint.yellow(label)}${colour(who)}${
+    n.type === "message" ? body : paint.dim(body)
+  }${paint.bold(leaf)}`;
 }
 
 /** What a row names before the preview: the role, or the entry's type. */

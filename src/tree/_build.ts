@@ -8,7 +8,7 @@
 
 import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";
-import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
+import { EnvelopeAt, readEnvelope, text } from "../read/_envelope.ts";
 import {
   branchTarget,
   describe,
@@ -27,7 +27,7 @@ import { NodeTable, type TreeData } from "./_table.ts";
 export const PARSE_MAX_BYTES = 1 << 20;
 
 /** Bounds of the read of a line's first bytes. */
-const _LIMITS = {
+export const PREVIEW_LIMITS = {
   stringBytes: 3 * PREVIEW_CHARS,
   depth: 4,
   keys: new KeyTable(PREVIEW_KEYS),
@@ -52,13 +52,18 @@ export class TreeBuilder {
   #record = 1;
   #line: number;
 
+  /** Whether messages' previews are left for later (their role is read now). */
+  readonly #later: boolean;
+
   /**
    * @param version The header's version (older files are migrated).
    * @param firstLine The 1-based number of the first line to come.
+   * @param later Whether to leave messages' previews for later.
    */
-  constructor(version: number, firstLine: number) {
+  constructor(version: number, firstLine: number, later: boolean) {
     this.#migrate = recordMigrator(version);
     this.#line = firstLine;
+    this.#later = later;
   }
 
   /** Take one line. */
@@ -83,10 +88,21 @@ export class TreeBuilder {
         this.#issue("torn-line", at, line, "is torn (an append cut short)");
         return;
       }
-      const value = readJsonPrefix(bytes, start, end, _LIMITS);
-      const fields = _isObject(value) ? value : {};
+      const type = envelope.type();
       const parentId = envelope.parentId();
-      this.#add(envelope.type(), envelope.id(), parentId, line.offset, fields);
+      const role = this.#later && type === "message"
+        ? roleOf(bytes, envelope.idEnd, end)
+        : undefined;
+      if (role !== undefined) {
+        const index = this.table.add(line.offset);
+        const d = { role, preview: "", toolOnly: false };
+        this.table.fill(index, type, envelope.id(), parentId, d);
+        this.table.later(index);
+        return;
+      }
+      const value = readJsonPrefix(bytes, start, end, PREVIEW_LIMITS);
+      const fields = _isObject(value) ? value : {};
+      this.#add(type, envelope.id(), parentId, line.offset, fields);
       return;
     }
     // No envelope first: omp's custom lines, older versions, or damage.
@@ -126,7 +142,7 @@ export class TreeBuilder {
     }
     // An older version's long line: what its first bytes hold is enough
     // to migrate it (it gets its id and parent in file order).
-    value ??= readJsonPrefix(bytes, start, end, _LIMITS);
+    value ??= readJsonPrefix(bytes, start, end, PREVIEW_LIMITS);
     if (!_isObject(value)) {
       this.#issue("not-json", at, line, "is not a JSON object");
       return;
@@ -229,6 +245,68 @@ export class TreeBuilder {
 
 function _isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A message's preview from the first bytes of its line, when they still
+ * hold entry `id`.
+ *
+ * @param head The line's first bytes (possibly with more lines after).
+ * @param id The entry's id.
+ * @returns Its role, preview and tool-only flag, or undefined.
+ */
+export function previewOfHead(
+  head: Uint8Array,
+  id: string,
+): ReturnType<typeof describe> | undefined {
+  const nl = head.indexOf(0x0a);
+  const end = nl < 0 ? head.length : nl;
+  const at = new EnvelopeAt();
+  if (!readEnvelope(head, 0, end, at) || at.id() !== id) return undefined;
+  const value = readJsonPrefix(head, 0, end, PREVIEW_LIMITS);
+  return describe(at.type(), _isObject(value) ? value : {});
+}
+
+/** The common roles, so 100,000 nodes share a few strings. */
+const _ROLES = new Map(
+  ["user", "assistant", "toolResult", "developer", "custom", "bashExecution"]
+    .map((r) => [r, r]),
+);
+/** `"role":"` as bytes. */
+const _ROLE = new TextEncoder().encode('"role":"');
+/** Bytes after the id searched for a message's role: past the parent and the timestamp. */
+const _ROLE_WITHIN = 240;
+
+/**
+ * A message line's role from its bytes, without parsing it: the first
+ * `"role":"…"` after the envelope (`"timestamp":…,"message":{"role":…`,
+ * as omp and this library write it), or undefined when it is not there.
+ *
+ * @param bytes The buffer.
+ * @param from Where to search from (the end of the id).
+ * @param end The end of the bytes at hand.
+ * @returns The role.
+ */
+export function roleOf(
+  bytes: Uint8Array,
+  from: number,
+  end: number,
+): string | undefined {
+  const stop = Math.min(end, from + _ROLE_WITHIN);
+  for (let i = bytes.indexOf(0x22, from); i >= 0 && i < stop;) {
+    let k = 0;
+    while (k < _ROLE.length && bytes[i + k] === _ROLE[k]) k++;
+    if (k === _ROLE.length) {
+      const s = i + k;
+      const close = bytes.indexOf(0x22, s);
+      if (close < 0 || close >= end || close - s > 64) return undefined;
+      for (let j = s; j < close; j++) if (bytes[j] === 0x5c) return undefined;
+      const role = text(bytes, s, close);
+      return _ROLES.get(role) ?? role;
+    }
+    i = bytes.indexOf(0x22, i + 1);
+  }
+  return undefined;
 }
 
 /** A whole line parsed, or undefined when it is not JSON. */

@@ -15,6 +15,8 @@ export const TOOL_ONLY = 1;
 export const BRANCH_MARKER = 2;
 /** A flag of a node: its parent is not in the file. */
 export const MISSING_PARENT = 4;
+/** A flag of a node: a message whose preview is still to be read. */
+export const PREVIEW_LATER = 8;
 
 /** The tree of a file, as built: everything a {@linkcode SessionTree} holds. */
 export interface TreeData {
@@ -83,8 +85,13 @@ export class NodeTable {
     this.parentIds[index] = parentId;
     this.types[index] = type;
     this.roles[index] = d.role;
-    this.previews[index] = _own(d.preview);
+    this.previews[index] = ownText(d.preview);
     if (d.toolOnly) this.#flags[index]! |= TOOL_ONLY;
+  }
+
+  /** Mark a message whose role is known and whose preview is read later. */
+  later(index: number): void {
+    this.#flags[index]! |= PREVIEW_LATER;
   }
 
   /** A branch marker's target, for the leaf rule. */
@@ -208,6 +215,6 @@ export class NodeTable {
  * A string of its own: a preview cut from a longer decoded text would
  * otherwise keep that text alive (a slice points into its source).
  */
-function _own(text: string): string {
+export function ownText(text: string): string {
   return text.length < 13 ? text : (text + " ").slice(0, -1);
 }

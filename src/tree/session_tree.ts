@@ -13,10 +13,16 @@ import { headerVersion } from "../format/header.ts";
 import { openRegular } from "../fs/_read.ts";
 import { readFull } from "../fs/_read.ts";
 import { readFileHead } from "../watch/_file_head.ts";
-import { TreeBuilder } from "./_build.ts";
-import { MISSING_PARENT, TOOL_ONLY, type TreeData } from "./_table.ts";
+import { previewOfHead, TreeBuilder } from "./_build.ts";
+import {
+  MISSING_PARENT,
+  ownText,
+  PREVIEW_LATER,
+  TOOL_ONLY,
+  type TreeData,
+} from "./_table.ts";
 import { passes, type TreeFilter } from "./_filter.ts";
-import { scanHeads } from "./_heads.ts";
+import { HEAD_BYTES, scanHeads } from "./_heads.ts";
 import { describe } from "./_preview.ts";
 
 /** One entry of a {@linkcode SessionTree}. */
@@ -56,6 +62,15 @@ export interface TreeNode {
 export interface SessionTreeReadOptions {
   /** Called with each line left out of the tree (damage, not entries). */
   onIssue?: (issue: LoadIssue) => void;
+  /**
+   * Whether to read every message's preview now (default true). With
+   * false, a message's role is read from its line's first bytes and its
+   * `preview` (`""`) and `toolOnly` (false) wait for
+   * {@linkcode SessionTree.readPreviews}: drawing a folded outline then
+   * costs one pass over the bytes plus the rows drawn. Other entries'
+   * previews are read at once either way.
+   */
+  previews?: boolean;
 }
 
 /**
@@ -124,7 +139,11 @@ export class SessionTree {
   ): Promise<SessionTree> {
     using file = await openRegular(path, `Cannot read the tree of "${path}"`);
     const head = await readFileHead(file, path);
-    const builder = new TreeBuilder(headerVersion(head.header), head.lines + 1);
+    const builder = new TreeBuilder(
+      headerVersion(head.header),
+      head.lines + 1,
+      options.previews === false,
+    );
     await file.seek(head.bodyStart, Deno.SeekMode.Start);
     let read = await scanHeads(file, head.bodyStart, (l) => builder.take(l));
     for (const d of builder.deferred) {
@@ -164,6 +183,52 @@ export class SessionTree {
    */
   static previewOf(entry: SessionEntry): string {
     return describe(entry.type, entry as Record<string, unknown>).preview;
+  }
+
+  /**
+   * Read the previews a tree read with `previews: false` left for later,
+   * of the nodes given (those of a drawn outline): each from its line's
+   * first 8 KiB, in file order. A line that no longer holds its entry
+   * (the file was rewritten since) keeps an empty preview.
+   *
+   * @example Drawing first, then reading the previews of the rows drawn
+   * ```ts
+   * import { outlineTree, SessionTree } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
+   * const tree = await SessionTree.read(url.pathname, { previews: false });
+   * const rows = outlineTree(tree, { filter: "user" });
+   * equal(tree.node(2).preview, "");
+   * await tree.readPreviews(rows.flatMap((r) => r.kind === "entry" ? [r.node.index] : []));
+   * equal(tree.node(2).preview, "Explain what src/session/store.ts does and list its exports.");
+   * ```
+   *
+   * @param indexes The nodes.
+   * @returns Once the previews are read.
+   * @throws {Error} `Cannot read the previews of "<path>": …` when the file
+   * cannot be read.
+   */
+  async readPreviews(indexes: Iterable<number>): Promise<void> {
+    const d = this.#d;
+    const todo = [...new Set(indexes)]
+      .filter((i) => (this.#check(i).flags[i]! & PREVIEW_LATER) !== 0)
+      .sort((a, b) => d.offsets[a]! - d.offsets[b]!);
+    if (todo.length === 0) return;
+    using file = await openRegular(
+      this.path,
+      `Cannot read the previews of "${this.path}"`,
+    );
+    const buffer = new Uint8Array(HEAD_BYTES);
+    for (const i of todo) {
+      await file.seek(d.offsets[i]!, Deno.SeekMode.Start);
+      const n = await readFull(file, buffer);
+      const desc = previewOfHead(buffer.subarray(0, n), d.ids[i]!);
+      d.flags[i]! &= ~PREVIEW_LATER;
+      if (desc === undefined) continue;
+      d.previews[i] = ownText(desc.preview);
+      if (desc.toolOnly) d.flags[i]! |= TOOL_ONLY;
+    }
   }
 
   /** How many entries the tree holds. */

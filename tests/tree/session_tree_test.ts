@@ -58,6 +58,33 @@ Deno.test("SessionTree.read() sees the tree a full open sees, on every fixture",
   }
 });
 
+Deno.test("SessionTree.read({ previews: false }) reads roles now, previews later: the same nodes in the end", async (t) => {
+  for (const file of FIXTURES.filter((f) => !f.includes("-v1"))) {
+    await t.step(file.split("/fixtures/")[1]!, async () => {
+      const eager = await SessionTree.read(file);
+      const lazy = await SessionTree.read(file, { previews: false });
+      const messages = [...lazy.nodes()].filter((n) => n.type === "message");
+      for (const n of messages) {
+        equal(n.preview, "");
+        equal(n.role, eager.node(n.index).role);
+      }
+      await lazy.readPreviews(messages.map((n) => n.index));
+      deepStrictEqual([...lazy.nodes()], [...eager.nodes()]);
+    });
+  }
+});
+
+Deno.test("SessionTree.readPreviews() leaves a preview empty when the line no longer holds its entry", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "changed.jsonl");
+  await Deno.writeFile(file, sessionBytes([user("00000001", null, "hello")]));
+  const lazy = await SessionTree.read(file, { previews: false });
+  await Deno.writeFile(file, sessionBytes([user("00000009", null, "other")]));
+  await lazy.readPreviews([0]);
+  equal(lazy.node(0).preview, "");
+  equal(lazy.node(0).role, "user");
+});
+
 Deno.test("SessionTree.read() previews from the first 8 KiB of a line, bounded", async () => {
   await using dir = await tempDir();
   const file = join(dir.path, "big.jsonl");
