@@ -25,6 +25,8 @@ import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
+import { tail } from "./src/cli/_tail.ts";
+import { tree } from "./src/cli/_tree.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
 
@@ -41,6 +43,10 @@ Commands:
       Rebuild what the model sees when the session resumes.
   stats <file|dir> [--data-dir D] [--json]
       Count entries, messages, tokens, blobs; what opening one reads.
+  tree <file> [--filter F] [--depth N] [--fold N] [--lineage] [--json]
+      The entry tree as an outline: branches, labels, the active path.
+  tail <file> [-n N] [-f] [--json]
+      The last N entries; with -f, every new one as it is written.
   fork <file> [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
   export <file> [--format md|html] [--out F] [--tree | --last N] [--json]
@@ -65,6 +71,8 @@ const COMMANDS = [
   show,
   context,
   stats,
+  tree,
+  tail,
   fork,
   exportCommand,
   gen,

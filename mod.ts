@@ -181,6 +181,26 @@ export {
   sessionsDir,
 } from "./src/store/places.ts";
 export {
+  watchSession,
+  type WatchSessionOptions,
+} from "./src/watch/watch_session.ts";
+export {
+  type SessionLineage,
+  sessionLineage,
+  type SessionLineageOptions,
+} from "./src/tree/lineage.ts";
+export {
+  outlineTree,
+  type OutlineTreeOptions,
+  type TreeFilter,
+  type TreeRow,
+} from "./src/tree/outline.ts";
+export {
+  SessionTree,
+  type SessionTreeReadOptions,
+  type TreeNode,
+} from "./src/tree/session_tree.ts";
+export {
   type AppendOptions,
   EntryAppender,
   type EntryPayload,
