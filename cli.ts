@@ -21,6 +21,7 @@ import { fork } from "./src/cli/_fork.ts";
 import { gen } from "./src/cli/_gen.ts";
 import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
+import { search } from "./src/cli/_search.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
 
@@ -31,6 +32,9 @@ const USAGE = `Usage: cli <command> [options]
 Commands:
   list [--data-dir D] [--cwd C] [--all] [--json]
       The sessions of a data dir, newest first.
+  search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
+         [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
+      Search the text of every session, newest hits first.
   show <file> [--data-dir D] [--full] [--json]
       What opening a session finds: header, title, leaf, window, damage.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -53,7 +57,7 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
-const COMMANDS = [list, show, context, stats, fork, gen, blobs, demo];
+const COMMANDS = [list, search, show, context, stats, fork, gen, blobs, demo];
 
 /**
  * Run the CLI.

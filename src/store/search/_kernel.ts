@@ -86,12 +86,10 @@ function _wasmKernel(module: WebAssembly.Module): Kernel {
         s.start,
         s.end,
         Math.max(0, s.first),
-        Math.max(0, s.second),
-        s.firstBytes[0],
-        s.firstBytes[1],
-        s.secondBytes[0],
-        s.secondBytes[1],
-        (s.first >= 0 ? 1 : 0) | (s.escapes ? 2 : 0),
+        s.second,
+        ...(s.first >= 0 ? s.firstBytes : [10, 10]),
+        ...(s.first >= 0 ? s.secondBytes : [10, 10]),
+        ...(s.escapes ? [0x5c, 0x75] : [10, 10]),
       ),
   };
 }
@@ -164,6 +162,7 @@ const eq = simd(0x23); // i8x16.eq
 const and = simd(0x4e); // v128.and
 const or = simd(0x50); // v128.or
 const bitmask = simd(0x64); // i8x16.bitmask
+const anyTrue = simd(0x53); // v128.any_true
 const [ADD, SUB, AND, OR, XOR, SHL, SHR, CTZ, LT, GE, EQZ] = [
   [0x6a],
   [0x6b],
@@ -185,15 +184,17 @@ const br = (depth: number): number[] => [0x0c, depth];
 const brIf = (depth: number): number[] => [0x0d, depth];
 
 /**
- * `scan(start, end, first, second, a0, b0, a1, b1, flags) -> events`:
- * params 0–8, then i32 and v128 locals. A candidate is never reported
- * where a newline or an escape is (no needle starts with either).
+ * `scan(start, end, first, second, a0, b0, a1, b1, e0, e1) -> events`:
+ * params 0–9 (e0 e1: the escape's two bytes), then i32 and v128 locals. Each 16-byte block is compared whole;
+ * only a block with an event pays for its bit masks. A candidate is never
+ * reported where a newline or an escape is (no needle starts with either),
+ * nor an escape where a newline is: so anchors and escape bytes set to
+ * "\n" turn them off.
  */
 function _code(): number[] {
-  const [p, end, first, second, flags] = [0, 1, 2, 3, 8];
-  const [out, nl, cand, esc, all, bit] = [9, 10, 11, 12, 13, 14];
-  const [v, vnl, va0, vb0, va1, vb1, vbs, vu, w] = [
-    15,
+  const [p, end, first, second] = [0, 1, 2, 3];
+  const [out, nl, cand, esc, all, bit] = [10, 11, 12, 13, 14, 15];
+  const [vnl, va0, vb0, va1, vb1, vbs, vu, mnl, mc, me, w] = [
     16,
     17,
     18,
@@ -202,6 +203,9 @@ function _code(): number[] {
     21,
     22,
     23,
+    24,
+    25,
+    26,
   ];
   // deno-fmt-ignore
   return [
@@ -210,27 +214,23 @@ function _code(): number[] {
     ...get(5), ...splat, ...set(vb0),
     ...get(6), ...splat, ...set(va1),
     ...get(7), ...splat, ...set(vb1),
-    ...i32(0x5c), ...splat, ...set(vbs),
-    ...i32(0x75), ...splat, ...set(vu),
+    ...get(8), ...splat, ...set(vbs),
+    ...get(9), ...splat, ...set(vu),
     ...i32(_OUT), ...set(out),
     ...BLOCK, ...LOOP,
     ...get(p), ...get(end), ...GE, ...brIf(1),
-    ...get(p), ...load, ...tee(v), ...get(vnl), ...eq, ...bitmask, ...set(nl),
-    ...i32(0), ...set(esc),
-    ...get(flags), ...i32(2), ...AND, ...IF,
-    ...get(v), ...get(vbs), ...eq,
-    ...get(p), ...i32(1), ...ADD, ...load, ...get(vu), ...eq,
-    ...and, ...bitmask, ...set(esc),
-    ...END,
-    ...i32(0), ...set(cand),
-    ...get(flags), ...i32(1), ...AND, ...IF,
+    ...get(p), ...load, ...tee(w), ...get(vnl), ...eq, ...set(mnl),
+    ...get(w), ...get(vbs), ...eq,
+    ...get(p), ...i32(1), ...ADD, ...load, ...get(vu), ...eq, ...and, ...set(me),
     ...get(p), ...get(first), ...ADD, ...load, ...tee(w),
     ...get(va0), ...eq, ...get(w), ...get(vb0), ...eq, ...or,
     ...get(p), ...get(second), ...ADD, ...load, ...tee(w), ...get(va1), ...eq,
-    ...get(w), ...get(vb1), ...eq, ...or,
-    ...and, ...bitmask,
-    ...get(nl), ...get(esc), ...OR, ...i32(-1), ...XOR, ...AND, ...set(cand),
-    ...END,
+    ...get(w), ...get(vb1), ...eq, ...or, ...and, ...set(mc),
+    ...get(mnl), ...get(mc), ...or, ...get(me), ...or, ...anyTrue, ...IF,
+    ...get(mnl), ...bitmask, ...set(nl),
+    ...get(me), ...bitmask, ...get(nl), ...i32(-1), ...XOR, ...AND, ...set(esc),
+    ...get(mc), ...bitmask, ...get(nl), ...get(esc), ...OR, ...i32(-1), ...XOR,
+    ...AND, ...set(cand),
     ...get(nl), ...get(cand), ...OR, ...get(esc), ...OR, ...set(all),
     // The last block: only the lanes before `end`.
     ...get(end), ...get(p), ...SUB, ...i32(16), ...LT, ...IF,
@@ -250,6 +250,7 @@ function _code(): number[] {
     ...get(all), ...get(all), ...i32(1), ...SUB, ...AND, ...set(all),
     ...br(0),
     ...END, ...END,
+    ...END,
     ...get(p), ...i32(16), ...ADD, ...set(p),
     ...br(0),
     ...END, ...END,
@@ -272,13 +273,13 @@ function _name(s: string): number[] {
 
 /** The module's bytes. */
 function _assemble(): Uint8Array<ArrayBuffer> {
-  const locals = _vec([[6, I32], [9, V128]]);
+  const locals = _vec([[6, I32], [11, V128]]);
   const body = [...locals, ..._code()];
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
     ..._section(
       1,
-      _vec([[0x60, ..._vec(Array(9).fill([I32])), ..._vec([[I32]])]]),
+      _vec([[0x60, ..._vec(Array(10).fill([I32])), ..._vec([[I32]])]]),
     ),
     ..._section(3, _vec([[0]])),
     ..._section(5, _vec([[0, ..._uleb(_PAGES)]])),

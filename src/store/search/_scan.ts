@@ -191,7 +191,7 @@ class _FileScan {
   /** A line ends at `buffer[at]` ("\n"). */
   async #lineEnd(buffer: Uint8Array, at: number): Promise<void> {
     const start = this.#lineStart;
-    const flagged = this.#flagged;
+    const flagged = this.#flagged || this.#ctx.needle === undefined;
     let end = this.#base + at;
     let last = at - 1;
     if (end > start && buffer[last] === 0x0d) {
