@@ -12,7 +12,6 @@ import {
   sessionBytes,
   tempDir,
   toolResult,
-  user,
 } from "../_session_files.ts";
 
 const at = (minute: number): string =>
