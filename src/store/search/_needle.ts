@@ -98,6 +98,30 @@ export class ByteNeedle {
     return true;
   }
 
+  /**
+   * Whether the `\uXXXX` at `at` escapes one of the needle's characters.
+   *
+   * @param bytes The buffer.
+   * @param at Where the backslash is.
+   * @param end The end of the bytes that may be used.
+   * @returns True when it does.
+   */
+  escapeAt(bytes: Uint8Array, at: number, end: number): boolean {
+    if (at + 6 > end) return false;
+    let unit = 0;
+    for (let i = at + 2; i < at + 6; i++) {
+      const c = bytes[i]! | 0x20; // digits keep, letters lower
+      const d = c >= 0x30 && c <= 0x39
+        ? c - 0x30
+        : c >= 0x61 && c <= 0x66
+        ? c - 0x57
+        : -1;
+      if (d < 0) return false;
+      unit = unit * 16 + d;
+    }
+    return this.escapes.has(unit);
+  }
+
   /** Two positions whose bytes take at most two values each, far apart. */
   #anchors(): ByteNeedle["anchors"] {
     const usable: [number, [number, number]][] = [];

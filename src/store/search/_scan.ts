@@ -146,7 +146,7 @@ class _FileScan {
         else if (kind === CANDIDATE) {
           this.#flagged = needle!.at(buffer, at, total);
         } else if (kind === ESCAPE) {
-          this.#flagged = _escapeOf(buffer, at, total, needle!.escapes);
+          this.#flagged = needle!.escapeAt(buffer, at, total);
         }
       }
       if (eof) return; // a last line without "\n" is not searched
@@ -285,26 +285,4 @@ class _FileScan {
     }
     return bytes.subarray(0, n);
   }
-}
-
-/** Whether `\uXXXX` at `at` escapes one of `units`. */
-function _escapeOf(
-  buffer: Uint8Array,
-  at: number,
-  end: number,
-  units: ReadonlySet<number>,
-): boolean {
-  if (at + 6 > end) return false;
-  let unit = 0;
-  for (let i = at + 2; i < at + 6; i++) {
-    const c = buffer[i]! | 0x20;
-    const d = c >= 0x30 && c <= 0x39
-      ? c - 0x30
-      : c >= 0x61 && c <= 0x66
-      ? c - 0x57
-      : -1;
-    if (d < 0) return false;
-    unit = unit * 16 + d;
-  }
-  return units.has(unit);
 }
