@@ -37,6 +37,11 @@ export const SEARCH_FACET: IndexFacet = {
       text TEXT NOT NULL
     )`,
     `CREATE INDEX IF NOT EXISTS search_entries_path ON search_entries (path)`,
+    // The hits' order, walked when a word is in too many rows to sort.
+    `CREATE INDEX IF NOT EXISTS search_entries_time
+      ON search_entries (timestamp DESC, path, offset DESC)`,
+    `CREATE INDEX IF NOT EXISTS search_entries_skip ON search_entries (path)
+      WHERE skip IS NOT NULL`,
     `CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(
       text, content='', contentless_delete=1, tokenize='trigram'
     )`,

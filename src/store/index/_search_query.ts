@@ -15,15 +15,12 @@ import type { SearchQuery } from "../search/_query.ts";
 import type { SearchRole } from "../search/_text.ts";
 import { SEARCH_FACET } from "./_search.ts";
 
-/** A file the facet has read to its row's offset. */
-export interface IndexedFile {
-  path: string;
-  id: string;
-  title: string | null;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  dev: number;
+/** Which files a search through the index looks at. */
+export interface IndexScope {
+  /** Only files whose path starts with this (a cwd's folder, then a separator). */
+  prefix?: string | undefined;
+  /** Only files last modified from this time on (ms since the epoch). */
+  sinceMs?: number | undefined;
 }
 
 /** A row that may match, with its line's text. */
@@ -34,19 +31,42 @@ export interface IndexedRow {
 }
 
 /**
- * The files whose search rows are complete up to their session row's
- * offset (the others are scanned).
+ * The files in scope whose search rows are not complete up to their
+ * session row's offset (version 1 and 2 files, files the backward walk
+ * could not record, a facet behind): those are scanned.
  *
  * @param db The index.
- * @returns The files, by path.
+ * @param scope Folder and date.
+ * @returns Their paths.
  */
-export function indexedFiles(db: DatabaseSync): Map<string, IndexedFile> {
+export function uncoveredFiles(db: DatabaseSync, scope: IndexScope): string[] {
+  const args: SQLInputValue[] = [SEARCH_FACET.name];
+  const where = _scope(scope, args);
   const rows = db.prepare(
-    `SELECT s.path, s.id, s.title, s.size, s.mtimeMs, s.ino, s.dev
-     FROM sessions s JOIN facets f ON f.path = s.path AND f.facet = ?
-     WHERE s.offset IS NOT NULL AND f.offset = s.offset AND f.version = ?`,
-  ).all(SEARCH_FACET.name, SEARCH_FACET.version) as unknown as IndexedFile[];
-  return new Map(rows.map((r) => [r.path, r]));
+    `SELECT s.path AS path FROM sessions s
+     LEFT JOIN facets p ON p.path = s.path AND p.facet = ?
+     WHERE (s.offset IS NULL OR p.path IS NULL OR p.offset != s.offset
+       OR p.version != ${SEARCH_FACET.version})${
+      where.map((w) => ` AND ${w}`).join("")
+    }`,
+  ).all(...args) as { path: string }[];
+  return rows.map((r) => r.path);
+}
+
+/**
+ * A session's id and title, from its row.
+ *
+ * @param db The index.
+ * @param path The file.
+ * @returns Its id and title, or undefined.
+ */
+export function sessionLabel(
+  db: DatabaseSync,
+  path: string,
+): { id: string; title: string | null } | undefined {
+  return db.prepare("SELECT id, title FROM sessions WHERE path = ?").get(
+    path,
+  ) as { id: string; title: string | null } | undefined;
 }
 
 /**
@@ -77,15 +97,18 @@ export function indexedPath(
  * @param db The index.
  * @param query The query.
  * @param filter Role and date.
+ * @param scope Folder and date of files.
  * @returns The rows.
  */
 export function* candidateRows(
   db: DatabaseSync,
   query: SearchQuery,
   filter: HitFilter,
+  scope: IndexScope,
 ): Generator<IndexedRow> {
   const where = ["e.skip IS NULL"];
   const args: SQLInputValue[] = [];
+  where.push(..._scope(scope, args));
   if (filter.role !== undefined) {
     where.push("e.role = ?");
     args.push(filter.role);
@@ -94,11 +117,12 @@ export function* candidateRows(
     where.push("e.timestamp >= ?");
     args.push(filter.since);
   }
-  const { from, more } = _narrowing(query, args);
+  const { from, more } = _narrowing(db, query, args);
   const rows = db.prepare(
     `SELECT e.rowid AS rowid, e.path AS path, e.offset AS offset,
             e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp
-     FROM ${from} WHERE ${[...more, ...where].join(" AND ")}
+     FROM ${from} ${_COMPLETE}
+     WHERE ${[...more, ...where].join(" AND ")}
      ORDER BY e.timestamp DESC, e.path ASC, e.offset DESC`,
   );
   const text = db.prepare("SELECT text FROM search_entries WHERE rowid = ?");
@@ -118,21 +142,22 @@ export function* candidateRows(
 }
 
 /**
- * The rows of skipped lines that may match.
+ * The rows of skipped lines in scope (few: damage), for the matcher.
  *
  * @param db The index.
- * @param query The query.
+ * @param scope Folder and date of files.
  * @returns The rows.
  */
 export function* skippedRows(
   db: DatabaseSync,
-  query: SearchQuery,
+  scope: IndexScope,
 ): Generator<IndexedRow> {
   const args: SQLInputValue[] = [];
-  const { from, more } = _narrowing(query, args);
+  const where = _scope(scope, args);
   const rows = db.prepare(
     `SELECT e.path AS path, e.offset AS offset, e.skip AS skip, e.text AS text
-     FROM ${from} WHERE ${[...more, "e.skip IS NOT NULL"].join(" AND ")}`,
+     FROM search_entries e ${_COMPLETE}
+     WHERE ${[...where, "e.skip IS NOT NULL"].join(" AND ")}`,
   );
   for (
     const r of rows.iterate(...args) as Iterable<
@@ -147,6 +172,30 @@ export function* skippedRows(
   }
 }
 
+/** Only the rows of files the facet holds whole (the others are scanned). */
+const _COMPLETE = `JOIN sessions s ON s.path = e.path
+  JOIN facets p ON p.path = e.path AND p.facet = '${SEARCH_FACET.name}'
+    AND p.version = ${SEARCH_FACET.version} AND p.offset = s.offset`;
+
+/** The conditions of a scope over `sessions s`, their arguments added to `args`. */
+function _scope(scope: IndexScope, args: SQLInputValue[]): string[] {
+  const where: string[] = [];
+  if (scope.prefix !== undefined) {
+    // The paths that start with the prefix (ending in a separator): a range.
+    const last = scope.prefix.charCodeAt(scope.prefix.length - 1);
+    where.push("s.path >= ? AND s.path < ?");
+    args.push(
+      scope.prefix,
+      scope.prefix.slice(0, -1) + String.fromCharCode(last + 1),
+    );
+  }
+  if (scope.sinceMs !== undefined) {
+    where.push("s.mtimeMs >= ?");
+    args.push(scope.sinceMs);
+  }
+  return where;
+}
+
 interface _Row {
   rowid: number;
   path: string;
@@ -156,22 +205,40 @@ interface _Row {
   timestamp: string;
 }
 
+/** Matches past which the rows are walked newest first instead of sorted. */
+const _MANY = 2000;
+
 /**
  * The table and conditions that narrow rows down to candidates, their
  * arguments put first in `args`: the full-text index for words of three
- * characters or more, else `instr` over each short word's spellings.
+ * characters or more (its few matches sorted, or, for a word in many rows,
+ * the rows walked newest first until enough match), else `instr` over each
+ * short word's spellings, walking the rows newest first.
  */
 function _narrowing(
+  db: DatabaseSync,
   query: SearchQuery,
   args: SQLInputValue[],
 ): { from: string; more: string[] } {
   const match = query.ftsMatch();
+  const walk = "search_entries e INDEXED BY search_entries_time";
   if (match !== undefined) {
     args.unshift(match);
-    return {
-      from: "search_fts f JOIN search_entries e ON e.rowid = f.rowid",
-      more: ["search_fts MATCH ?"],
-    };
+    const { n } = db.prepare(
+      `SELECT count(*) AS n FROM
+         (SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ${_MANY})`,
+    ).get(match) as { n: number };
+    return n < _MANY
+      ? {
+        from: "search_fts f JOIN search_entries e ON e.rowid = f.rowid",
+        more: ["search_fts MATCH ?"],
+      }
+      : {
+        from: walk,
+        more: [
+          "e.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)",
+        ],
+      };
   }
   const more: string[] = [];
   const spellings = query.shortSpellings();
@@ -179,5 +246,5 @@ function _narrowing(
     more.push(`(${list.map(() => "instr(e.text, ?) > 0").join(" OR ")})`);
   }
   args.unshift(...spellings.flat());
-  return { from: "search_entries e", more };
+  return { from: walk, more };
 }

@@ -74,7 +74,7 @@ export async function scanFile(
   path: string,
   bodyStart: number,
   ctx: ScanContext,
-): Promise<Set<string>> {
+): Promise<{ has(id: string): boolean }> {
   const size = (await file.stat()).size;
   const source = fileReaderAt(file, size);
   const s = new _FileScan(source, path, bodyStart, ctx);
@@ -141,8 +141,10 @@ class _FileScan {
         const event = events[i]!;
         const at = event & 0x0fffffff;
         const kind = event >>> 28;
-        if (kind === NEWLINE) await this.#lineEnd(buffer, at);
-        else if (this.#flagged) continue;
+        if (kind === NEWLINE) {
+          const reading = this.#lineEnd(buffer, at); // a promise only when it reads
+          if (reading !== undefined) await reading;
+        } else if (this.#flagged) continue;
         else if (kind === CANDIDATE) {
           this.#flagged = needle!.at(buffer, at, total);
         } else if (kind === ESCAPE) {
@@ -169,9 +171,9 @@ class _FileScan {
   }
 
   /** The ids on the active path, given the last marker's target. */
-  activePath(target: string | undefined): Set<string> {
+  activePath(target: string | undefined): { has(id: string): boolean } {
     const last = this.#last;
-    if (last === undefined) return new Set();
+    if (last === undefined) return this.#tree.path(null);
     const leaf = target !== undefined && this.#tree.has(target)
       ? target
       : last.id;
@@ -188,8 +190,8 @@ class _FileScan {
     this.#headLength += end - start;
   }
 
-  /** A line ends at `buffer[at]` ("\n"). */
-  async #lineEnd(buffer: Uint8Array, at: number): Promise<void> {
+  /** A line ends at `buffer[at]` ("\n"); a promise when its bytes must be read. */
+  #lineEnd(buffer: Uint8Array, at: number): Promise<void> | undefined {
     const start = this.#lineStart;
     const flagged = this.#flagged || this.#ctx.needle === undefined;
     let end = this.#base + at;
@@ -228,23 +230,26 @@ class _FileScan {
         ? { id: env.id(), custom: { offset: start, size } }
         : { id: env.id() };
       if (!flagged || textlessType(head)) return;
-      const bytes = await this.#bytes(buffer, start, end, inBuffer, size);
-      this.#take(start, lineText(bytes, size));
-      return;
+      return _then(
+        this.#bytes(buffer, start, end, inBuffer, size),
+        (bytes) => this.#take(start, lineText(bytes, size)),
+      );
     }
     if (size > SEARCH_LINE_BYTES) {
       // Too long to parse: left out of the tree; searched by its first bytes.
       if (!flagged || textlessType(head)) return;
-      const bytes = await this.#bytes(buffer, start, end, inBuffer, size);
-      this.#take(start, lineText(bytes, size));
-      return;
+      return _then(
+        this.#bytes(buffer, start, end, inBuffer, size),
+        (bytes) => this.#take(start, lineText(bytes, size)),
+      );
     }
-    const bytes = await this.#bytes(buffer, start, end, inBuffer, size);
-    const entry = parseEntryLine(bytes);
-    if (entry !== undefined) this.#noteEntry(entry);
-    if (flagged && !textlessType(head)) {
-      this.#take(start, entryLineText(bytes, entry));
-    }
+    return _then(this.#bytes(buffer, start, end, inBuffer, size), (bytes) => {
+      const entry = parseEntryLine(bytes);
+      if (entry !== undefined) this.#noteEntry(entry);
+      if (flagged && !textlessType(head)) {
+        this.#take(start, entryLineText(bytes, entry));
+      }
+    });
   }
 
   #noteEntry(entry: SessionEntry): void {
@@ -285,4 +290,14 @@ class _FileScan {
     }
     return bytes.subarray(0, n);
   }
+}
+
+/** `use(value)`, now or once the promise settles. */
+function _then<T>(
+  value: T | Promise<T>,
+  use: (value: T) => void,
+): Promise<void> | undefined {
+  if (value instanceof Promise) return value.then(use);
+  use(value);
+  return undefined;
 }

@@ -33,7 +33,7 @@ export async function scanLegacyFile(
   version: number,
   bodyStart: number,
   hits: HitList,
-): Promise<Set<string>> {
+): Promise<{ has(id: string): boolean }> {
   await file.seek(bodyStart, Deno.SeekMode.Start);
   const migrate = recordMigrator(version);
   const tree = new EntryTree();
@@ -63,6 +63,6 @@ export async function scanLegacyFile(
     const found = entryLineText(line.bytes, entry);
     if (found !== undefined) hits.take(path, line.offset, found);
   }
-  if (leaf === undefined) return new Set();
+  if (leaf === undefined) return tree.path(null);
   return tree.path(target !== undefined && tree.has(target) ? target : leaf);
 }

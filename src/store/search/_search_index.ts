@@ -1,18 +1,21 @@
 /**
- * The indexed half of a search: bring the session index up to date, take
- * the hits among the files its `search` facet holds whole, and say which
- * files it covered (the others are scanned).
+ * The indexed half of a search: bring the session index up to date (or
+ * take it as it is), take the hits among the files its `search` facet
+ * holds whole, and name the files in scope it does not hold whole, which
+ * are scanned. Scope and completeness are settled in SQL, so a search of
+ * thousands of sessions touches only the rows that may match.
  *
  * @module
  */
 
 import type { PathSteps } from "../../context/_path_steps.ts";
-import { seam } from "../../fs/_seam.ts";
 import {
   candidateRows,
-  indexedFiles,
   indexedPath,
+  type IndexScope,
+  sessionLabel,
   skippedRows,
+  uncoveredFiles,
 } from "../index/_search_query.ts";
 import type { SessionIndex } from "../index/session_index.ts";
 import { type HitFilter, HitList } from "./_hits.ts";
@@ -23,27 +26,25 @@ import type { SessionLabel } from "./_scan_files.ts";
 export interface IndexSearch {
   /** Its hits (the newest `limit`) and the matching skipped lines. */
   hits: HitList;
-  /** The files it answered for (those left out by the date too). */
-  covered: Set<string>;
-  /** The id and title of each. */
+  /** The id and title of each hit's session. */
   labels: Map<string, SessionLabel>;
+  /** The files in scope it does not hold whole: to scan. */
+  toScan: string[];
 }
 
 /** What {@linkcode searchIndex} needs. */
 export interface IndexSearchOptions {
-  /** The files in scope. */
-  files: readonly string[];
   /** The most hits. */
   limit: number;
   /** Role and date of entries. */
   filter: HitFilter;
-  /** Files last modified before this are left out. */
-  sinceMs: number | undefined;
+  /** Folder and date of files. */
+  scope: IndexScope;
   /** Refresh first (default), progress, warnings. */
   options: {
-    refresh?: boolean;
-    onProgress?: (done: number, total: number) => void;
-    onWarning?: (message: string) => void;
+    refresh?: boolean | undefined;
+    onProgress?: ((done: number, total: number) => void) | undefined;
+    onWarning?: ((message: string) => void) | undefined;
   };
 }
 
@@ -53,8 +54,8 @@ export interface IndexSearchOptions {
  *
  * @param index The open index.
  * @param query The query.
- * @param o Scope, limit, filters.
- * @returns The hits and what they cover.
+ * @param o Limit, filters, scope, refresh.
+ * @returns The hits, and the files left to scan.
  */
 export async function searchIndex(
   index: SessionIndex,
@@ -63,67 +64,42 @@ export async function searchIndex(
 ): Promise<IndexSearch | undefined> {
   const warn = o.options.onWarning ?? ((m: string) => console.warn(m));
   try {
-    const fresh = o.options.refresh !== false;
-    if (fresh) {
+    if (o.options.refresh !== false) {
       const onProgress = o.options.onProgress;
       await index.refresh(onProgress === undefined ? {} : { onProgress });
     }
     return index.read((db) => {
-      const rows = indexedFiles(db);
-      const covered = new Set<string>();
-      const labels = new Map<string, SessionLabel>();
-      for (const path of o.files) {
-        const row = rows.get(path);
-        if (row === undefined || (!fresh && !_unchanged(row))) continue;
-        covered.add(path);
-        if (o.sinceMs !== undefined && row.mtimeMs < o.sinceMs) continue;
-        labels.set(path, {
-          id: row.id,
-          ...(row.title === null ? {} : { title: row.title }),
-        });
-      }
       const hits = new HitList(query, o.limit, o.filter);
-      for (const row of candidateRows(db, query, o.filter)) {
-        if (!labels.has(row.path)) continue;
+      for (const row of candidateRows(db, query, o.filter, o.scope)) {
         hits.take(row.path, row.offset, row.found);
         if (hits.full) break;
       }
-      for (const row of skippedRows(db, query)) {
-        if (labels.has(row.path)) hits.take(row.path, row.offset, row.found);
+      for (const row of skippedRows(db, o.scope)) {
+        hits.take(row.path, row.offset, row.found);
       }
+      const labels = new Map<string, SessionLabel>();
       const paths = new Map<string, PathSteps | undefined>();
       for (const hit of hits.hits) {
         if (!paths.has(hit.path)) {
           paths.set(hit.path, indexedPath(db, hit.path));
+          const label = sessionLabel(db, hit.path);
+          if (label !== undefined) {
+            labels.set(hit.path, {
+              id: label.id,
+              ...(label.title === null ? {} : { title: label.title }),
+            });
+          }
         }
-        hit.onActivePath =
-          (paths.get(hit.path)?.indexOf(hit.entryId) ?? -1) >= 0;
+        const steps = paths.get(hit.path);
+        hit.onActivePath = (steps?.indexOf(hit.entryId) ?? -1) >= 0;
       }
-      return { hits, covered, labels };
+      return { hits, labels, toScan: uncoveredFiles(db, o.scope) };
     });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    warn(`Cannot search through the session index: ${why}; scanning the files`);
+    warn(
+      `Cannot search through the session index: ${why}; scanning the files`,
+    );
     return undefined;
-  }
-}
-
-/** Whether a file is as its row recorded it (what a search without a refresh checks). */
-function _unchanged(
-  row: {
-    path: string;
-    size: number;
-    mtimeMs: number;
-    ino: number;
-    dev: number;
-  },
-): boolean {
-  try {
-    const info = seam().statSync(row.path);
-    return info.size === row.size &&
-      (info.mtime?.getTime() ?? 0) === row.mtimeMs &&
-      (info.ino ?? 0) === row.ino && (info.dev ?? 0) === row.dev;
-  } catch {
-    return false;
   }
 }

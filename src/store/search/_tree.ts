@@ -91,25 +91,42 @@ export class EntryTree {
    * The ids on the path from `leafId` to the root.
    *
    * @param leafId The leaf, or null.
-   * @returns The ids.
+   * @returns The ids, as a set to ask.
    */
-  path(leafId: string | null): Set<string> {
-    const out = new Set<string>();
+  path(leafId: string | null): { has(id: string): boolean } {
+    const keys = new Set<number>();
+    const others = new Set<string>();
+    const onPath = {
+      has: (x: string): boolean => {
+        const k = hexKey(x);
+        return k >= 0 ? keys.has(k) : others.has(x);
+      },
+    };
+    if (leafId === null || !this.has(leafId)) return onPath;
+    // By key while the ids are hex: no strings made.
+    let key = hexKey(leafId);
     let id = leafId;
-    while (id !== null && !out.has(id) && this.has(id)) {
-      out.add(id);
-      id = this.#parentOf(id);
+    for (;;) {
+      if (key >= 0) {
+        if (keys.has(key)) break; // a cycle
+        keys.add(key);
+        const parent = this.#get(key);
+        if (parent === _ROOT) break;
+        if (parent === _OTHER) [key, id] = [-1, this.#otherParents.get(key)!];
+        else key = parent;
+      } else {
+        if (others.has(id)) break;
+        others.add(id);
+        const parent = this.#others.get(id) ?? null;
+        if (parent === null) break;
+        [key, id] = [hexKey(parent), parent];
+      }
+      const known = key >= 0
+        ? !Number.isNaN(this.#get(key))
+        : this.#others.has(id);
+      if (!known) break; // a missing parent
     }
-    return out;
-  }
-
-  #parentOf(id: string): string | null {
-    const key = hexKey(id);
-    if (key < 0) return this.#others.get(id) ?? null;
-    const parent = this.#get(key);
-    if (parent === _ROOT) return null;
-    if (parent === _OTHER) return this.#otherParents.get(key) ?? null;
-    return parent.toString(16).padStart(8, "0");
+    return onPath;
   }
 
   #get(key: number): number {

@@ -7,6 +7,9 @@
  * @module
  */
 
+import { join, resolve, sep } from "node:path";
+import { canonicalCwdSlug } from "../cwd_slug.ts";
+import { sessionsDir } from "../places.ts";
 import { sessionFiles } from "../_session_files.ts";
 import { SessionIndex } from "../index/session_index.ts";
 import { type Found, HitList, newerFirst, snippetOf } from "./_hits.ts";
@@ -120,6 +123,7 @@ export async function searchSessions(
   query: string,
   options: SearchOptions = {},
 ): Promise<SearchResult> {
+  dataDir = resolve(dataDir); // the index keeps absolute paths
   const regex = options.regex === true;
   const matcher = regex ? regexMatcher(query) : SearchQuery.parse(query);
   const limit = _limit(options.limit);
@@ -131,10 +135,6 @@ export async function searchSessions(
   }
   const since = _since(options.since);
   const filter = { role, since: since?.toISOString() };
-  const files = (await sessionFiles(dataDir, {
-    cwd: options.cwd,
-    includeSubagents: true,
-  })).map((f) => f.path);
   const index = regex || options.index === false
     ? undefined
     : await SessionIndex.tryOpen(dataDir, {
@@ -142,15 +142,24 @@ export async function searchSessions(
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     });
   try {
-    const fromIndex = index === undefined ? undefined : await searchIndex(
-      index,
-      matcher as SearchQuery,
-      { files, limit, filter, sinceMs: since?.getTime(), options },
-    );
+    const prefix = options.cwd === undefined
+      ? undefined
+      : `${
+        join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd))
+      }${sep}`;
+    const fromIndex = index === undefined
+      ? undefined
+      : await searchIndex(index, matcher as SearchQuery, {
+        limit,
+        filter,
+        scope: { prefix, sinceMs: since?.getTime() },
+        options,
+      });
+    const toScan = fromIndex?.toScan ?? (await sessionFiles(dataDir, {
+      cwd: options.cwd,
+      includeSubagents: true,
+    })).map((f) => f.path);
     const hits = new HitList(matcher, limit, filter);
-    const toScan = fromIndex === undefined
-      ? files
-      : files.filter((f) => !fromIndex.covered.has(f));
     let done = 0;
     const labels = await scanFiles(toScan, hits, {
       needle: regex ? undefined : ByteNeedle.of(matcher as SearchQuery),
