@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import {
   type SearchOptions,
   type SearchResult,
@@ -173,6 +173,13 @@ Deno.test("searchSessions() finds every planted needle and nothing else, the sam
     });
   }
   await t.step(
+    "the index answers for a data dir given as a relative path",
+    async () => {
+      const r = await searchSessions(relative(Deno.cwd(), dir.path), "abc123");
+      deepEqual([r.indexed, r.scanned, brief(r)], [true, 0, ["00000006 user"]]);
+    },
+  );
+  await t.step(
     "a hit names its session and the text around the match",
     async () => {
       const [{ hits: [hit] }] = await both(dir.path, "needletool3");
@@ -327,4 +334,17 @@ Deno.test("searchSessions() reads pi's version 1 sessions both ways", async () =
   ok(scan.hits.length > 0);
   deepEqual(indexed.hits, scan.hits);
   ok(scan.hits.every((h) => /^[0-9a-f]{8}$/.test(h.entryId)));
+});
+
+Deno.test("searchSessions() works on an index remade from an older schema", async () => {
+  await using dir = await tempDir();
+  await plant(dir.path);
+  (await SessionIndex.open(dir.path)).close();
+  await searchSessions(dir.path, "needleuser1");
+  const db = new DatabaseSync(join(dir.path, "index.sqlite"));
+  db.exec("UPDATE meta SET value = '1' WHERE key = 'schema'");
+  db.close();
+  const [scan, indexed] = await both(dir.path, "needleuser1");
+  deepEqual(brief(indexed), ["00000001 user"]);
+  deepEqual(indexed.hits, scan.hits);
 });
