@@ -22,10 +22,10 @@ export interface Found {
   role: SearchRole;
   /** The entry's timestamp. */
   timestamp: string;
-  /** The text searched. */
-  text: string;
-  /** Where it matched. */
-  span: MatchSpan;
+  /** About 80 characters around the match (the text itself is not kept). */
+  snippet: string;
+  /** Where the match is in the snippet. */
+  match: MatchSpan;
   /** Whether the entry is on its session's active path, once known. */
   onActivePath?: boolean;
 }
@@ -62,7 +62,10 @@ const _SNIPPET = 80;
  * Order of hits: newest timestamp first, then path (in code point order,
  * as SQLite sorts), then the later line first.
  */
-export function newerFirst(a: Found, b: Found): number {
+export function newerFirst(
+  a: Pick<Found, "timestamp" | "path" | "offset">,
+  b: Pick<Found, "timestamp" | "path" | "offset">,
+): number {
   if (a.timestamp !== b.timestamp) return a.timestamp > b.timestamp ? -1 : 1;
   if (a.path !== b.path) return _codePointOrder(a.path, b.path);
   return b.offset - a.offset;
@@ -108,7 +111,13 @@ export class HitList {
     if (since !== undefined && found.timestamp < since) return;
     const span = this.#query.match(found.text);
     if (span === undefined) return;
-    this.add({ path, offset, ...found, span });
+    const { entryId, timestamp } = found;
+    const hit = { path, offset, entryId, role: found.role, timestamp };
+    if (this.full && newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) {
+      return; // older than every hit kept: no snippet made
+    }
+    const { snippet, start, end } = snippetOf(found.text, span);
+    this.add({ ...hit, snippet, match: { start, end } });
   }
 
   /** Keep a hit if it is among the newest `limit`. */

@@ -12,7 +12,7 @@ import { canonicalCwdSlug } from "../cwd_slug.ts";
 import { sessionsDir } from "../places.ts";
 import { sessionFiles } from "../_session_files.ts";
 import { SessionIndex } from "../index/session_index.ts";
-import { type Found, HitList, newerFirst, snippetOf } from "./_hits.ts";
+import { type Found, HitList, newerFirst } from "./_hits.ts";
 import { ByteNeedle } from "./_needle.ts";
 import { SearchQuery } from "./_query.ts";
 import { regexMatcher } from "./_regex.ts";
@@ -186,15 +186,14 @@ export async function searchSessions(
 }
 
 function _hit(f: Found, label: SessionLabel | undefined): SearchHit {
-  const { snippet, start, end } = snippetOf(f.text, f.span);
   const hit: SearchHit = {
     path: f.path,
     sessionId: label?.id ?? "",
     entryId: f.entryId,
     role: f.role,
     timestamp: f.timestamp,
-    snippet,
-    match: { start, end },
+    snippet: f.snippet,
+    match: f.match,
     onActivePath: f.onActivePath === true,
   };
   if (label?.title !== undefined) hit.title = label.title;
