@@ -23,6 +23,7 @@ import { gen } from "./src/cli/_gen.ts";
 import { index } from "./src/cli/_index.ts";
 import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
+import { search } from "./src/cli/_search.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
 import { tail } from "./src/cli/_tail.ts";
@@ -37,6 +38,9 @@ Commands:
       The sessions of a data dir, newest first.
   index [--data-dir D] [--rebuild] [--json]
       Bring the data dir's session index up to date.
+  search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
+         [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
+      Search the text of every session, newest hits first.
   show <file> [--data-dir D] [--full] [--json]
       What opening a session finds: header, title, leaf, window, damage.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -68,6 +72,7 @@ Run "cli <command> --help" for a command's options.`;
 const COMMANDS = [
   list,
   index,
+  search,
   show,
   context,
   stats,

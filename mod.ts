@@ -172,6 +172,12 @@ export {
   listSessions,
   type ListSessionsOptions,
 } from "./src/store/list.ts";
+export {
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  searchSessions,
+} from "./src/store/search/search.ts";
 export type { SessionInfo } from "./src/store/session_info.ts";
 export {
   parseSessionFileName,

@@ -5,7 +5,8 @@
  */
 
 import type { IndexFacet } from "./_facets.ts";
+import { SEARCH_FACET } from "./_search.ts";
 import { TOTALS_FACET } from "./_totals.ts";
 
 /** The facets the index knows. */
-export const FACETS: readonly IndexFacet[] = [TOTALS_FACET];
+export const FACETS: readonly IndexFacet[] = [TOTALS_FACET, SEARCH_FACET];

@@ -373,6 +373,17 @@ export class SessionIndex implements Disposable {
     });
   }
 
+  /**
+   * Run `work` over the index's database, to read a facet's tables (what
+   * `searchSessions` does); `work` must not write.
+   *
+   * @param work The reads.
+   * @returns What `work` returns.
+   */
+  read<T>(work: (db: DatabaseSync) => T): T {
+    return work(this.#db);
+  }
+
   /** Close the database. */
   close(): void {
     if (this.#closed) return;
