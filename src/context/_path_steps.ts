@@ -80,18 +80,36 @@ export class PathSteps {
     return out;
   }
 
-  /** These steps, then (towards the root) `more`'s. */
-  concat(more: PathSteps): PathSteps {
-    const out = this.from(0);
-    out.#append(more, 0);
+  /** These steps, then (towards the root) `more`'s from its step `from` on: one copy of each. */
+  concat(more: PathSteps, from = 0): PathSteps {
+    const out = new PathSteps();
+    out.#reserve(this.#count + Math.max(0, more.#count - from));
+    out.#append(this, 0);
+    out.#append(more, from);
     return out;
+  }
+
+  /** Room for `n` steps in all. */
+  #reserve(n: number): void {
+    if (n <= this.#keys.length) return;
+    const keys = new Uint32Array(n);
+    keys.set(this.#keys.subarray(0, this.#count));
+    this.#keys = keys;
+    const types = new Uint16Array(n);
+    types.set(this.#types.subarray(0, this.#count));
+    this.#types = types;
+    const offsets = new Float64Array(n);
+    offsets.set(this.#offsets.subarray(0, this.#count));
+    this.#offsets = offsets;
   }
 
   /** Append `other`'s steps from `i` on, copying the arrays. */
   #append(other: PathSteps, i: number): void {
     const n = other.#count - i;
     if (n <= 0) return;
-    while (this.#count + n > this.#keys.length) this.#grow();
+    if (this.#count + n > this.#keys.length) {
+      this.#reserve(Math.max(this.#count + n, this.#keys.length * 2));
+    }
     const at = this.#count;
     this.#keys.set(other.#keys.subarray(i, i + n), at);
     this.#offsets.set(other.#offsets.subarray(i, i + n), at);

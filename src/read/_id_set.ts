@@ -100,6 +100,7 @@ export class IdFlags {
       throw new RangeError("Cannot read ids: too short");
     }
     const out = new IdFlags();
+    out.#reserve(n);
     for (let i = 0; i < n; i++) {
       out.#addKey(view.getUint32(4 + i * 4, true), flags);
     }
@@ -137,6 +138,21 @@ export class IdFlags {
         this.#flags[i] = f | flags;
         return f;
       }
+    }
+  }
+
+  /** Room for `n` keys without growing (the table stays at most half full). */
+  #reserve(n: number): void {
+    let size = this.#keys.length;
+    while ((n + 1) * 2 > size) size *= 2;
+    if (size === this.#keys.length) return;
+    const keys = this.#keys;
+    const flags = this.#flags;
+    this.#keys = new Uint32Array(size);
+    this.#flags = new Uint8Array(size);
+    this.#count = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (flags[i] !== 0) this.#addKey(keys[i]!, flags[i]!);
     }
   }
 

@@ -244,7 +244,7 @@ class _BackwardWalk {
       });
       settings = this.#settings.fold(from);
       labels = this.#labels.collect(resumed.labels);
-      pathBefore = this.#before.concat(resumed.path.from(this.#resumeAt));
+      pathBefore = this.#before.concat(resumed.path, this.#resumeAt);
       pathEnd = resumed.pathEnd;
     }
     const load: WindowLoad = {
@@ -271,7 +271,7 @@ class _BackwardWalk {
       // The record of the whole file: what was walked, over what was recorded.
       resumed.ids.addAll(this.#ids);
       load.record = {
-        path: this.#path.concat(resumed.path.from(this.#resumeAt)),
+        path: this.#path.concat(resumed.path, this.#resumeAt),
         pathEnd: resumed.pathEnd,
         labels,
         ids: resumed.ids,
