@@ -33,6 +33,7 @@ import {
   forgetFile,
   tailHashAt,
   updateFacet,
+  wholeLinesEnd,
 } from "./_facets.ts";
 import {
   type HeadRow,
@@ -372,6 +373,16 @@ export class SessionIndex implements Disposable {
     });
   }
 
+  /**
+   * Run a read on the index's database (a facet's report queries it).
+   *
+   * @param query The read.
+   * @returns What it returns.
+   */
+  read<T>(query: (db: DatabaseSync) => T): T {
+    return query(this.#db);
+  }
+
   /** Close the database. */
   close(): void {
     if (this.#closed) return;
@@ -425,12 +436,12 @@ export class SessionIndex implements Disposable {
     }
     await this.#write(async () => {
       this.#rows.putHead(head);
-      if (state === undefined) return;
-      this.#rows.putState(path, state);
+      if (state !== undefined) this.#rows.putState(path, state);
       await this.#feedFacets(
         { path, depth, header: read.head.header },
         read.info,
-        state.offset!,
+        state?.offset ??
+          await wholeLinesEnd(path, read.info.size, head.bodyStart),
         head.bodyStart,
       );
     });
