@@ -181,6 +181,14 @@ export {
   sessionsDir,
 } from "./src/store/places.ts";
 export {
+  type UsageFigures,
+  type UsageGrouping,
+  type UsageReport,
+  usageReport,
+  type UsageReportOptions,
+  type UsageRow,
+} from "./src/store/usage/usage_report.ts";
+export {
   type AppendOptions,
   EntryAppender,
   type EntryPayload,
