@@ -27,6 +27,8 @@ interface Session {
   lines: Line[];
   /** Text after the last line's `\n` (a torn or unterminated line). */
   tail?: string;
+  /** Text replaced once written (what JSON.stringify cannot write, such as `1e999`). */
+  replace?: [string, string][];
 }
 
 const APP = "--home-dev-app--";
@@ -236,7 +238,12 @@ function malformed(): Session[] {
     header(id, at(0), "/home/dev/app"),
     assistant("m0000001", null, at(1), x("ok", ok)),
     assistant("m0000002", null, at(2), x("strings", { ...ok, input: "1000" })),
-    assistant("m0000003", null, at(3), x("infinite", { ...ok, output: 1e999 })),
+    assistant(
+      "m0000003",
+      null,
+      at(3),
+      x("infinite", { ...ok, output: 987654321 }),
+    ),
     assistant("m0000004", null, at(4), x("negative", { ...ok, input: -1000 })),
     assistant("m0000005", null, at(5), x("fraction", { ...ok, output: 100.5 })),
     assistant(
@@ -284,6 +291,7 @@ function malformed(): Session[] {
       folder: APP,
       name: fileName(at(0), id),
       lines,
+      replace: [['"output":987654321', '"output":1e999']],
       // A line that is not JSON (NaN), then a whole call without its newline.
       tail: `${
         JSON.stringify(assistant("m0000020", null, at(20), x("nan", ok)))
@@ -386,7 +394,8 @@ async function writeDataDir(name: string, sessions: Session[]): Promise<void> {
   for (const s of sessions) {
     const folder = join(dir, "sessions", s.folder);
     await Deno.mkdir(folder, { recursive: true });
-    const text = s.lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+    let text = s.lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+    for (const [from, to] of s.replace ?? []) text = text.replace(from, to);
     await Deno.writeTextFile(join(folder, s.name), text + (s.tail ?? ""));
   }
 }
