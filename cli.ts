@@ -23,6 +23,7 @@ import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
+import { usage } from "./src/cli/_usage.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
 
@@ -37,6 +38,9 @@ Commands:
       Rebuild what the model sees when the session resumes.
   stats <file|dir> [--data-dir D] [--json]
       Count entries, messages, tokens, blobs; what opening one reads.
+  usage [--data-dir D] [--by day|week|month|session|model|project]
+        [--since DAY] [--until DAY] [--utc] [--json | --csv]
+      Tokens, requests and cost of every session, each call counted once.
   fork <file> [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
   gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
@@ -53,7 +57,7 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
-const COMMANDS = [list, show, context, stats, fork, gen, blobs, demo];
+const COMMANDS = [list, show, context, stats, usage, fork, gen, blobs, demo];
 
 /**
  * Run the CLI.
