@@ -103,7 +103,10 @@ export function tallyIndex(
   for (const g of groups) {
     tally.addSummed(
       {
-        timestamp: g.slot === null || g.slot < 0 ? 0 : g.slot * _SLOT_MS,
+        // A moment inside the slot (its start may be the epoch: no moment).
+        timestamp: g.slot === null || g.slot < 0
+          ? 0
+          : g.slot * _SLOT_MS + _SLOT_MS / 2,
         provider: g.provider ?? "",
         model: g.model ?? "",
       },
