@@ -315,7 +315,7 @@ function malformed(): Session[] {
 function days(): Session[] {
   const id = "01900000-0000-7000-8000-000000000031";
   const times = [
-    "2026-03-07T04:59:59.999Z", // New York: 03-07 23:59 (EST)
+    "2026-03-08T04:59:59.999Z", // New York: 03-07 23:59 (EST)
     "2026-03-08T05:00:00.000Z", // New York: 03-08 00:00 (its 23-hour day)
     "2026-03-09T03:59:59.999Z", // New York: 03-08 23:59 (EDT)
     "2026-03-28T22:59:59.999Z", // Berlin: 03-28 23:59 (CET)
