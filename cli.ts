@@ -17,8 +17,10 @@ import { blobs } from "./src/cli/_blobs.ts";
 import { runCli } from "./src/cli/_command.ts";
 import { context } from "./src/cli/_context.ts";
 import { demo } from "./src/cli/_demo.ts";
+import { exportCommand } from "./src/cli/_export.ts";
 import { fork } from "./src/cli/_fork.ts";
 import { gen } from "./src/cli/_gen.ts";
+import { index } from "./src/cli/_index.ts";
 import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
 import { show } from "./src/cli/_show.ts";
@@ -30,8 +32,10 @@ export type { CliIo } from "./src/cli/_io.ts";
 const USAGE = `Usage: cli <command> [options]
 
 Commands:
-  list [--data-dir D] [--cwd C] [--all] [--json]
+  list [--data-dir D] [--cwd C] [--all] [--no-index] [--json]
       The sessions of a data dir, newest first.
+  index [--data-dir D] [--rebuild] [--json]
+      Bring the data dir's session index up to date.
   show <file> [--data-dir D] [--full] [--json]
       What opening a session finds: header, title, leaf, window, damage.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -43,6 +47,8 @@ Commands:
       Tokens, requests and cost of every session, each call counted once.
   fork <file> [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
+  export <file> [--format md|html] [--out F] [--tree | --last N] [--json]
+      A session as Markdown or self-contained HTML people can read.
   gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
       Write a synthetic transcript of a given size.
   blobs verify [--data-dir D] [--json]
@@ -57,7 +63,19 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
-const COMMANDS = [list, show, context, stats, usage, fork, gen, blobs, demo];
+const COMMANDS = [
+  list,
+  index,
+  show,
+  context,
+  stats,
+  usage,
+  fork,
+  exportCommand,
+  gen,
+  blobs,
+  demo,
+];
 
 /**
  * Run the CLI.

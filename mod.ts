@@ -202,3 +202,8 @@ export type {
   WindowStats,
 } from "./src/session/options.ts";
 export { Session } from "./src/session/session.ts";
+export {
+  type ExportOptions,
+  type ExportResult,
+  exportSession,
+} from "./src/export/export.ts";

@@ -8,18 +8,24 @@
  * retained and seen, for the windowed open, a full read and the naive way
  * (read, split, parse everything) in the same run; then one line per file
  * with the ratios. Where `../shared/peers/omp` is present, omp's own open
- * (`oracle.ts open-bench FILE --as-cli`) runs on the same file too.
+ * (`oracle.ts open-bench FILE --as-cli`) runs on the same file too. For
+ * the omp-style files (no settings checkpoints), the open of a copy whose
+ * data dir's index recorded it runs too, against the windowed open of the
+ * file of the same size this library wrote (`indexedOverOwn`; issue 12's
+ * target is ≤ 2).
  *
  * @module
  */
 
+import { join } from "node:path";
 import { Session } from "../src/session/session.ts";
+import { SessionIndex } from "../src/store/index/session_index.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
 import { parseSize } from "../src/gen/_generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
 
-type Loader = "windowed" | "full" | "naive" | "floor";
+type Loader = "windowed" | "indexed" | "full" | "naive" | "floor";
 
 interface Run {
   loader: Loader | "omp";
@@ -112,9 +118,11 @@ async function child(loader: Loader, file: string): Promise<Run> {
       // keep `s` alive until after the measurement
       if (s.entries.length < 0) console.log(s);
     } else {
+      // "indexed": the file sits in a data dir whose index recorded it.
       const s = await Session.open(file, {
-        window: loader === "windowed",
+        window: loader !== "full",
         resolveBlobs: false,
+        index: loader === "indexed",
       });
       sample();
       const t1 = performance.now();
@@ -234,24 +242,30 @@ async function main(args: string[]): Promise<void> {
   const ompStyle = (opt("omp-style-sizes") ?? "100M,1G").split(",").filter((
     s,
   ) => s !== "").map(parseSize);
+  const own = new Map<number, number | undefined>();
   for (const size of sizes) {
     const file = await generated(size, {});
-    await measure(`${round(size / MB)} MB`, file, runs, oracle, [
-      "windowed",
-      "full",
-      "naive",
-      "floor",
-    ]);
+    own.set(
+      size,
+      await measure(`${round(size / MB)} MB`, file, runs, oracle, [
+        "windowed",
+        "full",
+        "naive",
+        "floor",
+      ]),
+    );
   }
   // As omp writes them: no settings checkpoints, so the open walks back to
-  // the root (over envelopes only).
+  // the root (over envelopes only), unless the data dir's index recorded
+  // the file: then it reads what was appended since, and the window.
   for (const size of ompStyle) {
     const file = await generated(size, { checkpoints: false });
+    const indexed = await indexedCopy(file);
     await measure(`${round(size / MB)} MB omp-style`, file, runs, oracle, [
       "windowed",
       "naive",
       "floor",
-    ]);
+    ], { file: indexed, own: own.get(size) });
   }
   if (bigWindow > 0) await bigWindowCase(bigWindow, runs);
 }
@@ -275,14 +289,43 @@ async function generated(
   return file;
 }
 
-/** Every loader on one file, in fresh processes, then the ratios. */
+/**
+ * A hard link to `file` in a data dir of its own whose index has recorded
+ * it (made once; the refresh reads the file whole).
+ */
+async function indexedCopy(file: string): Promise<string> {
+  const name = file.split("/").at(-1)!;
+  const dataDir = join(OUT_DIR, `indexed-${name.replace(/\.jsonl$/, "")}`);
+  const link = join(dataDir, "sessions", "-bench", name);
+  await Deno.mkdir(join(dataDir, "sessions", "-bench"), { recursive: true });
+  const same = await Promise.all([Deno.stat(file), Deno.stat(link)]).then(
+    ([a, b]) => a.ino === b.ino,
+    () => false,
+  );
+  if (!same) {
+    await Deno.remove(link).catch(() => {});
+    await Deno.link(file, link);
+  }
+  using index = await SessionIndex.open(dataDir);
+  const done = await index.refresh();
+  console.error(`indexed ${link}: ${JSON.stringify(done)}`);
+  return link;
+}
+
+/**
+ * Every loader on one file, in fresh processes, then the ratios; with
+ * `indexed`, the open of its indexed copy too, against `own` (the windowed
+ * open of a file of the same size this library wrote). Returns the
+ * windowed open's total.
+ */
 async function measure(
   label: string,
   file: string,
   runs: number,
   oracle: string | undefined,
   loaders: Loader[],
-): Promise<void> {
+  indexed?: { file: string; own: number | undefined },
+): Promise<number | undefined> {
   const byLoader: Record<string, Run[]> = {};
   for (const loader of loaders) {
     for (let i = 0; i < runs; i++) {
@@ -291,6 +334,11 @@ async function measure(
       console.log(JSON.stringify({ size: label, ...r }));
       if (r.error !== undefined) break; // the naive way cannot open 1 GB: once is enough
     }
+  }
+  for (let i = 0; indexed !== undefined && i < runs; i++) {
+    const r = await spawnChild("indexed", indexed.file);
+    (byLoader.indexed ??= []).push(r);
+    console.log(JSON.stringify({ size: label, ...r }));
   }
   if (oracle !== undefined) {
     const r = await ompOpen(oracle, file);
@@ -319,12 +367,21 @@ async function measure(
       ? null
       : round(w / floor),
     naiveOverWindowed: ratio("naive"),
+    ...(indexed === undefined ? {} : {
+      indexedMs: total("indexed") ?? null,
+      ownWindowedMs: indexed.own ?? null,
+      indexedOverOwn: indexed.own === undefined
+        ? null
+        : round((total("indexed") ?? NaN) / indexed.own),
+      indexedBytesRead: byLoader.indexed?.[0]?.bytesRead ?? null,
+    }),
     fullOverWindowed: ratio("full"),
     ompOverWindowed: ratio("omp"),
     heapHeldMB: held.length ? Math.max(...held) : null,
     peakHeapMB: byLoader.windowed?.[0]?.peakHeapMB ?? null,
     peakRssMB: byLoader.windowed?.[0]?.peakRssMB ?? null,
   }));
+  return w;
 }
 
 async function bigWindowCase(window: number, runs: number): Promise<void> {

@@ -13,6 +13,7 @@ const LAYERS = [
   ["read", "write"],
   ["store"],
   ["session"],
+  ["export"],
   ["mod.ts"], // the public surface: the CLI uses the library through it
   ["gen"],
   ["cli"],

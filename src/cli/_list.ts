@@ -4,22 +4,33 @@
  * @module
  */
 
-import { listSessions, resolveDataDir, type SessionInfo } from "../../mod.ts";
+import { join } from "node:path";
+import {
+  listSessions,
+  resolveDataDir,
+  SessionIndex,
+  type SessionInfo,
+} from "../../mod.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
+import type { CliIo } from "./_io.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 
-const HELP = `Usage: cli list [--data-dir D] [--cwd C] [--all] [--json]
+const HELP =
+  `Usage: cli list [--data-dir D] [--cwd C] [--all] [--no-index] [--json]
 
-List the sessions under <data dir>/sessions, newest first, reading only the
-first 4 KiB of each file.
+List the sessions under <data dir>/sessions, newest first. Through the
+session index (<data dir>/index.sqlite, made on first use): a stat of each
+file, and the first 4 KiB of a file only when it changed since it was
+listed. Without it: the first 4 KiB of every file.
 
 Options:
   --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
                  ~/.xdev/config.jsonc, else ~/.xdev/agent)
   --cwd C        only the sessions started in the folder C
   --all          include subagent sessions
+  --no-index     read every file's head; neither use nor make the index
   --json         print an array of objects instead of a table
 `;
 
@@ -30,19 +41,32 @@ const _SHORT_ID = 8;
 export const list: Command = defineCommand({
   name: "list",
   help: HELP,
-  flags: { "data-dir": "value", cwd: "value", all: "switch", json: "switch" },
+  flags: {
+    "data-dir": "value",
+    cwd: "value",
+    all: "switch",
+    "no-index": "switch",
+    json: "switch",
+  },
   run: async (call, io) => {
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const cwd = call.value("cwd");
+    const options = {
+      ...(cwd === undefined ? {} : { cwd }),
+      includeSubagents: call.has("all"),
+      onSkip: (path: string, reason: string) =>
+        io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
+    };
     const sessions = await attempt(
       `list the sessions in "${dataDir}"`,
-      () =>
-        listSessions(dataDir, {
-          ...(cwd === undefined ? {} : { cwd }),
-          includeSubagents: call.has("all"),
-          onSkip: (path, reason) =>
-            io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
-        }),
+      async () => {
+        using index = call.has("no-index")
+          ? undefined
+          : await _index(dataDir, io);
+        return index === undefined
+          ? await listSessions(dataDir, { ...options, index: false })
+          : await index.list(options);
+      },
     );
     if (call.has("json")) {
       writeJson(io, sessions.map(_json));
@@ -56,6 +80,21 @@ export const list: Command = defineCommand({
     return 0;
   },
 });
+
+/** The data dir's index, made when missing; undefined (with the warning shown) when it cannot be used. */
+async function _index(
+  dataDir: string,
+  io: Pick<CliIo, "stderr">,
+): Promise<SessionIndex | undefined> {
+  try {
+    await Deno.stat(join(dataDir, "sessions"));
+  } catch {
+    return undefined; // no sessions: nothing to index, no file to leave behind
+  }
+  return await SessionIndex.tryOpen(dataDir, {
+    onWarning: (m) => io.stderr(`${sanitize(m)}\n`),
+  });
+}
 
 function _table(sessions: SessionInfo[], width: number): string {
   const idLength = _uniquePrefix(sessions.map((s) => s.id));

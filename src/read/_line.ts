@@ -83,13 +83,15 @@ export interface ReadLinesOptions {
    * `maxLineBytes`.
    */
   maxHeadLineBytes?: number;
+  /**
+   * Bytes per read, a positive integer. Default 1 MiB; less for a small
+   * range, so reading a few kilobytes does not allocate a megabyte.
+   */
+  chunkBytes?: number;
 }
 
 /** Options for {@linkcode readLinesBackward}. */
-export interface ReadLinesBackwardOptions extends ReadLinesOptions {
-  /** Bytes per positional read, a positive integer. Default 1 MiB. */
-  chunkBytes?: number;
-}
+export type ReadLinesBackwardOptions = ReadLinesOptions;
 
 /** A line from its bytes (null: skipped, over the limit or NUL) and position. */
 export function makeLine(

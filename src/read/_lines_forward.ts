@@ -81,7 +81,11 @@ export function readLinesFromReader(
   reader: Reader,
   options: ReadLinesOptions = {},
 ): AsyncGenerator<Line> {
-  return _split(_chunks(reader), _limits(options), true);
+  return _split(
+    _chunks(reader, options.chunkBytes ?? READ_BUFFER_BYTES),
+    _limits(options),
+    true,
+  );
 }
 
 /**
@@ -132,8 +136,16 @@ async function* _split(
 }
 
 /** Reads of `reader` into one reused buffer, as views of the bytes read. */
-async function* _chunks(reader: Reader): AsyncGenerator<Uint8Array> {
-  const buffer = new Uint8Array(READ_BUFFER_BYTES);
+async function* _chunks(
+  reader: Reader,
+  chunkBytes: number,
+): AsyncGenerator<Uint8Array> {
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes <= 0) {
+    throw new RangeError(
+      `Cannot read lines: chunkBytes must be a positive integer, got ${chunkBytes}`,
+    );
+  }
+  const buffer = new Uint8Array(chunkBytes);
   for (
     let n = await reader.read(buffer);
     n !== null;

@@ -8,13 +8,53 @@
  */
 
 import type { PathSteps } from "../context/_path_steps.ts";
+import type { ContextBase } from "../context/context.ts";
 import { LatestSettings, type Settings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
-import { asEntry } from "../format/entries.ts";
+import { asEntry, type SessionEntry } from "../format/entries.ts";
 import type { ReaderAt } from "../fs/_read.ts";
 import { decodeEntryLine, IssueLog } from "./_decode.ts";
 import type { IdFlags } from "./_id_set.ts";
 import { LF, makeLine } from "./_line.ts";
+
+/** What the windowed read kept. */
+export interface WindowLoad {
+  /** The window's entries, in file order. */
+  entries: SessionEntry[];
+  /** The leaf, or null for a session without entries. */
+  leafId: string | null;
+  /** What the walk learned of the path before the window. */
+  base: ContextBase;
+  /** Lines looked at. */
+  seen: number;
+  /** Bytes read. */
+  bytes: number;
+  /** Whether a settings checkpoint ended the walk. */
+  checkpoint: boolean;
+  /** Whether the walk stopped at what the index recorded. */
+  resumed: boolean;
+  /** The end of the file's last whole line: what `record` covers. */
+  end: number;
+  /** When the walk saw every line (or resumed from a record): the file's record. */
+  record?: WindowRecord;
+}
+
+/** Options of `loadWindow`. */
+export interface WindowOptions {
+  /** Whether a settings checkpoint may end the walk (false: walk to the root). */
+  checkpoints: boolean;
+  /** Lines longer than this are reported and skipped unread. */
+  maxLineBytes: number;
+  /**
+   * Walk to the file's start, never stopping at a checkpoint, so the walk
+   * records what a later open needs to skip the bytes before the end of the
+   * file (for the session index). A walk that reaches the start without a
+   * checkpoint records it anyway.
+   */
+  record?: boolean;
+  /** What the index recorded of the file's first bytes: the walk stops there. */
+  resume?: ResumeFrom;
+}
 
 /** What a walk in record mode learned of a whole file. */
 export interface WindowRecord {

@@ -25,7 +25,8 @@ import { readLinesFromReader } from "./_lines_forward.ts";
 export { DEFAULT_MAX_LINE_BYTES } from "./_line.ts";
 import { loadAll, type LoadedSession } from "./_records.ts";
 import type { ResumeFrom } from "./_resume.ts";
-import { loadWindow, type WindowOptions } from "./_window.ts";
+import type { WindowOptions } from "./_resume.ts";
+import { loadWindow } from "./_window.ts";
 
 /** How to read a session file. */
 export interface ReadSessionOptions {

@@ -16,8 +16,12 @@
  */
 
 import { PathSteps } from "../context/_path_steps.ts";
-import { type ResumeFrom, settingsAt, type WindowRecord } from "./_resume.ts";
-import type { ContextBase } from "../context/context.ts";
+import {
+  type ResumeFrom,
+  settingsAt,
+  type WindowLoad,
+  type WindowOptions,
+} from "./_resume.ts";
 import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
@@ -33,51 +37,11 @@ import { decodeEntryLine, type IssueLog } from "./_decode.ts";
 import { type Envelope, EnvelopeAt, readEnvelope } from "./_envelope.ts";
 import { IdFlags } from "./_id_set.ts";
 import type { Line } from "./_line.ts";
-
-/** What the windowed read kept. */
-export interface WindowLoad {
-  /** The window's entries, in file order. */
-  entries: SessionEntry[];
-  /** The leaf, or null for a session without entries. */
-  leafId: string | null;
-  /** What the walk learned of the path before the window. */
-  base: ContextBase;
-  /** Lines looked at. */
-  seen: number;
-  /** Bytes read. */
-  bytes: number;
-  /** Whether a settings checkpoint ended the walk. */
-  checkpoint: boolean;
-  /** Whether the walk stopped at what the index recorded. */
-  resumed: boolean;
-  /** The end of the file's last whole line: what `record` covers. */
-  end: number;
-  /** When the walk saw every line (or resumed from a record): the file's record. */
-  record?: WindowRecord;
-}
+import { WantedId } from "./_wanted_id.ts";
 
 const _CLOSE_BRACE = 0x7d;
 const _LABEL = new TextEncoder().encode("label");
 const _MESSAGE = new TextEncoder().encode("message");
-const _encoder = new TextEncoder();
-
-/**
- * Write an id's UTF-8 bytes into `into` (up to its length; a longer id
- * cannot be an envelope's); returns how many. A plain copy for ASCII.
- */
-function _bytesInto(id: string, into: Uint8Array): number {
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    if (c >= 0x80) {
-      const { written } = _encoder.encodeInto(id, into);
-      return written;
-    }
-    if (i >= into.length) return into.length + 1; // longer: matches nothing
-    into[i] = c;
-  }
-  return id.length;
-}
-
 /** Flags of an id in the walk: walked past; on the path. */
 const _PASSED = 1;
 const _ON_PATH = 2;
@@ -125,23 +89,6 @@ export async function loadWindow(
   return await walk.finish(lines.bytesRead, source);
 }
 
-/** Options of {@linkcode loadWindow}. */
-export interface WindowOptions {
-  /** Whether a settings checkpoint may end the walk (false: walk to the root). */
-  checkpoints: boolean;
-  /** Lines longer than this are reported and skipped unread. */
-  maxLineBytes: number;
-  /**
-   * Walk to the file's start, never stopping at a checkpoint, so the walk
-   * records what a later open needs to skip the bytes before the end of the
-   * file (for the session index). A walk that reaches the start without a
-   * checkpoint records it anyway.
-   */
-  record?: boolean;
-  /** What the index recorded of the file's first bytes: the walk stops there. */
-  resume?: ResumeFrom;
-}
-
 /** The state of one backward walk from the leaf. */
 class _BackwardWalk {
   readonly #log: IssueLog;
@@ -171,10 +118,7 @@ class _BackwardWalk {
   readonly #at = new EnvelopeAt();
   #checkpoint: SettingsCheckpoint | undefined;
   #phase: _Phase = "leaf";
-  #want: string | null = null;
-  /** The wanted id's bytes, in the first `#wantLength` bytes (-1: none). */
-  #wantBytes = new Uint8Array(256);
-  #wantLength = -1;
+  readonly #wanted = new WantedId();
   #leafId: string | null = null;
   #firstKept: string | null = null;
   #pathEnd: PathEnd = "root";
@@ -208,7 +152,7 @@ class _BackwardWalk {
       hasEnvelope && resume !== undefined && lines.start >= resume.offset &&
       resume.ids.getBytes(at.bytes, at.idStart, at.idEnd) !== 0
     ) this.#resume = undefined; // an id written again since: walk on
-    const onWant = hasEnvelope && this.#isWanted(at);
+    const onWant = hasEnvelope && this.#wanted.matches(at);
     if (hasEnvelope && !onWant && !this.#mustParse(at, false, "")) {
       return this.#passBy(at, lines.start);
     }
@@ -218,7 +162,7 @@ class _BackwardWalk {
         // Trusted on its envelope, as a full read keeps a damaged line with
         // an intact envelope; a line cut short is no entry in either.
         if (!lines.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
-        const step = { id: this.#want!, type, parentId: at.parentId() };
+        const step = { id: this.#wanted.id!, type, parentId: at.parentId() };
         return this.#follow(step, undefined, lines.start);
       }
     }
@@ -244,8 +188,10 @@ class _BackwardWalk {
    * record; otherwise (a branch the record does not know) it walks on.
    */
   #resumeHere(resume: ResumeFrom): _Step | undefined {
-    if (this.#phase !== "settings" || this.#want === null) return undefined;
-    const i = resume.path.indexOf(this.#want);
+    if (this.#phase !== "settings" || this.#wanted.id === null) {
+      return undefined;
+    }
+    const i = resume.path.indexOf(this.#wanted.id);
     if (i < 0) {
       this.#resume = undefined;
       return undefined;
@@ -283,7 +229,7 @@ class _BackwardWalk {
     const checkpoint = this.#checkpoint !== undefined;
     if (
       this.#unsettled ||
-      (this.#want !== null && !checkpoint && resumed === undefined)
+      (this.#wanted.id !== null && !checkpoint && resumed === undefined)
     ) return;
     // The window's own settings are folded by the context; the rest here.
     this.#retained.reverse();
@@ -336,18 +282,6 @@ class _BackwardWalk {
     return load;
   }
 
-  #isWanted(at: EnvelopeAt): boolean {
-    const n = this.#wantLength;
-    if (n < 0 || at.idEnd - at.idStart !== n) return false;
-    const want = this.#wantBytes;
-    const bytes = at.bytes;
-    const start = at.idStart;
-    for (let i = 0; i < n; i++) {
-      if (bytes[start + i] !== want[i]) return false;
-    }
-    return true;
-  }
-
   /**
    * Parse a line only when it can matter: the leaf, the window, labels
    * (until a checkpoint holds them), and on the path before the window the
@@ -394,11 +328,6 @@ class _BackwardWalk {
     return checked.entry;
   }
 
-  #setWant(id: string | null): void {
-    this.#want = id;
-    this.#wantLength = id === null ? -1 : _bytesInto(id, this.#wantBytes);
-  }
-
   /** Follow the path through one entry (parsed, or known by its envelope). */
   #follow(
     step: Envelope,
@@ -409,29 +338,31 @@ class _BackwardWalk {
     if (this.#phase === "leaf") {
       const to = branchMarkerTarget(entry!);
       this.#leafId = to ?? id;
-      this.#setWant(this.#leafId);
+      this.#wanted.set(this.#leafId);
       this.#phase = "window";
       if (to !== undefined) {
         this.#ids.add(id, _PASSED);
         return "more"; // the marker itself is not on the path
       }
     }
-    if (this.#want === null && this.#checkpoint !== undefined) return "done"; // the root: nothing left to learn
-    if (id !== this.#want) {
+    if (this.#wanted.id === null && this.#checkpoint !== undefined) {
+      return "done"; // the root: nothing left to learn
+    }
+    if (id !== this.#wanted.id) {
       const had = this.#ids.add(id, _PASSED);
       if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
       return "more";
     }
     if ((this.#ids.add(id, _PASSED | _ON_PATH) & _ON_PATH) !== 0) {
       this.#pathEnd = "cycle";
-      this.#setWant(null);
+      this.#wanted.set(null);
       this.#phase = "settings";
       return "more";
     }
-    this.#setWant(step.parentId);
+    this.#wanted.set(step.parentId);
     // The wanted entry has a later duplicate, which a full read would take
     // (or its parent was written after it): only a full read settles that.
-    if (this.#want !== null && this.#ids.get(this.#want) !== 0) {
+    if (this.#wanted.id !== null && this.#ids.get(this.#wanted.id) !== 0) {
       this.#unsettled = true;
       return "done";
     }

@@ -8,9 +8,14 @@
 
 import { seam } from "../fs/_seam.ts";
 import { scanEntryIds } from "../read/_envelope.ts";
-import type { IdSet as FileIds } from "../read/_id_set.ts";
 import { readLinesFromReader } from "../read/_lines_forward.ts";
 import type { SessionView } from "./_view.ts";
+
+/** Ids of the file: has and add. */
+interface FileIds {
+  has(id: string): boolean;
+  add(id: string): void;
+}
 
 /** Something that says whether an id is taken. */
 export interface IdSet {
@@ -84,6 +89,16 @@ export class SessionIds {
   }
 
   async #ofFile(): Promise<FileIds> {
+    // A read that saw every line (walked to the start, or resumed from the
+    // index's record) knows every id already: no scan of the file.
+    const record = this.#view.loaded.record;
+    if (this.#file === undefined && record !== undefined) {
+      const ids = record.ids;
+      this.#file = {
+        has: (id) => ids.get(id) !== 0,
+        add: (id) => void ids.add(id, 1),
+      };
+    }
     if (this.#file === undefined) {
       using file = await seam().openHandle(this.#path!, { read: true });
       this.#file = await scanEntryIds(readLinesFromReader(file));

@@ -173,11 +173,25 @@ export function sessionInfo(
   return session;
 }
 
-/** The list's order: newest mtime first, then newest header time, then path. */
-export function newestFirst(a: SessionInfo, b: SessionInfo): number {
-  return b.mtime.getTime() - a.mtime.getTime() ||
-    _time(b.timestamp) - _time(a.timestamp) ||
-    (a.path < b.path ? 1 : a.path > b.path ? -1 : 0);
+/**
+ * Sort in the list's order: newest mtime first, then newest header time,
+ * then path (each key computed once, not at every comparison).
+ *
+ * @param sessions The sessions.
+ * @returns The same array, sorted.
+ */
+export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
+  const keys = sessions.map((s) => ({
+    s,
+    mtime: s.mtime.getTime(),
+    time: _time(s.timestamp),
+  }));
+  keys.sort((a, b) =>
+    b.mtime - a.mtime || b.time - a.time ||
+    (a.s.path < b.s.path ? 1 : a.s.path > b.s.path ? -1 : 0)
+  );
+  for (let i = 0; i < keys.length; i++) sessions[i] = keys[i]!.s;
+  return sessions;
 }
 
 /** A timestamp's milliseconds; one that does not parse sorts oldest. */

@@ -8,10 +8,10 @@
 import {
   HEAD_BYTES,
   mapLimit,
-  newestFirst,
   readSessionHead,
   sessionFiles,
   sessionInfo,
+  sortNewestFirst,
 } from "./_session_files.ts";
 import { SessionIndex } from "./index/session_index.ts";
 import type { SessionInfo } from "./session_info.ts";
@@ -117,7 +117,7 @@ export async function listSessions(
     (f) => _scan(f.path, options),
   );
   const sessions = found.filter((s): s is SessionInfo => s !== undefined);
-  return sessions.sort(newestFirst);
+  return sortNewestFirst(sessions);
 }
 
 /** Files read at once. */

@@ -9,6 +9,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
+import { withFs } from "../_fs_seam.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { generateFile } from "../../src/gen/_generate.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
 const answer = (text: string) => ({
@@ -182,4 +185,51 @@ Deno.test("Session.create({ path }) on an existing file: the first write says it
   });
   assert.equal(await Deno.readTextFile(path), "not ours\n");
   assert.equal(s.onDisk, false);
+});
+
+Deno.test("Session append after a windowed open that saw every line takes the file's ids from that read: no second scan", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "omp-style.jsonl");
+  // No settings checkpoints (as omp writes): the open walks to the start.
+  await generateFile(path, {
+    size: 2 * 1024 * 1024,
+    checkpoints: false,
+    lastCompactionBeforeEnd: 64 * 1024,
+    seed: 5,
+  });
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  const first = JSON.parse(lines[2]!).id as string; // long before the window
+  const size = (await Deno.stat(path)).size;
+  let read = 0;
+  const counting: Fs = {
+    ...realFs,
+    openHandle: async (p, options) => {
+      const file = await realFs.openHandle(p, options);
+      return new Proxy(file, {
+        get(target, key) {
+          if (key === "read") {
+            return async (buffer: Uint8Array) => {
+              const n = await target.read(buffer);
+              read += n ?? 0;
+              return n;
+            };
+          }
+          const value = Reflect.get(target, key);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    },
+  };
+  await withFs(counting, async () => {
+    await using session = await Session.open(path, { index: false });
+    assert.equal(session.windowStats().windowed, true);
+    read = 0;
+    // The parent is outside the window: only the file can say it exists.
+    await session.append({ type: "custom", customType: "probe", data: {} }, {
+      parentId: first,
+    });
+    assert.equal(read < size / 2, true, `read ${read} of ${size} bytes`);
+  });
+  const reopened = await Session.open(path, { window: false });
+  assert.equal(reopened.entries.at(-1)!.parentId, first);
 });

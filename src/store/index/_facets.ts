@@ -11,6 +11,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
+import { prepared } from "./_prepared.ts";
 import { asEntry, type SessionEntry } from "../../format/entries.ts";
 import type { SessionHeader } from "../../format/header.ts";
 import { recordMigrator } from "../../format/_migrate.ts";
@@ -19,7 +20,7 @@ import { seam } from "../../fs/_seam.ts";
 import { decodeEntryLine, IssueLog } from "../../read/_decode.ts";
 import type { Line } from "../../read/_line.ts";
 import { readLinesFromReader } from "../../read/_lines_forward.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
+import { DEFAULT_MAX_LINE_BYTES, READ_BUFFER_BYTES } from "../../read/_line.ts";
 import { hashBytes } from "./_hash.ts";
 import { TAIL_HASH_BYTES } from "./_rows.ts";
 
@@ -35,10 +36,12 @@ export interface FacetFile {
 
 /** One whole line handed to a facet. */
 export interface FacetLine {
-  /** The line's bytes (a view: copy to keep). */
+  /** The line's bytes, without its end of line (empty when it was too long to keep). */
   bytes: Uint8Array;
   /** Its offset in the file. */
   offset: number;
+  /** The bytes it takes in the file, its end of line included. */
+  size: number;
   /** The entry, parsed on first call (migrated for a version 1 or 2 file); undefined for damage. */
   entry(): SessionEntry | undefined;
 }
@@ -51,12 +54,8 @@ export interface IndexFacet {
   readonly version: number;
   /** The statements that make its tables (`IF NOT EXISTS`). */
   readonly schema: readonly string[];
-  /** Take the lines of `file` from `offset` on, in order (inside the file's transaction). */
-  update(
-    db: DatabaseSync,
-    file: FacetFile,
-    lines: AsyncIterable<FacetLine>,
-  ): Promise<void>;
+  /** Take the next whole lines of `file`, in order (inside a write transaction). */
+  update(db: DatabaseSync, file: FacetFile, lines: readonly FacetLine[]): void;
   /** Drop what `path` gave: it is gone (`deleted`), or it is read again from its start. */
   forget(db: DatabaseSync, path: string, deleted: boolean): void;
 }
@@ -75,7 +74,19 @@ export const FACET_SCHEMA: readonly string[] = [
   )`,
 ];
 
+/** Lines handed over per transaction, at most (a lock is held only that long). */
+const _BATCH_LINES = 2048;
+/** Bytes of lines handed over per transaction, at most (one longer line goes alone). */
+const _BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Runs `work` in one write transaction; false when it could not (the
+ * index is locked by another process), and nothing was saved.
+ */
+export type WriteTransaction = (work: () => void) => boolean;
+
 interface _Progress {
+  facet: string;
   version: number;
   offset: number;
   dev: number;
@@ -84,52 +95,130 @@ interface _Progress {
 }
 
 /**
- * Bring `facet` up to date with one file, inside the caller's transaction:
- * from where it stopped when the file still has the bytes it stopped
- * after, else from the start (having forgotten the file). Reads whole
- * lines up to `end`.
+ * Bring every facet up to date with one file: each from where it stopped
+ * when the file still has the bytes it stopped after, else from the start
+ * (having forgotten the file). Whole lines up to `end` are read once for
+ * all facets and handed over in batches, a short write transaction each,
+ * which also records how far the facets have read: a crash or a lock
+ * keeps what was committed, and the next refresh goes on from there.
  *
  * @param db The index.
- * @param facet The facet.
+ * @param write Runs one write transaction.
+ * @param facets The facets.
  * @param file The file and its header.
  * @param info The file's metadata now.
- * @param end The end of its last whole line.
- * @param bodyStart Where its entries start.
+ * @param range Where the entries start, the end of the last whole line,
+ * and the hash of the bytes before it when known.
+ * @param alongside Work to do in the first transaction (the file's row).
+ * @returns Whether the first transaction was saved.
  */
-export async function updateFacet(
+export async function feedFacets(
   db: DatabaseSync,
-  facet: IndexFacet,
+  write: WriteTransaction,
+  facets: readonly IndexFacet[],
   file: FacetFile,
   info: Deno.FileInfo,
-  end: number,
-  bodyStart: number,
-): Promise<void> {
-  const known = db.prepare(
-    "SELECT version, offset, dev, ino, tailHash FROM facets WHERE path = ? AND facet = ?",
-  ).get(file.path, facet.name) as unknown as _Progress | undefined;
-  let from = bodyStart;
-  if (known !== undefined) {
-    const same = known.version === facet.version &&
-      known.dev === (info.dev ?? 0) && known.ino === (info.ino ?? 0) &&
-      known.offset <= end && known.offset >= bodyStart &&
-      await tailHashAt(file.path, known.offset) === known.tailHash;
-    if (same) from = known.offset;
-    else facet.forget(db, file.path, false);
+  range: { bodyStart: number; end: number; endHash?: string | undefined },
+  alongside: () => void = () => {},
+): Promise<boolean> {
+  const { bodyStart, end } = range;
+  const known = new Map(
+    (prepared(
+      db,
+      "SELECT facet, version, offset, dev, ino, tailHash FROM facets WHERE path = ?",
+    ).all(file.path) as unknown as _Progress[]).map((p) => [p.facet, p]),
+  );
+  // A version 1 or 2 file's ids are made from every line in order: it is
+  // always read from its start.
+  const legacy = typeof file.header.version !== "number" ||
+    file.header.version < 3;
+  const starts = new Map<IndexFacet, number>();
+  const fresh: IndexFacet[] = [];
+  const hashes = new Map<number, string | undefined>();
+  for (const facet of facets) {
+    const p = known.get(facet.name);
+    let start = bodyStart;
+    if (
+      p !== undefined && !legacy && p.version === facet.version &&
+      p.dev === (info.dev ?? 0) && p.ino === (info.ino ?? 0) &&
+      p.offset >= bodyStart && p.offset <= end
+    ) {
+      if (!hashes.has(p.offset)) {
+        hashes.set(p.offset, await tailHashAt(file.path, p.offset));
+      }
+      if (hashes.get(p.offset) === p.tailHash) start = p.offset;
+    }
+    if (start === bodyStart && p !== undefined && p.offset !== bodyStart) {
+      fresh.push(facet); // read again from the start: forget what it had
+    }
+    if (start < end || p === undefined || p.offset !== end) {
+      starts.set(facet, start);
+    }
   }
-  if (from < end) {
-    await facet.update(db, file, facetLines(file, from, end));
+  if (starts.size === 0) return write(alongside);
+  const from = Math.min(...starts.values());
+  let batch: FacetLine[] = [];
+  let bytes = 0;
+  let first = true;
+  const flush = async (upTo: number): Promise<boolean> => {
+    const tail = (upTo === end ? range.endHash : undefined) ??
+      await tailHashAt(file.path, upTo) ?? "";
+    const lines = batch;
+    batch = [];
+    bytes = 0;
+    const forgetting = first ? fresh : [];
+    const before = first ? alongside : undefined;
+    first = false;
+    return write(() => {
+      before?.();
+      for (const facet of forgetting) facet.forget(db, file.path, false);
+      for (const [facet, start] of starts) {
+        const mine = start <= from
+          ? lines
+          : lines.filter((l) => l.offset >= start);
+        if (mine.length > 0) facet.update(db, file, mine);
+        _saveProgress(db, file.path, facet, upTo, info, tail);
+      }
+    });
+  };
+  let at = from;
+  for await (const line of facetLines(file, from, end)) {
+    batch.push(line);
+    bytes += line.bytes.length;
+    at = line.offset + line.size;
+    if (batch.length >= _BATCH_LINES || bytes >= _BATCH_BYTES) {
+      const wasFirst = first;
+      if (!await flush(at)) return !wasFirst;
+    }
   }
-  db.prepare(
+  if (batch.length > 0 || first) {
+    const wasFirst = first;
+    const saved = await flush(Math.max(at, end));
+    return saved || !wasFirst;
+  }
+  return true;
+}
+
+function _saveProgress(
+  db: DatabaseSync,
+  path: string,
+  facet: IndexFacet,
+  offset: number,
+  info: Deno.FileInfo,
+  tailHash: string,
+): void {
+  prepared(
+    db,
     `INSERT OR REPLACE INTO facets (path, facet, version, offset, dev, ino, tailHash)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    file.path,
+    path,
     facet.name,
     facet.version,
-    end,
+    offset,
     info.dev ?? 0,
     info.ino ?? 0,
-    await tailHashAt(file.path, end) ?? "",
+    tailHash,
   );
 }
 
@@ -146,7 +235,7 @@ export function forgetFile(
   path: string,
 ): void {
   for (const facet of facets) facet.forget(db, path, true);
-  db.prepare("DELETE FROM facets WHERE path = ?").run(path);
+  prepared(db, "DELETE FROM facets WHERE path = ?").run(path);
 }
 
 /**
@@ -224,9 +313,15 @@ async function* facetLines(
   for await (
     const raw of readLinesFromReader(reader, {
       maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+      chunkBytes: Math.max(4096, Math.min(READ_BUFFER_BYTES, end - from)),
     })
   ) {
-    const line: Line = { ...raw, offset: raw.offset + from };
+    // The reader's buffer is reused: each line keeps a copy.
+    const line: Line = {
+      ...raw,
+      bytes: raw.bytes.slice(),
+      offset: raw.offset + from,
+    };
     let parsed: SessionEntry | undefined | null = null;
     const entry = (): SessionEntry | undefined => {
       if (parsed !== null) return parsed;
@@ -241,6 +336,11 @@ async function* facetLines(
       return parsed;
     };
     if (migrate !== undefined) entry(); // a legacy file's ids depend on every line, in order
-    yield { bytes: line.bytes, offset: line.offset, entry };
+    yield {
+      bytes: line.bytes,
+      offset: line.offset,
+      size: line.size,
+      entry,
+    };
   }
 }

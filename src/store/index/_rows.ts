@@ -129,9 +129,29 @@ const _STATE_COLUMNS = [
   "ids",
 ] as const;
 
+/** A row's head columns as an array, in the order of `_HEAD_COLUMNS`. */
+type _HeadArray = [
+  string,
+  number,
+  number,
+  number,
+  number,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string,
+  number,
+  number,
+  number,
+  string,
+];
+
 /** The statements over the `sessions` table, prepared once per database. */
 export class SessionRows {
   readonly #heads: StatementSync;
+  readonly #arrays: boolean;
   readonly #get: StatementSync;
   readonly #putHead: StatementSync;
   readonly #putState: StatementSync;
@@ -142,6 +162,14 @@ export class SessionRows {
     this.#heads = db.prepare(
       `SELECT ${_HEAD_COLUMNS.join(", ")} FROM sessions`,
     );
+    // Arrays, made into objects of one shape here: half the cost of the
+    // objects SQLite's binding makes, on a list of 10,000. (Deno 2.9 has
+    // the method; its types do not list it yet.)
+    const arrays = this.#heads as unknown as {
+      setReturnArrays?: (on: boolean) => void;
+    };
+    arrays.setReturnArrays?.(true);
+    this.#arrays = arrays.setReturnArrays !== undefined;
     this.#get = db.prepare("SELECT * FROM sessions WHERE path = ?");
     const heads = _HEAD_COLUMNS.join(", ");
     const marks = _HEAD_COLUMNS.map(() => "?").join(", ");
@@ -165,8 +193,30 @@ export class SessionRows {
   /** Every row's head columns, by path. */
   heads(): Map<string, HeadRow> {
     const out = new Map<string, HeadRow>();
-    for (const row of this.#heads.all() as unknown as HeadRow[]) {
-      out.set(row.path, row);
+    if (!this.#arrays) {
+      for (const row of this.#heads.all() as unknown as HeadRow[]) {
+        out.set(row.path, row);
+      }
+      return out;
+    }
+    for (const a of this.#heads.all() as unknown as _HeadArray[]) {
+      out.set(a[0], {
+        path: a[0],
+        dev: a[1],
+        ino: a[2],
+        size: a[3],
+        mtimeMs: a[4],
+        id: a[5],
+        cwd: a[6],
+        title: a[7],
+        titleSource: a[8],
+        parentSession: a[9],
+        timestamp: a[10],
+        version: a[11],
+        subagent: a[12],
+        bodyStart: a[13],
+        headHash: a[14],
+      });
     }
     return out;
   }

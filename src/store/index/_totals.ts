@@ -7,6 +7,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
+import { prepared } from "./_prepared.ts";
 import { requestUsage } from "../../format/usage.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 
@@ -17,13 +18,13 @@ export const TOTALS_FACET: IndexFacet = {
   name: "totals",
   version: 1,
   schema: [],
-  async update(
+  update(
     db: DatabaseSync,
     file: FacetFile,
-    lines: AsyncIterable<FacetLine>,
-  ): Promise<void> {
+    lines: readonly FacetLine[],
+  ): void {
     let input = 0, output = 0, cacheRead = 0, cacheWrite = 0, cost = 0;
-    for await (const line of lines) {
+    for (const line of lines) {
       if (!_mentionsUsage(line.bytes)) continue; // most lines: no parse
       const entry = line.entry();
       const usage = entry === undefined ? undefined : requestUsage(entry);
@@ -34,7 +35,8 @@ export const TOTALS_FACET: IndexFacet = {
       cacheWrite += usage.cacheWrite;
       cost += usage.cost ?? 0;
     }
-    db.prepare(
+    prepared(
+      db,
       `UPDATE sessions SET
          inputTokens = coalesce(inputTokens, 0) + ?,
          outputTokens = coalesce(outputTokens, 0) + ?,
@@ -45,7 +47,8 @@ export const TOTALS_FACET: IndexFacet = {
     ).run(input, output, cacheRead, cacheWrite, cost, file.path);
   },
   forget(db: DatabaseSync, path: string): void {
-    db.prepare(
+    prepared(
+      db,
       `UPDATE sessions SET inputTokens = NULL, outputTokens = NULL,
          cacheReadTokens = NULL, cacheWriteTokens = NULL, cost = NULL
        WHERE path = ?`,

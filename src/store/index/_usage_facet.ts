@@ -19,67 +19,44 @@ import {
 } from "../usage/_line.ts";
 import { findUsage } from "../usage/_finder.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
+import { prepared } from "./_prepared.ts";
 
 /** A stored file's place among copies: its rank, then its row (an older incarnation first). */
 interface _Ranked extends FileRank {
   file: number;
 }
 
-interface _Statements {
-  liveFile: StatementSync;
-  addFile: StatementSync;
-  insert: StatementSync;
-  firstOf: StatementSync;
-  copiesOf: StatementSync;
-  setFirst: StatementSync;
-  firstsIn: StatementSync;
-  dropRows: StatementSync;
-  dropFile: StatementSync;
-  markDeleted: StatementSync;
-}
+const _RANK = "f.file AS file, f.path AS path, f.created AS created";
 
-const _statements = new WeakMap<DatabaseSync, _Statements>();
+/** The facet's statements (prepared once per database). */
+const _SQL = {
+  liveFile: "SELECT file FROM usage_files WHERE path = ? AND deleted = 0",
+  addFile: `INSERT INTO usage_files (path, sessionId, cwd, created, deleted)
+    VALUES (?, ?, ?, ?, 0)`,
+  insert: `INSERT OR IGNORE INTO usage (file, entryId, timestamp, provider,
+      model, stopReason, input, output, cacheRead, cacheWrite, cost,
+      malformed, unpriced, first)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+  firstOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
+    WHERE u.entryId = ? AND u.timestamp = ? AND u.first = 1`,
+  copiesOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
+    WHERE u.entryId = ? AND u.timestamp = ?`,
+  setFirst: "UPDATE usage SET first = ? WHERE file = ? AND entryId = ?",
+  firstsIn: "SELECT entryId, timestamp FROM usage WHERE file = ? AND first = 1",
+  dropRows: "DELETE FROM usage WHERE file = ?",
+  dropFile: "DELETE FROM usage_files WHERE file = ?",
+  markDeleted:
+    "UPDATE usage_files SET deleted = 1 WHERE path = ? AND deleted = 0",
+} as const;
+
+type _Statements = Record<keyof typeof _SQL, StatementSync>;
 
 function _prepared(db: DatabaseSync): _Statements {
-  let s = _statements.get(db);
-  if (s !== undefined) return s;
-  const rank = "f.file AS file, f.path AS path, f.created AS created";
-  s = {
-    liveFile: db.prepare(
-      "SELECT file FROM usage_files WHERE path = ? AND deleted = 0",
-    ),
-    addFile: db.prepare(
-      `INSERT INTO usage_files (path, sessionId, cwd, created, deleted)
-       VALUES (?, ?, ?, ?, 0)`,
-    ),
-    insert: db.prepare(
-      `INSERT OR IGNORE INTO usage (file, entryId, timestamp, provider, model,
-         stopReason, input, output, cacheRead, cacheWrite, cost, malformed,
-         unpriced, first)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
-    ),
-    firstOf: db.prepare(
-      `SELECT ${rank} FROM usage u JOIN usage_files f ON f.file = u.file
-       WHERE u.entryId = ? AND u.timestamp = ? AND u.first = 1`,
-    ),
-    copiesOf: db.prepare(
-      `SELECT ${rank} FROM usage u JOIN usage_files f ON f.file = u.file
-       WHERE u.entryId = ? AND u.timestamp = ?`,
-    ),
-    setFirst: db.prepare(
-      "UPDATE usage SET first = ? WHERE file = ? AND entryId = ?",
-    ),
-    firstsIn: db.prepare(
-      "SELECT entryId, timestamp FROM usage WHERE file = ? AND first = 1",
-    ),
-    dropRows: db.prepare("DELETE FROM usage WHERE file = ?"),
-    dropFile: db.prepare("DELETE FROM usage_files WHERE file = ?"),
-    markDeleted: db.prepare(
-      "UPDATE usage_files SET deleted = 1 WHERE path = ? AND deleted = 0",
-    ),
-  };
-  _statements.set(db, s);
-  return s;
+  const out = {} as _Statements;
+  for (const [name, sql] of Object.entries(_SQL)) {
+    out[name as keyof typeof _SQL] = prepared(db, sql);
+  }
+  return out;
 }
 
 /** The facet's tables. */
@@ -123,14 +100,14 @@ export const USAGE_FACET: IndexFacet = {
   name: "usage",
   version: 1,
   schema: _SCHEMA,
-  async update(
+  update(
     db: DatabaseSync,
     file: FacetFile,
-    lines: AsyncIterable<FacetLine>,
-  ): Promise<void> {
+    lines: readonly FacetLine[],
+  ): void {
     const s = _prepared(db);
     const self = _liveFile(s, file);
-    for await (const line of lines) {
+    for (const line of lines) {
       if (findUsage(line.bytes, 0, line.bytes.length) === -1) continue;
       const u = lineRequest(line.bytes, true);
       if (u !== undefined) _insert(s, self, u);

@@ -20,19 +20,20 @@ import type { ResumeFrom } from "../../read/_resume.ts";
 import { readSessionFile } from "../../read/_session_file.ts";
 import {
   type FoundFile,
-  newestFirst,
+  mapLimit,
   readSessionHead,
   sessionFiles,
   sessionInfo,
+  sortNewestFirst,
 } from "../_session_files.ts";
 import type { SessionInfo } from "../session_info.ts";
 import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
 import {
   type FacetFile,
+  feedFacets,
   forgetFile,
   tailHashAt,
-  updateFacet,
   wholeLinesEnd,
 } from "./_facets.ts";
 import {
@@ -88,6 +89,8 @@ export interface IndexListOptions {
 
 /** Files read at once by a refresh. */
 const _CONCURRENCY = 4;
+/** Heads read at once by a list (as the list without the index reads them). */
+const _HEAD_READS = 16;
 
 /**
  * The session index of a data dir.
@@ -117,8 +120,6 @@ export class SessionIndex implements Disposable {
   readonly #db: DatabaseSync;
   readonly #rows: SessionRows;
   readonly #warn: (message: string) => void;
-  /** The last write transaction queued on this connection. */
-  #turn: Promise<void> = Promise.resolve();
   #closed = false;
 
   private constructor(
@@ -215,7 +216,7 @@ export class SessionIndex implements Disposable {
    */
   async refresh(options: RefreshOptions = {}): Promise<RefreshResult> {
     const started = performance.now();
-    if (options.rebuild === true) await this.#forgetAll();
+    if (options.rebuild === true) this.#forgetAll();
     const files = await sessionFiles(this.#dataDir, { includeSubagents: true });
     const rows = this.#rows.heads();
     const behind = this.#behind();
@@ -242,7 +243,7 @@ export class SessionIndex implements Disposable {
     const found = new Set(files.map((f) => f.path));
     for (const path of rows.keys()) {
       if (found.has(path)) continue;
-      await this.#write(() => this.#forget(path));
+      this.#write(() => this.#forget(path));
       result.removed++;
     }
     result.ms = Math.round(performance.now() - started);
@@ -280,48 +281,48 @@ export class SessionIndex implements Disposable {
     const files = await sessionFiles(this.#dataDir, options);
     const rows = this.#rows.heads();
     const out: SessionInfo[] = [];
-    const changed: HeadRow[] = [];
+    const changed: FoundFile[] = [];
     const fs = seam();
-    for (const { path, depth } of files) {
+    const wanted = (row: HeadRow) =>
+      row.titleSource !== "subagent" || options.includeSubagents === true;
+    for (const file of files) {
       let info: Deno.FileInfo;
       try {
-        info = fs.statSync(path); // one tiny call: sync is ~10x cheaper
+        info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
-        options.onSkip?.(path, `cannot read the first bytes: ${why}`);
+        options.onSkip?.(file.path, `cannot read the first bytes: ${why}`);
         continue;
       }
-      let row = rows.get(path);
-      if (row === undefined || !sameStat(row, info)) {
-        const read = await readSessionHead(path);
-        if ("skip" in read) {
-          options.onSkip?.(path, read.skip);
-          continue;
-        }
-        row = headRow(path, read.info, read.head, read.headBytes, depth);
-        info = read.info;
-        changed.push(row);
-        if (
-          row.titleSource === "subagent" && options.includeSubagents !== true
-        ) {
-          continue;
-        }
-        out.push(sessionInfo(path, read.info, read.head));
-        continue;
-      }
-      if (
-        row.titleSource === "subagent" && options.includeSubagents !== true
-      ) {
-        continue;
-      }
-      out.push(infoOfRow(row, info));
+      const row = rows.get(file.path);
+      if (row === undefined || !sameStat(row, info)) changed.push(file);
+      else if (wanted(row)) out.push(infoOfRow(row, info));
     }
-    if (changed.length > 0) {
-      await this.#write(() => {
-        for (const row of changed) this.#rows.putHead(row);
+    // Files new or changed since their row: their heads, read as the list
+    // without the index reads them, then kept.
+    const read = await mapLimit(changed, _HEAD_READS, async (file) => {
+      const head = await readSessionHead(file.path);
+      if ("skip" in head) {
+        options.onSkip?.(file.path, head.skip);
+        return undefined;
+      }
+      const row = headRow(
+        file.path,
+        head.info,
+        head.head,
+        head.headBytes,
+        file.depth,
+      );
+      if (wanted(row)) out.push(sessionInfo(file.path, head.info, head.head));
+      return row;
+    });
+    const fresh = read.filter((r): r is HeadRow => r !== undefined);
+    if (fresh.length > 0) {
+      this.#write(() => {
+        for (const row of fresh) this.#rows.putHead(row);
       });
     }
-    return out.sort(newestFirst);
+    return sortNewestFirst(out);
   }
 
   /**
@@ -367,7 +368,7 @@ export class SessionIndex implements Disposable {
     const depth = _depth(sessionsDir(this.#dataDir), path);
     const head = headRow(path, read.info, read.head, read.headBytes, depth);
     const state = await _stateOf(path, loaded);
-    await this.#write(() => {
+    this.#write(() => {
       this.#rows.putHead(head);
       if (state !== undefined) this.#rows.putState(path, state);
     });
@@ -416,7 +417,7 @@ export class SessionIndex implements Disposable {
     }
     const read = await readSessionHead(path);
     if ("skip" in read) {
-      if (known !== undefined) await this.#write(() => this.#forget(path));
+      if (known !== undefined) this.#write(() => this.#forget(path));
       return "skipped";
     }
     const head = headRow(path, read.info, read.head, read.headBytes, depth);
@@ -434,17 +435,23 @@ export class SessionIndex implements Disposable {
     } catch {
       state = undefined; // unreadable past its head: listed, not indexed deeper
     }
-    await this.#write(async () => {
+    const row = () => {
       this.#rows.putHead(head);
       if (state !== undefined) this.#rows.putState(path, state);
-      await this.#feedFacets(
-        { path, depth, header: read.head.header },
-        read.info,
-        state?.offset ??
+    };
+    // The row and the facets' first lines in one transaction; a file the
+    // index keeps no state of (one read whole) is fed up to its last whole line.
+    await this.#feedFacets(
+      { path, depth, header: read.head.header },
+      read.info,
+      {
+        bodyStart: head.bodyStart,
+        end: state?.offset ??
           await wholeLinesEnd(path, read.info.size, head.bodyStart),
-        head.bodyStart,
-      );
-    });
+        endHash: state?.tailHash ?? undefined,
+      },
+      row,
+    );
     return "read";
   }
 
@@ -454,26 +461,28 @@ export class SessionIndex implements Disposable {
     if (row?.offset === null || row?.offset === undefined) return;
     const read = await readSessionHead(file.path);
     if ("skip" in read) return;
-    const offset = row.offset;
-    await this.#write(() =>
-      this.#feedFacets(
-        { ...file, header: read.head.header },
-        read.info,
-        offset,
-        known.bodyStart,
-      )
+    await this.#feedFacets(
+      { ...file, header: read.head.header },
+      read.info,
+      { bodyStart: known.bodyStart, end: row.offset },
     );
   }
 
-  async #feedFacets(
+  #feedFacets(
     file: FacetFile,
     info: Deno.FileInfo,
-    end: number,
-    bodyStart: number,
-  ): Promise<void> {
-    for (const facet of FACETS) {
-      await updateFacet(this.#db, facet, file, info, end, bodyStart);
-    }
+    range: { bodyStart: number; end: number; endHash?: string | undefined },
+    alongside?: () => void,
+  ): Promise<boolean> {
+    return feedFacets(
+      this.#db,
+      (work) => this.#write(work),
+      FACETS,
+      file,
+      info,
+      range,
+      alongside,
+    );
   }
 
   /**
@@ -503,8 +512,8 @@ export class SessionIndex implements Disposable {
   }
 
   /** Forget every row and what every facet read (its figures of deleted files stay). */
-  async #forgetAll(): Promise<void> {
-    await this.#write(() => {
+  #forgetAll(): void {
+    this.#write(() => {
       const read = this.#db.prepare("SELECT DISTINCT path FROM facets")
         .all() as {
           path: string;
@@ -518,17 +527,14 @@ export class SessionIndex implements Disposable {
   }
 
   /**
-   * Run `work` in one write transaction, one at a time on this connection
-   * (a refresh reads several files at once); a lock held past the busy
-   * wait is a warning, not an error.
+   * Run `work` in one write transaction. The work is synchronous, so no
+   * other work on this connection interleaves and the lock is held only
+   * that long; a lock another process holds past the busy wait is a
+   * warning, not an error.
+   *
+   * @returns Whether the work was saved.
    */
-  #write(work: () => void | Promise<void>): Promise<void> {
-    const turn = this.#turn.then(() => this.#transaction(work));
-    this.#turn = turn.catch(() => {});
-    return turn;
-  }
-
-  async #transaction(work: () => void | Promise<void>): Promise<void> {
+  #write(work: () => void): boolean {
     try {
       this.#db.exec("BEGIN IMMEDIATE");
     } catch (err) {
@@ -536,11 +542,12 @@ export class SessionIndex implements Disposable {
       this.#warn(
         `The session index "${this.path}" is locked by another process; this change was not saved`,
       );
-      return;
+      return false;
     }
     try {
-      await work();
+      work();
       this.#db.exec("COMMIT");
+      return true;
     } catch (err) {
       this.#db.exec("ROLLBACK");
       throw err;

@@ -1,0 +1,139 @@
+/**
+ * `cli export`: a session as a document people can read (Markdown, or
+ * self-contained HTML pages).
+ *
+ * @module
+ */
+
+import {
+  type ExportOptions,
+  type ExportResult,
+  exportSession,
+} from "../../mod.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
+import { attempt } from "./_failure.ts";
+import { formatBytes, sanitize } from "./_format.ts";
+import { type Progress, progressBar } from "./_progress.ts";
+
+const HELP = `Usage: cli export <file> [--format md|html] [--out F] [--tree]
+                  [--last N] [--inline-images] [--data-dir D] [--json]
+
+Write a session as a document people can read: Markdown, or one
+self-contained HTML page (no script, no request; past 5 MB, pages linked to
+each other). By default the active branch as the model sees it on resume.
+Images are copied beside the export; damaged lines are counted at the end.
+
+Options:
+  --format F       md or html (default: from --out's extension, else html)
+  --out F          the file to write (default: the session's name with the
+                   format's extension, in the current directory); images go
+                   to <stem>-files/ beside it
+  --tree           every branch, nested under its branch point, the active
+                   path marked (reads the whole file)
+  --last N         only the last N turns (a turn starts at a user message)
+  --inline-images  embed images in the pages instead of copying them
+  --data-dir D     where blobs/ lives (default: the nearest ancestor of the
+                   file that holds blobs/)
+  --json           print what was written as one object
+`;
+
+/** Bytes read, or messages rendered, from which a progress bar is drawn. */
+const _PROGRESS_FROM = { bytes: 16 * 1024 * 1024, messages: 2000 };
+
+/** `cli export`. */
+export const exportCommand: Command = defineCommand({
+  name: "export",
+  help: HELP,
+  flags: {
+    format: "value",
+    out: "value",
+    tree: "switch",
+    last: "value",
+    "inline-images": "switch",
+    "data-dir": "value",
+    json: "switch",
+  },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const file = call.arg();
+    const format = call.value("format");
+    if (format !== undefined && format !== "md" && format !== "html") {
+      throw call.usageError(`--format must be md or html, not "${format}"`);
+    }
+    const last = call.value("last");
+    if (last !== undefined && !/^[1-9][0-9]{0,8}$/.test(last)) {
+      throw call.usageError(
+        `--last must be a positive whole number, not "${last}"`,
+      );
+    }
+    if (last !== undefined && call.has("tree")) {
+      throw call.usageError("--last and --tree cannot be combined");
+    }
+    const options: ExportOptions = {
+      tree: call.has("tree"),
+      inlineImages: call.has("inline-images"),
+    };
+    if (format !== undefined) options.format = format;
+    if (last !== undefined) options.last = Number(last);
+    const out = call.value("out");
+    if (out !== undefined) options.out = out;
+    const dataDir = call.value("data-dir");
+    if (dataDir !== undefined) options.dataDir = dataDir;
+    let bar: Progress | undefined;
+    let done = 0;
+    options.onProgress = (p) => {
+      bar ??= progressBar(io, {
+        total: p.total,
+        unit: p.unit,
+        minimum: _PROGRESS_FROM[p.unit],
+      });
+      done = p.done;
+      bar.update(done);
+    };
+    const result = await attempt(
+      `export "${file}"`,
+      () => exportSession(file, options),
+    );
+    bar?.finish(done);
+    if (call.has("json")) writeJson(io, result);
+    else io.stdout(`${_text(result).map(sanitize).join("\n")}\n`);
+    return 0;
+  },
+});
+
+function _text(r: ExportResult): string[] {
+  const lines = r.files.map((f, i) =>
+    `wrote ${f}${r.pages > 1 ? ` (page ${i + 1} of ${r.pages})` : ""}`
+  );
+  lines.push(
+    `${r.messages} messages${
+      r.branches > 0 ? ` (${r.branches} branches off the active path)` : ""
+    }, ${r.entries} entries read, ${formatBytes(r.bytes)} written`,
+  );
+  const { images } = r;
+  if (images.folder !== null) {
+    lines.push(`${_count(images.files, "image")} copied to ${images.folder}`);
+  }
+  if (images.inlined > 0) {
+    lines.push(`${_count(images.inlined, "image")} embedded`);
+  }
+  if (images.missing > 0) {
+    lines.push(
+      `${
+        _count(images.missing, "image")
+      } not shown (missing, damaged or not an image)`,
+    );
+  }
+  if (r.issues.length > 0) {
+    lines.push(
+      `damage read around: ${
+        r.issues.map((i) => `${i.count} ${i.kind}`).join(", ")
+      }`,
+    );
+  }
+  return lines;
+}
+
+function _count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,109 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { exportSession } from "../../mod.ts";
+import { splitFences } from "../../src/export/_markdown_scan.ts";
+import { hostileSession, testSession } from "./_sessions.ts";
+
+/** The tags of an HTML text, as written (every `<` starts one of ours). */
+function tags(html: string): string[] {
+  return [...html.matchAll(/<[^>]*>/g)].map((m) => m[0]);
+}
+
+/** The tags our HTML export writes, and nothing else. */
+const OUR_TAGS = new Set([
+  "!doctype",
+  "html",
+  "head",
+  "meta",
+  "title",
+  "style",
+  "body",
+  "div",
+  "header",
+  "h1",
+  "h2",
+  "dl",
+  "dt",
+  "dd",
+  "nav",
+  "a",
+  "main",
+  "article",
+  "span",
+  "code",
+  "time",
+  "details",
+  "summary",
+  "p",
+  "pre",
+  "figure",
+  "img",
+  "footer",
+]);
+
+for (const tree of [false, true]) {
+  const mode = tree ? " (tree)" : "";
+  Deno.test(`exportSession()${mode} renders a hostile session's HTML inert: no script, no handler, no foreign URL`, async () => {
+    await using t = await testSession(hostileSession());
+    const r = await exportSession(t.path, { out: join(t.out, "h.html"), tree });
+    const html = await Deno.readTextFile(r.files[0]!);
+    const all = tags(html);
+    const names = all.map((tag) =>
+      /^<\/?([!a-z0-9]+)/i.exec(tag)?.[1]?.toLowerCase()
+    );
+    deepEqual(names.filter((n) => n === undefined || !OUR_TAGS.has(n)), []);
+    deepEqual(all.filter((tag) => /\son[a-z]+\s*=/i.test(tag)), []);
+    deepEqual(all.filter((tag) => /javascript:|vbscript:/i.test(tag)), []);
+    for (const tag of all.filter((t) => t.startsWith("<img"))) {
+      ok(
+        /^<img src="(data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+|h-files\/[0-9a-f]{64}\.(png|jpg|gif|webp))" alt="[^"]*">$/
+          .test(tag),
+        tag,
+      );
+    }
+    for (const name of ["details", "article", "pre", "code", "p"]) {
+      equal(
+        names.filter((n) => n === name).length,
+        all.filter((tag) => tag.startsWith(`</${name}>`)).length * 2,
+        name,
+      );
+    }
+    ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    ok(!html.includes("\x00"));
+    deepEqual([r.images.files, r.images.inlined, r.images.missing], [0, 0, 4]);
+  });
+}
+
+Deno.test("exportSession() renders a hostile session's Markdown with no HTML but its own, no fence left open, no script link", async () => {
+  await using t = await testSession(hostileSession());
+  for (const tree of [false, true]) {
+    const r = await exportSession(t.path, { out: join(t.out, "h.md"), tree });
+    const md = await Deno.readTextFile(r.files[0]!);
+    ok(!md.includes("\x00"));
+    const segments = splitFences(md);
+    // Every fence closes: the last segment is prose (the footer).
+    deepEqual(segments.filter((s) => s.code && !s.closed), []);
+    for (const s of segments) {
+      if (s.code) continue;
+      // Outside code, the only tags are our details blocks (a `<` after an
+      // odd run of backslashes is escaped: text).
+      for (const m of s.text.matchAll(/(\\*)<\/?([a-z]+)/gi)) {
+        if (m[1]!.length % 2 === 1) continue;
+        ok(["details", "summary"].includes(m[2]!), `<${m[2]} outside code`);
+      }
+      for (const m of s.text.matchAll(/(\\*)\]\(\s*javascript:/gi)) {
+        ok(m[1]!.length % 2 === 1, "a javascript: link");
+      }
+    }
+    // The tool output holds a run of six backticks: its fence has seven.
+    ok(md.includes("```````text\n`````\n</details>\n"));
+    // The unclosed fence of the user's message is closed before the images.
+    ok(md.includes("unclosed fence &lt;".replace("&lt;", "<")));
+    ok(/unclosed fence [^\n]*\n```\n\n\*Image not shown/.test(md));
+    // Each message heading starts a line outside any fence.
+    const headings = segments.flatMap((s) =>
+      s.code ? [] : s.text.split("\n").filter((l) => /^>* ?### /.test(l))
+    );
+    equal(headings.length, 4, headings.join("\n"));
+  }
+});

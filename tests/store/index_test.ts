@@ -1,0 +1,532 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { listSessions, Session, SessionIndex } from "../../mod.ts";
+import type { ListSessionsOptions } from "../../src/store/list.ts";
+import { generateFile } from "../../src/gen/_generate.ts";
+import { marshalTitleSlot } from "../../src/format/title_slot.ts";
+import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
+
+const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
+
+/** Copies fixture files into `<dataDir>/sessions/<folder>/`. */
+async function place(
+  dataDir: string,
+  folder: string,
+  files: string[],
+): Promise<string[]> {
+  const dir = join(dataDir, "sessions", folder);
+  await Deno.mkdir(dir, { recursive: true });
+  const out: string[] = [];
+  for (const file of files) {
+    const to = join(dir, file.split("/").at(-1)!);
+    await Deno.copyFile(join(FIXTURES, file), to);
+    out.push(to);
+  }
+  return out;
+}
+
+/** The fixture data dirs: omp's two sets (a subagent in an artifacts folder), pi's, xdev's. */
+async function fixtureDataDir(dataDir: string): Promise<void> {
+  for (const set of ["s1", "s2"]) {
+    const names = ["main", "branched", "edge", "empty", "fork", "reset"];
+    await place(
+      dataDir,
+      `-omp-${set}`,
+      names.map((n) => `omp/${set}-${n}.jsonl`),
+    );
+    await place(dataDir, `-omp-${set}/${set}-main`, [
+      `omp/${set}-subagent.jsonl`,
+    ]);
+  }
+  await place(dataDir, "-pi", ["pi/large-session-v1.jsonl"]);
+  await place(dataDir, "-xdev", ["xdev/compaction-past-reset.jsonl"]);
+}
+
+/** A list as JSON, with or without the index. */
+async function listed(
+  dataDir: string,
+  options: ListSessionsOptions = {},
+): Promise<string> {
+  return JSON.stringify(await listSessions(dataDir, options));
+}
+
+/** Every row of the index, as stored. */
+function rows(dataDir: string): Record<string, unknown>[] {
+  const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
+    readOnly: true,
+  });
+  try {
+    return db.prepare("SELECT * FROM sessions ORDER BY path").all() as Record<
+      string,
+      unknown
+    >[];
+  } finally {
+    db.close();
+  }
+}
+
+/** A row's state columns, as a windowed open would resume from them. */
+function stateOf(row: Record<string, unknown>): Record<string, unknown> {
+  const { offset, tailHash, entries, messages, leafId, model, pathEnd } = row;
+  return { offset, tailHash, entries, messages, leafId, model, pathEnd };
+}
+
+/** A session of `n` user turns in `<dataDir>/sessions/-w/<name>`. */
+async function plain(
+  dataDir: string,
+  name: string,
+  n: number,
+  title = "Plain",
+): Promise<string> {
+  const dir = join(dataDir, "sessions", "-w");
+  await Deno.mkdir(dir, { recursive: true });
+  const entries = [];
+  for (let i = 0; i < n; i++) {
+    const id = (i + 1).toString(16).padStart(8, "0");
+    const parent = i === 0 ? null : i.toString(16).padStart(8, "0");
+    entries.push(user(id, parent, `turn ${i}`));
+  }
+  const path = join(dir, name);
+  await Deno.writeFile(path, sessionBytes(entries, { title }));
+  return path;
+}
+
+const quiet = { onWarning: () => {} };
+
+Deno.test("listSessions gives the same list with and without the index on every fixture data dir", async () => {
+  await using dir = await tempDir();
+  await fixtureDataDir(dir.path);
+  const before = await listed(dir.path, { includeSubagents: true });
+  using index = await SessionIndex.open(dir.path);
+  const done = await index.refresh();
+  assert.equal(done.sessions, 16);
+  assert.equal(done.skipped, 0);
+  for (const includeSubagents of [true, false]) {
+    assert.equal(
+      await listed(dir.path, { includeSubagents }),
+      await listed(dir.path, { includeSubagents, index: false }),
+    );
+  }
+  assert.equal(await listed(dir.path, { includeSubagents: true }), before);
+  assert.equal(
+    await listed(dir.path, { cwd: "/work/pi" }),
+    await listed(dir.path, { cwd: "/work/pi", index: false }),
+  );
+});
+
+Deno.test("SessionIndex.refresh reads only what changed: a second refresh reads nothing, one append reads one file", async () => {
+  await using dir = await tempDir();
+  const paths: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    paths.push(await plain(dir.path, `${i}.jsonl`, 3));
+  }
+  using index = await SessionIndex.open(dir.path);
+  assert.equal((await index.refresh()).refreshed, 5);
+  assert.deepEqual(
+    { ...(await index.refresh()), ms: 0 },
+    { sessions: 5, refreshed: 0, removed: 0, skipped: 0, ms: 0 },
+  );
+  const before = rows(dir.path).find((r) => r.path === paths[2]);
+  await Deno.writeTextFile(
+    paths[2]!,
+    JSON.stringify(user("00000009", "00000003", "appended")) + "\n",
+    { append: true },
+  );
+  const again = await index.refresh();
+  assert.equal(again.refreshed, 1);
+  const after = rows(dir.path).find((r) => r.path === paths[2])!;
+  assert.equal(after.entries, (before!.entries as number) + 1);
+  assert.equal(after.leafId, "00000009");
+  assert.equal(after.offset, (await Deno.stat(paths[2]!)).size);
+});
+
+Deno.test("SessionIndex rows go stale and are rebuilt: append, truncation, replacement, rename in place, deletion", async (t) => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 6, "Before");
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const fresh = async () => {
+    // What a rebuild from scratch makes of the same files.
+    await using other = await tempDir();
+    await Deno.mkdir(join(other.path, "sessions", "-w"), { recursive: true });
+    await Deno.copyFile(path, join(other.path, "sessions", "-w", "s.jsonl"));
+    using again = await SessionIndex.open(other.path);
+    await again.refresh();
+    return stateOf(rows(other.path)[0]!);
+  };
+  const check = async () => {
+    await index.refresh();
+    assert.deepEqual(stateOf(rows(dir.path)[0]!), await fresh());
+    assert.equal(
+      await listed(dir.path),
+      await listed(dir.path, { index: false }),
+    );
+    const opened = await Session.open(path, { resolveBlobs: false });
+    const whole = await Session.open(path, { index: false, window: false });
+    assert.deepEqual(opened.buildContext(), whole.buildContext());
+  };
+  await t.step("an append by another writer", async () => {
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(user("0000000a", "00000006", "omp wrote this")) + "\n",
+      { append: true },
+    );
+    await check();
+  });
+  await t.step("a truncation to fewer entries", async () => {
+    const bytes = await Deno.readFile(path);
+    let cut = bytes.length - 1;
+    for (let n = 0; n < 3; cut--) if (bytes[cut - 1] === 0x0a) n++;
+    await Deno.writeFile(path, bytes.subarray(0, cut + 1));
+    await check();
+    assert.equal(rows(dir.path)[0]!.leafId, "00000004");
+  });
+  await t.step(
+    "a replacement by another file of the same size (new inode)",
+    async () => {
+      const bytes = await Deno.readFile(path);
+      const text = new TextDecoder().decode(bytes).replace("turn 1", "turn X");
+      const info = await Deno.stat(path);
+      await Deno.writeTextFile(`${path}.new`, text);
+      await Deno.utime(`${path}.new`, info.atime!, info.mtime!);
+      await Deno.rename(`${path}.new`, path);
+      await check();
+    },
+  );
+  await t.step("a rename in place (the title slot rewritten)", async () => {
+    const session = await Session.open(path, { index: false });
+    await session.setTitle("After");
+    await session.close();
+    await check();
+    const [listedOne] = await listSessions(dir.path);
+    assert.equal(listedOne!.title, "After");
+  });
+  await t.step("a deletion", async () => {
+    await Deno.remove(path);
+    const done = await index.refresh();
+    assert.equal(done.removed, 1);
+    assert.deepEqual(rows(dir.path), []);
+    assert.deepEqual(await listSessions(dir.path), []);
+  });
+});
+
+Deno.test("SessionIndex.list sees a changed file without a refresh: a rename in place lists the new title", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2, "Old title");
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const bytes = await Deno.readFile(path);
+  bytes.set(
+    marshalTitleSlot({ title: "New title", source: "manual", updatedAt: T0 }),
+  );
+  await Deno.writeFile(path, bytes);
+  assert.equal((await index.list())[0]!.title, "New title");
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
+});
+
+Deno.test("SessionIndex.refresh forgets a file that is no longer a session", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2);
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  await Deno.writeTextFile(path, "not a session\n");
+  const done = await index.refresh();
+  assert.equal(done.skipped, 1);
+  assert.deepEqual(rows(dir.path), []);
+});
+
+Deno.test("Session.open reopens a recorded checkpoint-less file reading little, with the context of a full read", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "-w");
+  await Deno.mkdir(folder, { recursive: true });
+  const path = join(folder, "omp-style.jsonl");
+  await generateFile(path, {
+    size: 8 * 1024 * 1024,
+    checkpoints: false,
+    lastCompactionBeforeEnd: 256 * 1024,
+    seed: 3,
+  });
+  const size = (await Deno.stat(path)).size;
+  const cold = await Session.open(path, { resolveBlobs: false });
+  assert.equal(cold.windowStats().bytesRead >= size * 0.9, true); // no checkpoint: read back to the start
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const warm = await Session.open(path, { resolveBlobs: false });
+  const whole = await Session.open(path, { index: false, window: false });
+  assert.deepEqual(warm.buildContext(), whole.buildContext());
+  assert.equal(warm.windowStats().bytesRead < size / 4, true);
+  const bypass = await Session.open(path, {
+    index: false,
+    resolveBlobs: false,
+  });
+  assert.equal(bypass.windowStats().bytesRead >= size * 0.9, true);
+});
+
+Deno.test("Session.close after appends updates the file's row, so the next open resumes from its new end", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 3);
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const session = await Session.open(path);
+  await session.appendMessage({ role: "user", content: "one more" });
+  await session.close();
+  const row = rows(dir.path)[0]!;
+  assert.equal(row.offset, (await Deno.stat(path)).size);
+  assert.equal(row.entries, 4);
+  assert.equal((await index.refresh()).refreshed, 0);
+});
+
+Deno.test("Session.open records a file the index did not hold, so a later refresh has nothing to read", async () => {
+  await using dir = await tempDir();
+  await plain(dir.path, "a.jsonl", 2);
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const b = await plain(dir.path, "b.jsonl", 4);
+  const session = await Session.open(b);
+  assert.equal(session.buildContext().messages.length, 4);
+  assert.equal(rows(dir.path).length, 2);
+  assert.equal((await index.refresh()).refreshed, 0);
+});
+
+Deno.test("SessionIndex rebuilds a corrupt index file with a warning; the list stays right", async () => {
+  await using dir = await tempDir();
+  await plain(dir.path, "s.jsonl", 2);
+  await Deno.writeTextFile(
+    join(dir.path, "index.sqlite"),
+    "this is not a database, it is a text file".repeat(200),
+  );
+  const warnings: string[] = [];
+  using index = await SessionIndex.open(dir.path, {
+    onWarning: (m) => warnings.push(m),
+  });
+  assert.match(warnings.join("\n"), /is damaged .*rebuilding it/);
+  assert.equal((await index.refresh()).sessions, 1);
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
+});
+
+Deno.test("SessionIndex of a newer schema is left alone: a warning, and the list and open work without it", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2);
+  (await SessionIndex.open(dir.path)).close();
+  const db = new DatabaseSync(join(dir.path, "index.sqlite"));
+  db.exec("UPDATE meta SET value = '999' WHERE key = 'schema'");
+  db.close();
+  const warnings: string[] = [];
+  const onWarning = (m: string) => warnings.push(m);
+  assert.equal(await SessionIndex.tryOpen(dir.path, { onWarning }), undefined);
+  assert.match(warnings[0]!, /schema is version 999, newer than/);
+  assert.equal(
+    await listed(dir.path, { onWarning }),
+    await listed(dir.path, { index: false }),
+  );
+  const session = await Session.open(path, { onWarning });
+  assert.equal(session.buildContext().messages.length, 2);
+  const stored = new DatabaseSync(join(dir.path, "index.sqlite"));
+  const value = stored.prepare("SELECT value FROM meta WHERE key = 'schema'")
+    .get() as { value: string };
+  stored.close();
+  assert.equal(value.value, "999"); // not dropped
+});
+
+Deno.test("SessionIndex waits a bounded time for a lock, then goes on without saving, with a warning", async () => {
+  await using dir = await tempDir();
+  await plain(dir.path, "s.jsonl", 2);
+  (await SessionIndex.open(dir.path)).close();
+  const holder = new DatabaseSync(join(dir.path, "index.sqlite"));
+  holder.exec("BEGIN IMMEDIATE"); // another writer holds the write lock
+  try {
+    const warnings: string[] = [];
+    using index = await SessionIndex.open(dir.path, {
+      onWarning: (m) => warnings.push(m),
+    });
+    const started = performance.now();
+    const listedNow = await index.list();
+    const waited = performance.now() - started;
+    assert.equal(listedNow.length, 1);
+    assert.match(warnings.join("\n"), /is locked by another process/);
+    assert.equal(waited < 10_000, true, `waited ${waited} ms`);
+  } finally {
+    holder.exec("ROLLBACK");
+    holder.close();
+  }
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
+});
+
+Deno.test("SessionIndex: two refreshes at once leave the index a refresh from scratch would make", async () => {
+  await using dir = await tempDir();
+  for (let i = 0; i < 40; i++) await plain(dir.path, `${i}.jsonl`, 1 + (i % 7));
+  const a = await SessionIndex.open(dir.path, quiet);
+  const b = await SessionIndex.open(dir.path, quiet);
+  try {
+    const [ra, rb] = await Promise.all([a.refresh(), b.refresh()]);
+    assert.equal(ra.sessions, 40);
+    assert.equal(rb.sessions, 40);
+  } finally {
+    a.close();
+    b.close();
+  }
+  const both = rows(dir.path).map(stateOf);
+  await Deno.remove(join(dir.path, "index.sqlite"));
+  using alone = await SessionIndex.open(dir.path);
+  await alone.refresh();
+  assert.deepEqual(rows(dir.path).map(stateOf), both);
+});
+
+Deno.test("SessionIndex: two processes refreshing and one appending at once leave a consistent index", async () => {
+  await using dir = await tempDir();
+  const paths: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    paths.push(await plain(dir.path, `${i}.jsonl`, 3));
+  }
+  const script = `
+    import { SessionIndex } from ${
+    JSON.stringify(new URL("../../mod.ts", import.meta.url).href)
+  };
+    const index = await SessionIndex.open(Deno.args[0], { onWarning: () => {} });
+    for (let i = 0; i < 3; i++) await index.refresh();
+    index.close();
+  `;
+  const child = () =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--quiet", script, dir.path],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+  const writer = (async () => {
+    for (let i = 0; i < 20; i++) {
+      const session = await Session.open(paths[i % paths.length]!, quiet);
+      await session.appendMessage({ role: "user", content: `more ${i}` });
+      await session.close();
+    }
+  })();
+  const [x, y] = await Promise.all([child(), child(), writer]);
+  assert.equal(x.code, 0, new TextDecoder().decode(x.stderr));
+  assert.equal(y.code, 0, new TextDecoder().decode(y.stderr));
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const after = rows(dir.path).map(stateOf);
+  await Deno.remove(join(dir.path, "index.sqlite"));
+  using scratch = await SessionIndex.open(dir.path);
+  await scratch.refresh();
+  assert.deepEqual(rows(dir.path).map(stateOf), after);
+});
+
+Deno.test("SessionIndex: a refresh killed midway leaves the last committed state; the next refresh completes it", async () => {
+  await using dir = await tempDir();
+  for (let i = 0; i < 200; i++) await plain(dir.path, `${i}.jsonl`, 2);
+  const script = `
+    import { SessionIndex } from ${
+    JSON.stringify(new URL("../../mod.ts", import.meta.url).href)
+  };
+    const index = await SessionIndex.open(Deno.args[0]);
+    await index.refresh({ onProgress: (n) => { if (n === 60) console.log("half"); } });
+  `;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", script, dir.path],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  await reader.read(); // "half"
+  child.kill("SIGKILL");
+  reader.releaseLock();
+  await child.stdout.cancel();
+  await child.status;
+  const db = new DatabaseSync(join(dir.path, "index.sqlite"));
+  const check = db.prepare("PRAGMA integrity_check").get() as Record<
+    string,
+    string
+  >;
+  db.close();
+  assert.equal(Object.values(check)[0], "ok");
+  const kept = rows(dir.path).length;
+  assert.equal(kept > 0 && kept < 200, true, `${kept} rows kept`);
+  using index = await SessionIndex.open(dir.path);
+  const done = await index.refresh();
+  assert.equal(done.sessions, 200);
+  assert.equal(done.refreshed, 200 - kept);
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
+});
+
+for (const umask of ["077", "000"]) {
+  Deno.test(`SessionIndex files are 0600 under umask ${umask}`, {
+    ignore: Deno.build.os === "windows",
+  }, async () => {
+    await using dir = await tempDir();
+    await plain(dir.path, "s.jsonl", 2);
+    const script = `
+      import { SessionIndex } from ${
+      JSON.stringify(new URL("../../mod.ts", import.meta.url).href)
+    };
+      const index = await SessionIndex.open(Deno.args[0]);
+      await index.refresh();
+      const stat = async (p) => (await Deno.stat(p)).mode & 0o777;
+      console.log(JSON.stringify(await Promise.all(
+        ["", "-wal", "-shm"].map((s) => stat(Deno.args[0] + "/index.sqlite" + s)),
+      )));
+      index.close();
+    `;
+    const out = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        `umask ${umask}; exec "$0" eval --quiet "$1" "$2"`,
+        Deno.execPath(),
+        script,
+        dir.path,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const modes = JSON.parse(new TextDecoder().decode(out.stdout)) as number[];
+    assert.deepEqual(modes.map((m) => m.toString(8)), ["600", "600", "600"]);
+  });
+}
+
+Deno.test("SessionIndex keeps each row's token and cost totals, summed over every model call in the file", async () => {
+  await using dir = await tempDir();
+  const [path] = await place(dir.path, "-omp", ["omp/s1-branched.jsonl"]);
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  let input = 0, output = 0, cost = 0;
+  for (const line of (await Deno.readTextFile(path!)).split("\n").slice(2)) {
+    if (line === "") continue;
+    const e = JSON.parse(line);
+    const u = e.type === "message" && e.message.role === "assistant"
+      ? e.message.usage
+      : e.type === "model_usage"
+      ? e.usage
+      : undefined;
+    if (u === undefined) continue;
+    input += u.input;
+    output += u.output;
+    cost += u.cost?.total ?? 0;
+  }
+  const row = rows(dir.path)[0]!;
+  assert.equal(input > 0, true);
+  assert.equal(row.inputTokens, input);
+  assert.equal(row.outputTokens, output);
+  assert.equal(Math.abs((row.cost as number) - cost) < 1e-9, true);
+});
+
+Deno.test("SessionIndex.dataDirOf finds the data dir holding an index above a session file", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 1);
+  assert.equal(await SessionIndex.dataDirOf(path), undefined); // no index yet
+  (await SessionIndex.open(dir.path)).close();
+  assert.equal(await SessionIndex.dataDirOf(path), dir.path);
+  assert.equal(await SessionIndex.dataDirOf("/tmp/x.jsonl"), undefined);
+});
