@@ -38,9 +38,10 @@ session created first. Failed: stop reason "error"; aborted: "aborted".
 The cost is what each call recorded (usage.cost.total); calls that record
 none count 0 and are reported (omp prices them from its catalog).
 
-Uses the data dir's session index when it has one (index.sqlite): a rerun
-reads only what changed, and the calls of deleted session files still
-count. Without it, each file is read once, in chunks.
+Uses the data dir's session index when it has one (index.sqlite, made by
+"cli index" or "cli list"): only what changed is read, and the calls of
+deleted session files still count. It never makes one: without it, each
+file is read once, in chunks, which is faster than building an index.
 
 Options:
   --data-dir D       the data dir (default: $XDEV_DATA_DIR, else "dataDir" in

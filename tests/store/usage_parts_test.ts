@@ -12,6 +12,7 @@ import { usageReport } from "../../mod.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { requestUsage } from "../../src/format/usage.ts";
 import { findUsage, usageFinder } from "../../src/store/usage/_finder.ts";
+import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
 import { ExactSum } from "../../src/store/usage/_sum.ts";
 import { buildIndex } from "./_usage_dirs.ts";
 
@@ -125,6 +126,65 @@ Deno.test("usageFinder() finds what findUsage() finds, in WebAssembly", () => {
       },
     ),
     { numRuns: 2000 },
+  );
+});
+
+Deno.test("chunkLineRequest() reads a line through its skeleton as lineRequest() reads it whole", () => {
+  const finder = usageFinder(1 << 16);
+  const enc = new TextEncoder();
+  // Text with quotes, backslashes, escapes, control characters, non-ASCII.
+  const text = fc.string({
+    unit: fc.constantFrom("a", "é", "😀", '"', "\\", "\n", "\t", "\u0001", "x"),
+    minLength: 80,
+    maxLength: 200,
+    size: "max",
+  });
+  const short = fc.constantFrom("m", "x".repeat(95), "y".repeat(97));
+  const line = fc.record({
+    id: short,
+    model: short,
+    body: text,
+    think: text,
+    input: fc.oneof(fc.nat(), fc.constant(-1), fc.constant("7")),
+  }).map((r) =>
+    JSON.stringify({
+      type: "message",
+      id: r.id,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "thinking", thinking: r.think }, {
+          type: "text",
+          text: r.body,
+        }],
+        api: "a",
+        provider: "p",
+        model: r.model,
+        usage: { input: r.input, output: 1, cost: { total: 0.25 } },
+        stopReason: "stop",
+      },
+    })
+  );
+  // Damage a valid line: a raw tab, a bad escape, a cut string.
+  const damaged = fc.tuple(
+    line,
+    fc.constantFrom("\t", "\\x", '"', "\\u12"),
+    fc.nat(),
+  )
+    .map(([l, bad, at]) => {
+      const i = l.indexOf('"text":"') + 8 + (at % 5);
+      return l.slice(0, i) + bad + l.slice(i);
+    });
+  fc.assert(
+    fc.property(fc.oneof(line, damaged), (l) => {
+      const bytes = enc.encode(l.padEnd(600, " "));
+      finder.bytes.set(bytes);
+      deepStrictEqual(
+        chunkLineRequest(finder, 0, bytes.length),
+        lineRequest(bytes, true),
+      );
+    }),
+    { numRuns: 3000 },
   );
 });
 

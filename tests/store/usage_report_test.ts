@@ -210,6 +210,10 @@ function recording(opened: string[]): Fs {
       opened.push(path);
       return realFs.openHandle(path, options);
     },
+    openSync: (path, options) => {
+      opened.push(path);
+      return realFs.openSync(path, options);
+    },
   };
 }
 

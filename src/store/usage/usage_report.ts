@@ -174,9 +174,10 @@ export async function usageReport(
     }
   }
   const tally = new UsageTally(by, keys, range);
+  const progress = options.onProgress;
   await tallyFiles(dataDir, tally, {
     since: range.start,
-    onProgress: (done, total) => options.onProgress?.(done, total, "bytes"),
+    onProgress: progress && ((done, total) => progress(done, total, "bytes")),
     onSkip: options.onSkip,
   });
   return report(tally, "files");
