@@ -23,9 +23,12 @@ import { gen } from "./src/cli/_gen.ts";
 import { index } from "./src/cli/_index.ts";
 import { type CliIo, denoIo } from "./src/cli/_io.ts";
 import { list } from "./src/cli/_list.ts";
+import { search } from "./src/cli/_search.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
 import { usage } from "./src/cli/_usage.ts";
+import { tail } from "./src/cli/_tail.ts";
+import { tree } from "./src/cli/_tree.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
 
@@ -36,6 +39,9 @@ Commands:
       The sessions of a data dir, newest first.
   index [--data-dir D] [--rebuild] [--json]
       Bring the data dir's session index up to date.
+  search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
+         [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
+      Search the text of every session, newest hits first.
   show <file> [--data-dir D] [--full] [--json]
       What opening a session finds: header, title, leaf, window, damage.
   context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -45,6 +51,10 @@ Commands:
   usage [--data-dir D] [--by day|week|month|session|model|project]
         [--since DAY] [--until DAY] [--utc] [--json | --csv]
       Tokens, requests and cost of every session, each call counted once.
+  tree <file> [--filter F] [--depth N] [--fold N] [--lineage] [--json]
+      The entry tree as an outline: branches, labels, the active path.
+  tail <file> [-n N] [-f] [--json]
+      The last N entries; with -f, every new one as it is written.
   fork <file> [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
   export <file> [--format md|html] [--out F] [--tree | --last N] [--json]
@@ -66,10 +76,13 @@ Run "cli <command> --help" for a command's options.`;
 const COMMANDS = [
   list,
   index,
+  search,
   show,
   context,
   stats,
   usage,
+  tree,
+  tail,
   fork,
   exportCommand,
   gen,

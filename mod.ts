@@ -172,6 +172,12 @@ export {
   listSessions,
   type ListSessionsOptions,
 } from "./src/store/list.ts";
+export {
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  searchSessions,
+} from "./src/store/search/search.ts";
 export type { SessionInfo } from "./src/store/session_info.ts";
 export {
   parseSessionFileName,
@@ -181,13 +187,31 @@ export {
   sessionsDir,
 } from "./src/store/places.ts";
 export {
-  type UsageFigures,
-  type UsageGrouping,
   type UsageReport,
   usageReport,
   type UsageReportOptions,
   type UsageRow,
 } from "./src/store/usage/usage_report.ts";
+export {
+  watchSession,
+  type WatchSessionOptions,
+} from "./src/watch/watch_session.ts";
+export {
+  type SessionLineage,
+  sessionLineage,
+  type SessionLineageOptions,
+} from "./src/tree/lineage.ts";
+export {
+  outlineTree,
+  type OutlineTreeOptions,
+  type TreeFilter,
+  type TreeRow,
+} from "./src/tree/outline.ts";
+export {
+  SessionTree,
+  type SessionTreeReadOptions,
+  type TreeNode,
+} from "./src/tree/session_tree.ts";
 export {
   type AppendOptions,
   EntryAppender,

@@ -12,6 +12,8 @@ const LAYERS = [
   ["context"],
   ["read", "write"],
   ["store"],
+  ["watch"], // following a file as it grows; the head of a file
+  ["tree"], // the entry tree from the lines' first bytes, lineage
   ["session"],
   ["export"],
   ["mod.ts"], // the public surface: the CLI uses the library through it

@@ -7,8 +7,6 @@
 
 import {
   resolveDataDir,
-  type UsageFigures,
-  type UsageGrouping,
   type UsageReport,
   usageReport,
   type UsageRow,
@@ -73,7 +71,10 @@ const _FIELDS = [
   "cacheReadTokens",
   "cacheWriteTokens",
   "cost",
-] as const satisfies readonly (keyof UsageFigures)[];
+] as const satisfies readonly (keyof UsageRow)[];
+
+type _Grouping = UsageReport["by"];
+type _Figures = UsageReport["totals"];
 
 type _Flag =
   | "data-dir"
@@ -132,14 +133,14 @@ export const usage: Command = defineCommand<_Flag>({
   },
 });
 
-function _grouping(call: Call<_Flag>): UsageGrouping {
+function _grouping(call: Call<_Flag>): _Grouping {
   const by = call.value("by") ?? "day";
   if (!_GROUPINGS.includes(by)) {
     throw call.usageError(
       `--by must be one of ${_GROUPINGS.join(", ")}, not "${by}"`,
     );
   }
-  return by as UsageGrouping;
+  return by as _Grouping;
 }
 
 function _days(call: Call<_Flag>): { since?: string; until?: string } {
@@ -186,7 +187,7 @@ function _lazyBar(
   };
 }
 
-const _HEADINGS: Record<UsageGrouping, string> = {
+const _HEADINGS: Record<_Grouping, string> = {
   day: "day",
   week: "week of",
   month: "month",
@@ -229,7 +230,7 @@ function _requests(n: number): string {
 
 function _table(report: UsageReport, width: number, compact: boolean): string {
   const n = compact ? _compact : _whole;
-  const cells = (key: string, f: UsageFigures): string[] => [
+  const cells = (key: string, f: _Figures): string[] => [
     key,
     n(f.requests),
     n(f.failedRequests),

@@ -24,6 +24,10 @@ import {
   streamParts,
 } from "./_parts.ts";
 import { renameSession } from "./_title.ts";
+import {
+  watchSession,
+  type WatchSessionOptions,
+} from "../watch/watch_session.ts";
 import { SessionView } from "./_view.ts";
 import {
   type AppendOptions,
@@ -434,6 +438,41 @@ export class Session extends EntryAppender implements AsyncDisposable {
       }], { parentId: entryId });
       return marker as CustomEntry;
     });
+  }
+
+  /**
+   * Follow this session's file: the entries any writer appends from now on
+   * (this session's own appends included), as {@linkcode watchSession}
+   * yields them. The session's loaded entries do not change.
+   *
+   * @example Seeing another process's append
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * const dataDir = await Deno.makeTempDir();
+   * await using s = await Session.create({ cwd: "/app", dataDir });
+   * await s.ensureOnDisk();
+   * const watching = s.watch();
+   * const next = watching.next(); // starts at the end of the file
+   * await using other = await Session.open(s.path!);
+   * await other.appendMessage({ role: "user", content: "from elsewhere" });
+   * equal((await next).value?.type, "message");
+   * await watching.return();
+   * await Deno.remove(dataDir, { recursive: true });
+   * ```
+   *
+   * @param options As for {@linkcode watchSession}.
+   * @returns The entries, as they are written.
+   * @throws {Error} When the session is not on disk yet.
+   */
+  watch(
+    options?: WatchSessionOptions,
+  ): AsyncGenerator<SessionEntry, void, undefined> {
+    const path = this.path;
+    if (path === undefined || !this.onDisk) {
+      throw new Error("Cannot watch the session: it is not on disk yet");
+    }
+    return watchSession(path, options);
   }
 
   /** Whether {@linkcode Session.close} was called. */

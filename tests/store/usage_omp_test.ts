@@ -6,7 +6,9 @@
 
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { type UsageFigures, usageReport } from "../../mod.ts";
+import { type UsageReport, usageReport } from "../../mod.ts";
+
+type UsageFigures = UsageReport["totals"];
 import { HAS_OMP, oracle, SKIPPED } from "../_omp.ts";
 import {
   buildIndex,

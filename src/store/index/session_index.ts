@@ -375,13 +375,14 @@ export class SessionIndex implements Disposable {
   }
 
   /**
-   * Run a read on the index's database (a facet's report queries it).
+   * Run `work` over the index's database, to read a facet's tables (what
+   * `searchSessions` does); `work` must not write.
    *
-   * @param query The read.
-   * @returns What it returns.
+   * @param work The reads.
+   * @returns What `work` returns.
    */
-  read<T>(query: (db: DatabaseSync) => T): T {
-    return query(this.#db);
+  read<T>(work: (db: DatabaseSync) => T): T {
+    return work(this.#db);
   }
 
   /** Close the database. */

@@ -59,8 +59,14 @@ export type UsageGrouping =
   | "model"
   | "project";
 
-/** The figures of a set of model calls. */
-export interface UsageFigures {
+/** One row of a usage report: a group's key and the figures of its calls. */
+export interface UsageRow {
+  /**
+   * The group: a day `YYYY-MM-DD`, a week (its Monday's date), a month
+   * `YYYY-MM`, a session id, `provider/model`, or a working directory;
+   * `unknown` for calls without a usable time.
+   */
+  key: string;
   /** Model calls counted. */
   requests: number;
   /** Calls that ended in an error (stop reason `error`, as omp counts them). */
@@ -79,15 +85,8 @@ export interface UsageFigures {
   cost: number;
 }
 
-/** One row of a usage report: a group's key and its figures. */
-export interface UsageRow extends UsageFigures {
-  /**
-   * The group: a day `YYYY-MM-DD`, a week (its Monday's date), a month
-   * `YYYY-MM`, a session id, `provider/model`, or a working directory;
-   * `unknown` for calls without a usable time.
-   */
-  key: string;
-}
+/** The figures of a set of model calls: a row without its key. */
+export type UsageFigures = Omit<UsageRow, "key">;
 
 /** The session a call was counted in. */
 export interface CountedIn {

@@ -10,16 +10,11 @@ import { SessionIndex } from "../index/session_index.ts";
 import { tallyIndex } from "../index/_usage_query.ts";
 import { CalendarKeys, isDate } from "./_days.ts";
 import { tallyFiles } from "./_files.ts";
-import {
-  type UsageFigures,
-  type UsageGrouping,
-  type UsageRow,
-  UsageTally,
-} from "./_tally.ts";
+import { type UsageRow, UsageTally } from "./_tally.ts";
 
-export type { UsageFigures, UsageGrouping, UsageRow } from "./_tally.ts";
+export type { UsageRow } from "./_tally.ts";
 
-const _GROUPINGS: readonly UsageGrouping[] = [
+const _GROUPINGS: readonly NonNullable<UsageReportOptions["by"]>[] = [
   "day",
   "week",
   "month",
@@ -30,8 +25,12 @@ const _GROUPINGS: readonly UsageGrouping[] = [
 
 /** Options for {@linkcode usageReport}. */
 export interface UsageReportOptions {
-  /** How rows are grouped. Default `day`. */
-  by?: UsageGrouping;
+  /**
+   * How rows are grouped: by day (default), week (weeks start on Monday;
+   * the key is that Monday), month, session (its id), model
+   * (`provider/model`) or project (the session's cwd).
+   */
+  by?: "day" | "week" | "month" | "session" | "model" | "project";
   /** The first day counted, `YYYY-MM-DD` in `timeZone` (included). */
   since?: string;
   /** The last day counted, `YYYY-MM-DD` in `timeZone` (included). */
@@ -56,11 +55,11 @@ export interface UsageReportOptions {
 /** What {@linkcode usageReport} counted. */
 export interface UsageReport {
   /** How the rows are grouped. */
-  by: UsageGrouping;
+  by: NonNullable<UsageReportOptions["by"]>;
   /** The time zone of the days. */
   timeZone: string;
-  /** Every call counted. */
-  totals: UsageFigures;
+  /** Every call counted: a row's figures, without its key. */
+  totals: Omit<UsageRow, "key">;
   /** One row per group: by time, oldest first; else by cost, highest first. */
   rows: UsageRow[];
   /**

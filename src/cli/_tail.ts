@@ -1,0 +1,132 @@
+/**
+ * `cli tail`: the last entries of a session, then every new one.
+ *
+ * @module
+ */
+
+import { type SessionEntry, SessionTree, watchSession } from "../../mod.ts";
+import { type Command, defineCommand } from "./_command.ts";
+import { renderMessage } from "./_context.ts";
+import { attempt } from "./_failure.ts";
+import { sanitize } from "./_format.ts";
+import type { CliIo } from "./_io.ts";
+
+const HELP = `Usage: cli tail <file> [-n N] [-f] [--json]
+
+Print the last N entries of a session file (read from its end: the cost is
+what they weigh, not the file), then, with -f, every entry any writer
+appends, as it is written. A line is printed once it is complete, never
+half-written. Messages are rendered as "context" renders them; other
+entries as one line.
+
+Options:
+  -n N, --lines N   how many entries first (default 10)
+  -f, --follow      keep printing new entries until interrupted; a file
+                    replaced or cut under its name is followed on (a note
+                    goes to standard error) as long as the last entry
+                    printed is still in it
+  --json            one JSON object per line (the entries as written)
+`;
+
+/** The command as declared: its options spelled long. */
+const _tail = defineCommand({
+  name: "tail",
+  help: HELP,
+  flags: { lines: "value", follow: "switch", json: "switch" },
+  args: ["<file>"],
+  run: async (call, io) => {
+    const file = call.arg();
+    const text = call.value("lines") ?? "10";
+    const count = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(count)) {
+      throw call.usageError(`-n must be a whole number, not "${text}"`);
+    }
+    const issue = (message: string) =>
+      io.stderr(`${sanitize(`! ${message}`)}\n`);
+    const follow = call.has("follow");
+    const print = _printer(io, call.has("json"));
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    if (follow) _signals(onSignal, true);
+    try {
+      await attempt(`${follow ? "follow" : "read"} "${file}"`, async () => {
+        const entries = watchSession(file, {
+          from: { last: count },
+          follow,
+          signal: stop.signal,
+          onIssue: (i) => issue(i.message),
+          onResync: (r) =>
+            issue(
+              `the file was ${r.reason}; following on after the last entry printed`,
+            ),
+        });
+        for await (const e of entries) print(e);
+      });
+    } finally {
+      if (follow) _signals(onSignal, false);
+    }
+    return 0;
+  },
+});
+
+/**
+ * `cli tail`, taking the short options `-n N` (`-nN`) and `-f` too (the
+ * command helper knows long ones only).
+ */
+export const tail: Command = {
+  name: _tail.name,
+  run: (args, io) => _tail.run(_longOptions(args), io),
+};
+
+function _longOptions(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (a === "-f") out.push("--follow");
+    else if (a === "-n") out.push("--lines");
+    else if (/^-n\d+$/.test(a)) out.push("--lines", a.slice(2));
+    else if (/^-[fn]{2,}/.test(a)) {
+      out.push(
+        ...a.slice(1).split("").map((c) => c === "f" ? "--follow" : "--lines"),
+      );
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** Print one entry: a JSON line, or as `context` renders it. */
+function _printer(io: CliIo, json: boolean): (e: SessionEntry) => void {
+  if (json) return (e) => io.stdout(`${JSON.stringify(e)}\n`);
+  return (e) => io.stdout(`${_render(e)}\n\n`);
+}
+
+function _render(e: SessionEntry): string {
+  const m = e as Record<string, unknown>;
+  const stamp = sanitize(`${e.id} ${e.timestamp}`);
+  if (e.type === "message" && typeof m.message === "object") {
+    return `${stamp}\n${renderMessage(m.message as never)}`;
+  }
+  if (e.type === "custom_message") {
+    return `${stamp}\n${renderMessage({ ...m, role: "custom" } as never)}`;
+  }
+  return `${stamp}\n── ${sanitize(e.type)} ──\n${
+    sanitize(SessionTree.previewOf(e))
+  }`;
+}
+
+/** Stop on Ctrl-C (and SIGTERM) instead of dying mid-line. */
+function _signals(handler: () => void, on: boolean): void {
+  for (const s of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      if (on) Deno.addSignalListener(s, handler);
+      else Deno.removeSignalListener(s, handler);
+    } catch {
+      // Signals are not offered here (Windows has no SIGTERM): the
+      // default handling stays.
+    }
+  }
+}

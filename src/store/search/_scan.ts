@@ -1,0 +1,303 @@
+/**
+ * The scan of one session file, in bounded memory: 1 MiB at a time through
+ * the byte kernel, which finds the newlines and the places the query's
+ * byte needle may be. A line is decoded only when the needle (or an escape
+ * that may hide it) is in it, or when its envelope is not at its start and
+ * the tree needs its id; every other line costs an envelope read. The tree
+ * (ids and parents) is kept as it goes, for `onActivePath`.
+ *
+ * @module
+ */
+
+import { branchMarkerTarget, type SessionEntry } from "../../format/entries.ts";
+import { fileReaderAt, type ReaderAt } from "../../fs/_read.ts";
+import type { FsHandle } from "../../fs/_seam.ts";
+import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
+import type { HitList } from "./_hits.ts";
+import {
+  CANDIDATE,
+  ESCAPE,
+  type Kernel,
+  type KernelScan,
+  NEWLINE,
+} from "./_kernel.ts";
+import {
+  entryLineText,
+  type LineText,
+  lineText,
+  parseEntryLine,
+  SEARCH_LINE_BYTES,
+  textlessType,
+} from "./_line.ts";
+import type { ByteNeedle } from "./_needle.ts";
+import { SEARCH_TEXT_CHARS } from "./_text.ts";
+import { EntryTree } from "./_tree.ts";
+
+/** Bytes of a line's start kept while the line spans reads: an envelope's worth. */
+const _HEAD = 512;
+/** Bytes kept before the part scanned, so a line's last bytes are at hand. */
+const _HISTORY = 2;
+const _CLOSE_BRACE = 0x7d;
+
+/** What a scan needs besides the file. */
+export interface ScanContext {
+  /** The kernel (and its buffer). */
+  kernel: Kernel;
+  /** The byte filter, or undefined to decode every line that may hold text. */
+  needle: ByteNeedle | undefined;
+  /** Where matches go. */
+  hits: HitList;
+}
+
+/** The last entry seen, for the leaf. */
+interface _Last {
+  id: string;
+  /** Its line when it is a `custom` entry (maybe a branch marker), to read again. */
+  custom?: { offset: number; size: number };
+  /** Its branch marker's target, when parsed. */
+  target?: string;
+}
+
+/**
+ * Scan a version 3 file's entries for the query; returns the ids on its
+ * active path.
+ *
+ * @param file The open file.
+ * @param path Its path (for the hits).
+ * @param bodyStart Where its entries start.
+ * @param ctx Kernel, needle, hits.
+ * @returns The active path's ids.
+ */
+export async function scanFile(
+  file: FsHandle,
+  path: string,
+  bodyStart: number,
+  ctx: ScanContext,
+): Promise<{ has(id: string): boolean }> {
+  const size = (await file.stat()).size;
+  const source = fileReaderAt(file, size);
+  const s = new _FileScan(source, path, bodyStart, ctx);
+  await s.run();
+  return s.activePath(await s.lastTarget());
+}
+
+class _FileScan {
+  readonly #source: ReaderAt;
+  readonly #path: string;
+  readonly #ctx: ScanContext;
+  readonly #tree = new EntryTree();
+  readonly #env = new EnvelopeAt();
+  readonly #head = new Uint8Array(_HEAD);
+  #headLength = 0;
+  /** Absolute offset of `buffer[0]`. */
+  #base: number;
+  #lineStart: number;
+  #flagged = false;
+  #last: _Last | undefined;
+
+  constructor(
+    source: ReaderAt,
+    path: string,
+    bodyStart: number,
+    ctx: ScanContext,
+  ) {
+    this.#source = source;
+    this.#path = path;
+    this.#ctx = ctx;
+    this.#base = bodyStart - _HISTORY;
+    this.#lineStart = bodyStart;
+  }
+
+  async run(): Promise<void> {
+    const { kernel, needle } = this.#ctx;
+    const buffer = kernel.buffer;
+    const keep = Math.max(needle === undefined ? 0 : needle.length - 1, 5);
+    const spec: KernelScan = {
+      start: _HISTORY,
+      end: 0,
+      first: needle?.anchors?.first ?? -1,
+      second: needle?.anchors?.second ?? 0,
+      firstBytes: needle?.anchors?.firstBytes ?? [0, 0],
+      secondBytes: needle?.anchors?.secondBytes ?? [0, 0],
+      escapes: needle !== undefined && needle.escapes.size > 0,
+    };
+    buffer[0] = buffer[1] = 0x0a;
+    let total = _HISTORY;
+    let position = this.#lineStart;
+    for (;;) {
+      const want = Math.min(buffer.length - 256, 1 << 20) - total;
+      const n = await this.#source.readAt(
+        buffer.subarray(total, total + want),
+        position,
+      );
+      position += n;
+      total += n;
+      const eof = n === 0 || position >= this.#source.size;
+      spec.end = eof ? total : total - keep;
+      const count = kernel.scan(spec);
+      const events = kernel.events;
+      for (let i = 0; i < count; i++) {
+        const event = events[i]!;
+        const at = event & 0x0fffffff;
+        const kind = event >>> 28;
+        if (kind === NEWLINE) {
+          const reading = this.#lineEnd(buffer, at); // a promise only when it reads
+          if (reading !== undefined) await reading;
+        } else if (this.#flagged) continue;
+        else if (kind === CANDIDATE) {
+          this.#flagged = needle!.at(buffer, at, total);
+        } else if (kind === ESCAPE) {
+          this.#flagged = needle!.escapeAt(buffer, at, total);
+        }
+      }
+      if (eof) return; // a last line without "\n" is not searched
+      this.#keepHead(buffer, total);
+      const drop = spec.end - _HISTORY;
+      buffer.copyWithin(0, drop, total);
+      this.#base += drop;
+      total -= drop;
+    }
+  }
+
+  /** The target of a last branch marker, when there is one. */
+  async lastTarget(): Promise<string | undefined> {
+    const last = this.#last;
+    if (last?.custom === undefined) return last?.target;
+    if (last.custom.size > SEARCH_LINE_BYTES) return undefined;
+    const bytes = await this.#read(last.custom.offset, last.custom.size);
+    const entry = parseEntryLine(bytes);
+    return entry === undefined ? undefined : branchMarkerTarget(entry);
+  }
+
+  /** The ids on the active path, given the last marker's target. */
+  activePath(target: string | undefined): { has(id: string): boolean } {
+    const last = this.#last;
+    if (last === undefined) return this.#tree.path(null);
+    const leaf = target !== undefined && this.#tree.has(target)
+      ? target
+      : last.id;
+    return this.#tree.path(leaf);
+  }
+
+  /** Save the start of the line under way before the buffer moves on. */
+  #keepHead(buffer: Uint8Array, total: number): void {
+    const from = this.#lineStart + this.#headLength;
+    if (this.#headLength >= _HEAD || from >= this.#base + total) return;
+    const start = from - this.#base;
+    const end = Math.min(total, this.#lineStart + _HEAD - this.#base);
+    this.#head.set(buffer.subarray(start, end), this.#headLength);
+    this.#headLength += end - start;
+  }
+
+  /** A line ends at `buffer[at]` ("\n"); a promise when its bytes must be read. */
+  #lineEnd(buffer: Uint8Array, at: number): Promise<void> | undefined {
+    const start = this.#lineStart;
+    const flagged = this.#flagged || this.#ctx.needle === undefined;
+    let end = this.#base + at;
+    let last = at - 1;
+    if (end > start && buffer[last] === 0x0d) {
+      end--;
+      last--;
+    }
+    this.#lineStart = this.#base + at + 1;
+    this.#flagged = false;
+    const headLength = this.#headLength;
+    this.#headLength = 0;
+    const size = end - start;
+    if (size === 0 || size > DEFAULT_MAX_LINE_BYTES) return; // blank; or skipped by the reader
+    const inBuffer = start >= this.#base;
+    const head = inBuffer
+      ? buffer.subarray(
+        start - this.#base,
+        Math.min(at, start - this.#base + _HEAD),
+      )
+      : this.#head.subarray(0, Math.min(headLength, size));
+    if (head[0] === 0) return; // NUL fill
+    const env = this.#env;
+    if (
+      buffer[last] === _CLOSE_BRACE && readEnvelope(head, 0, head.length, env)
+    ) {
+      this.#tree.addBytes(
+        head,
+        env.idStart,
+        env.idEnd,
+        env.parentStart,
+        env.parentEnd,
+      );
+      const custom = env.type() === "custom";
+      this.#last = custom
+        ? { id: env.id(), custom: { offset: start, size } }
+        : { id: env.id() };
+      if (!flagged || textlessType(head)) return;
+      return _then(
+        this.#bytes(buffer, start, end, inBuffer, size),
+        (bytes) => this.#take(start, lineText(bytes, size)),
+      );
+    }
+    if (size > SEARCH_LINE_BYTES) {
+      // Too long to parse: left out of the tree; searched by its first bytes.
+      if (!flagged || textlessType(head)) return;
+      return _then(
+        this.#bytes(buffer, start, end, inBuffer, size),
+        (bytes) => this.#take(start, lineText(bytes, size)),
+      );
+    }
+    return _then(this.#bytes(buffer, start, end, inBuffer, size), (bytes) => {
+      const entry = parseEntryLine(bytes);
+      if (entry !== undefined) this.#noteEntry(entry);
+      if (flagged && !textlessType(head)) {
+        this.#take(start, entryLineText(bytes, entry));
+      }
+    });
+  }
+
+  #noteEntry(entry: SessionEntry): void {
+    this.#tree.add(entry.id, entry.parentId ?? null);
+    const target = branchMarkerTarget(entry);
+    this.#last = target === undefined
+      ? { id: entry.id }
+      : { id: entry.id, target };
+  }
+
+  #take(offset: number, found: LineText | undefined): void {
+    if (found !== undefined) this.#ctx.hits.take(this.#path, offset, found);
+  }
+
+  /** A line's bytes (the first ones only, past {@linkcode SEARCH_LINE_BYTES}). */
+  #bytes(
+    buffer: Uint8Array,
+    start: number,
+    end: number,
+    inBuffer: boolean,
+    size: number,
+  ): Uint8Array | Promise<Uint8Array> {
+    const want = size > SEARCH_LINE_BYTES ? SEARCH_TEXT_CHARS * 3 : size;
+    if (inBuffer) {
+      const from = start - this.#base;
+      return buffer.subarray(from, Math.min(from + want, end - this.#base));
+    }
+    return this.#read(start, want);
+  }
+
+  async #read(offset: number, size: number): Promise<Uint8Array> {
+    const bytes = new Uint8Array(size);
+    let n = 0;
+    while (n < size) {
+      const got = await this.#source.readAt(bytes.subarray(n), offset + n);
+      if (got === 0) break;
+      n += got;
+    }
+    return bytes.subarray(0, n);
+  }
+}
+
+/** `use(value)`, now or once the promise settles. */
+function _then<T>(
+  value: T | Promise<T>,
+  use: (value: T) => void,
+): Promise<void> | undefined {
+  if (value instanceof Promise) return value.then(use);
+  use(value);
+  return undefined;
+}

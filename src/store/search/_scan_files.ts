@@ -1,0 +1,90 @@
+/**
+ * Scanning session files one after another with one kernel: each file's
+ * head read, its entries scanned (the version 3 way or the legacy way),
+ * its hits marked on or off its active path.
+ *
+ * @module
+ */
+
+import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
+import { openRegular } from "../../fs/_read.ts";
+import { quote } from "../../fs/_errors.ts";
+import { seam } from "../../fs/_seam.ts";
+import { readSessionHead, sessionInfo } from "../_session_files.ts";
+import type { HitList } from "./_hits.ts";
+import { makeKernel } from "./_kernel.ts";
+import type { ByteNeedle } from "./_needle.ts";
+import { scanFile } from "./_scan.ts";
+import { scanLegacyFile } from "./_scan_legacy.ts";
+
+/** A session's id and title, for its hits. */
+export interface SessionLabel {
+  /** The header's id. */
+  id: string;
+  /** The title, when it has one. */
+  title?: string;
+}
+
+/** Options of {@linkcode scanFiles}. */
+export interface ScanFilesOptions {
+  /** The byte filter. */
+  needle: ByteNeedle | undefined;
+  /** Skip files last modified before this (ms since the epoch). */
+  sinceMs?: number | undefined;
+  /** A file that cannot be searched. */
+  onSkip?: ((path: string, reason: string) => void) | undefined;
+  /** After each file. */
+  onFile?: (() => void) | undefined;
+}
+
+/**
+ * Scan `paths` into `hits`.
+ *
+ * @param paths The files.
+ * @param hits Where matches go.
+ * @param options The filter, the date, reports.
+ * @returns Each scanned file's id and title.
+ */
+export async function scanFiles(
+  paths: readonly string[],
+  hits: HitList,
+  options: ScanFilesOptions,
+): Promise<Map<string, SessionLabel>> {
+  const labels = new Map<string, SessionLabel>();
+  if (paths.length === 0) return labels;
+  const ctx = { kernel: makeKernel(), needle: options.needle, hits };
+  for (const path of paths) {
+    try {
+      if (options.sinceMs !== undefined) {
+        const mtime = seam().statSync(path).mtime?.getTime() ?? 0;
+        if (mtime < options.sinceMs) continue; // not opened
+      }
+      const read = await readSessionHead(path);
+      if ("skip" in read) {
+        options.onSkip?.(path, read.skip);
+        continue;
+      }
+      const info = sessionInfo(path, read.info, read.head);
+      labels.set(path, {
+        id: info.id,
+        ...(info.title === undefined ? {} : { title: info.title }),
+      });
+      const version = headerVersion(read.head.header);
+      const bodyStart = read.head.bodyStart;
+      using file = await openRegular(path, `Cannot search ${quote(path)}`);
+      const onPath = version < SESSION_VERSION
+        ? await scanLegacyFile(file, path, version, bodyStart, hits)
+        : await scanFile(file, path, bodyStart, ctx);
+      for (const hit of hits.hits) {
+        if (hit.path === path) hit.onActivePath = onPath.has(hit.entryId);
+      }
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) continue; // gone meanwhile
+      const why = err instanceof Error ? err.message : String(err);
+      options.onSkip?.(path, `cannot be searched: ${why}`);
+    } finally {
+      options.onFile?.();
+    }
+  }
+  return labels;
+}

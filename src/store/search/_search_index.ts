@@ -1,0 +1,105 @@
+/**
+ * The indexed half of a search: bring the session index up to date (or
+ * take it as it is), take the hits among the files its `search` facet
+ * holds whole, and name the files in scope it does not hold whole, which
+ * are scanned. Scope and completeness are settled in SQL, so a search of
+ * thousands of sessions touches only the rows that may match.
+ *
+ * @module
+ */
+
+import type { PathSteps } from "../../context/_path_steps.ts";
+import {
+  candidateRows,
+  indexedPath,
+  type IndexScope,
+  sessionLabel,
+  skippedRows,
+  uncoveredFiles,
+} from "../index/_search_query.ts";
+import type { SessionIndex } from "../index/session_index.ts";
+import { type HitFilter, HitList } from "./_hits.ts";
+import type { SearchQuery } from "./_query.ts";
+import type { SessionLabel } from "./_scan_files.ts";
+
+/** What the index gave. */
+export interface IndexSearch {
+  /** Its hits (the newest `limit`) and the matching skipped lines. */
+  hits: HitList;
+  /** The id and title of each hit's session. */
+  labels: Map<string, SessionLabel>;
+  /** The files in scope it does not hold whole: to scan. */
+  toScan: string[];
+}
+
+/** What {@linkcode searchIndex} needs. */
+export interface IndexSearchOptions {
+  /** The most hits. */
+  limit: number;
+  /** Role and date of entries. */
+  filter: HitFilter;
+  /** Folder and date of files. */
+  scope: IndexScope;
+  /** Refresh first (default), progress, warnings. */
+  options: {
+    refresh?: boolean | undefined;
+    onProgress?: ((done: number, total: number) => void) | undefined;
+    onWarning?: ((message: string) => void) | undefined;
+  };
+}
+
+/**
+ * Search through the index; undefined when it fails (then everything is
+ * scanned, with a warning).
+ *
+ * @param index The open index.
+ * @param query The query.
+ * @param o Limit, filters, scope, refresh.
+ * @returns The hits, and the files left to scan.
+ */
+export async function searchIndex(
+  index: SessionIndex,
+  query: SearchQuery,
+  o: IndexSearchOptions,
+): Promise<IndexSearch | undefined> {
+  const warn = o.options.onWarning ?? ((m: string) => console.warn(m));
+  try {
+    if (o.options.refresh !== false) {
+      const onProgress = o.options.onProgress;
+      await index.refresh(onProgress === undefined ? {} : { onProgress });
+    }
+    return index.read((db) => {
+      const hits = new HitList(query, o.limit, o.filter);
+      for (const row of candidateRows(db, query, o.filter, o.scope)) {
+        hits.take(row.path, row.offset, row.found);
+        if (hits.full) break;
+      }
+      for (const row of skippedRows(db, o.scope)) {
+        hits.take(row.path, row.offset, row.found);
+      }
+      const labels = new Map<string, SessionLabel>();
+      const paths = new Map<string, PathSteps | undefined>();
+      for (const hit of hits.hits) {
+        if (!paths.has(hit.path)) {
+          paths.set(hit.path, indexedPath(db, hit.path));
+          const label = sessionLabel(db, hit.path);
+          if (label !== undefined) {
+            labels.set(hit.path, {
+              id: label.id,
+              ...(label.title === null ? {} : { title: label.title }),
+            });
+          }
+        }
+        const steps = paths.get(hit.path);
+        hit.onActivePath = (steps?.indexOf(hit.entryId) ?? -1) >= 0;
+      }
+      return { hits, labels, toScan: uncoveredFiles(db, o.scope) };
+    });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    warn(
+      `Cannot search through the session index: ${why}; scanning the files`,
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The entry tree as a scan sees it, one line at a time: each id's parent,
+ * in 8 bytes an entry for the ids omp and this library mint (8 hex
+ * digits), so a scan of a 1 GB file remembers its 100,000 entries in a
+ * couple of megabytes. At the end it gives the active path, as the reader
+ * settles it: the last entry (or the target of a last branch marker), then
+ * parents up to the root, a missing parent or a repeated id.
+ *
+ * @module
+ */
+
+import { hexKey, hexKeyOfBytes } from "../../format/_entry_id.ts";
+
+const _ROOT = -1;
+const _OTHER = -2;
+const _utf8 = new TextDecoder();
+
+/** Each entry's parent. */
+export class EntryTree {
+  #keys = new Uint32Array(1 << 10);
+  /** The parent's key, {@linkcode _ROOT}, {@linkcode _OTHER}, or NaN for an empty slot. */
+  #parents = new Float64Array(1 << 10).fill(NaN);
+  #count = 0;
+  /** Parents that are not 8 hex digits, by the child's key. */
+  readonly #otherParents = new Map<number, string>();
+  /** Entries whose id is not 8 hex digits. */
+  readonly #others = new Map<string, string | null>();
+
+  /**
+   * Add an entry (a later one with the same id wins, as in the reader).
+   *
+   * @param id Its id.
+   * @param parentId Its parent (null or empty: a root).
+   */
+  add(id: string, parentId: string | null): void {
+    const key = hexKey(id);
+    if (key < 0) {
+      this.#others.set(id, parentId === "" ? null : parentId);
+      return;
+    }
+    if (parentId === null || parentId === "") {
+      this.#otherParents.delete(key);
+      this.#put(key, _ROOT);
+      return;
+    }
+    const parent = hexKey(parentId);
+    if (parent < 0) {
+      this.#otherParents.set(key, parentId);
+      this.#put(key, _OTHER);
+    } else {
+      this.#otherParents.delete(key);
+      this.#put(key, parent);
+    }
+  }
+
+  /**
+   * {@linkcode add} from an envelope's bytes, without making strings for
+   * hex ids.
+   */
+  addBytes(
+    bytes: Uint8Array,
+    idStart: number,
+    idEnd: number,
+    parentStart: number,
+    parentEnd: number,
+  ): void {
+    const key = hexKeyOfBytes(bytes, idStart, idEnd);
+    const parent = parentStart < 0
+      ? _ROOT
+      : hexKeyOfBytes(bytes, parentStart, parentEnd);
+    if (key < 0 || (parentStart >= 0 && parent < 0)) {
+      this.add(
+        _utf8.decode(bytes.subarray(idStart, idEnd)),
+        parentStart < 0
+          ? null
+          : _utf8.decode(bytes.subarray(parentStart, parentEnd)),
+      );
+      return;
+    }
+    this.#otherParents.delete(key);
+    this.#put(key, parent);
+  }
+
+  /** Whether an entry has this id. */
+  has(id: string): boolean {
+    const key = hexKey(id);
+    return key < 0 ? this.#others.has(id) : !Number.isNaN(this.#get(key));
+  }
+
+  /**
+   * The ids on the path from `leafId` to the root.
+   *
+   * @param leafId The leaf, or null.
+   * @returns The ids, as a set to ask.
+   */
+  path(leafId: string | null): { has(id: string): boolean } {
+    const keys = new Set<number>();
+    const others = new Set<string>();
+    const onPath = {
+      has: (x: string): boolean => {
+        const k = hexKey(x);
+        return k >= 0 ? keys.has(k) : others.has(x);
+      },
+    };
+    if (leafId === null || !this.has(leafId)) return onPath;
+    // By key while the ids are hex: no strings made.
+    let key = hexKey(leafId);
+    let id = leafId;
+    for (;;) {
+      if (key >= 0) {
+        if (keys.has(key)) break; // a cycle
+        keys.add(key);
+        const parent = this.#get(key);
+        if (parent === _ROOT) break;
+        if (parent === _OTHER) [key, id] = [-1, this.#otherParents.get(key)!];
+        else key = parent;
+      } else {
+        if (others.has(id)) break;
+        others.add(id);
+        const parent = this.#others.get(id) ?? null;
+        if (parent === null) break;
+        [key, id] = [hexKey(parent), parent];
+      }
+      const known = key >= 0
+        ? !Number.isNaN(this.#get(key))
+        : this.#others.has(id);
+      if (!known) break; // a missing parent
+    }
+    return onPath;
+  }
+
+  #get(key: number): number {
+    const mask = this.#keys.length - 1;
+    for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
+      const parent = this.#parents[i]!;
+      if (Number.isNaN(parent) || this.#keys[i] === key) return parent;
+    }
+  }
+
+  #put(key: number, parent: number): void {
+    if ((this.#count + 1) * 2 > this.#keys.length) this.#grow();
+    const mask = this.#keys.length - 1;
+    for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
+      if (Number.isNaN(this.#parents[i]!)) {
+        this.#keys[i] = key;
+        this.#parents[i] = parent;
+        this.#count++;
+        return;
+      }
+      if (this.#keys[i] === key) {
+        this.#parents[i] = parent;
+        return;
+      }
+    }
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const parents = this.#parents;
+    this.#keys = new Uint32Array(keys.length * 2);
+    this.#parents = new Float64Array(keys.length * 2).fill(NaN);
+    this.#count = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (!Number.isNaN(parents[i]!)) this.#put(keys[i]!, parents[i]!);
+    }
+  }
+}
+
+/** A 32-bit mix, so sequential ids spread over the table. */
+function _hash(key: number): number {
+  let h = Math.imul(key ^ (key >>> 16), 0x45d9f3b);
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
+  return (h ^ (h >>> 16)) >>> 0;
+}

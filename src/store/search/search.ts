@@ -1,0 +1,222 @@
+/**
+ * Searching every session of a data dir: through the session index's
+ * full-text index when the data dir has one, else (or for a regular
+ * expression) by scanning the files in bounded memory. Both ways decide a
+ * hit with the same matcher over the same text, so they give the same hits.
+ *
+ * @module
+ */
+
+import { join, resolve, sep } from "node:path";
+import { canonicalCwdSlug } from "../cwd_slug.ts";
+import { sessionsDir } from "../places.ts";
+import { sessionFiles } from "../_session_files.ts";
+import { SessionIndex } from "../index/session_index.ts";
+import { type Found, HitList, newerFirst } from "./_hits.ts";
+import { ByteNeedle } from "./_needle.ts";
+import { SearchQuery } from "./_query.ts";
+import { regexMatcher } from "./_regex.ts";
+import { scanFiles, type SessionLabel } from "./_scan_files.ts";
+import { searchIndex } from "./_search_index.ts";
+import { SEARCH_ROLES } from "./_text.ts";
+
+/** Options for {@linkcode searchSessions}. */
+export interface SearchOptions {
+  /** The query is a regular expression (JavaScript's, flags `iu`); always a scan. */
+  regex?: boolean;
+  /** Only text of this role: `tool` covers tool results and omp's shell and Python runs; `custom`, harness messages. */
+  role?: "user" | "assistant" | "tool" | "custom";
+  /** Only the sessions started in this folder. */
+  cwd?: string;
+  /** Only entries from this day on (`YYYY-MM-DD`, UTC) or time; files last modified earlier are not opened. */
+  since?: string | Date;
+  /** The most hits given, newest first. Default 50. */
+  limit?: number;
+  /** Use the data dir's session index when it has one. Default true. */
+  index?: boolean;
+  /** Bring the index up to date first, so no line is missed. Default true. */
+  refresh?: boolean;
+  /** Called after each file refreshed or scanned: how many of how many. */
+  onProgress?: (done: number, total: number) => void;
+  /** Called for each file that cannot be searched, with path and reason. */
+  onSkip?: (path: string, reason: string) => void;
+  /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
+  onWarning?: (message: string) => void;
+}
+
+/** One match. */
+export interface SearchHit {
+  /** The session file. */
+  path: string;
+  /** The session's id. */
+  sessionId: string;
+  /** The session's title, when it has one. */
+  title?: string;
+  /** The entry's id. */
+  entryId: string;
+  /** Who wrote the text. */
+  role: "user" | "assistant" | "tool" | "custom";
+  /** The entry's timestamp. */
+  timestamp: string;
+  /** About 80 characters around the first match, white space as single spaces. */
+  snippet: string;
+  /** Where the match is in the snippet (UTF-16 offsets). */
+  match: { start: number; end: number };
+  /** Whether the entry is on the session's active path (else on an abandoned branch). */
+  onActivePath: boolean;
+}
+
+/** What a search found. */
+export interface SearchResult {
+  /** The hits, newest first. */
+  hits: SearchHit[];
+  /** Lines that could not be read as entries (or are too long to parse) and whose text matches: skipped. */
+  skipped: { path: string; offset: number; reason: "damaged" | "too-long" }[];
+  /** Whether the session index answered (files it does not hold whole are scanned). */
+  indexed: boolean;
+  /** Files scanned. */
+  scanned: number;
+}
+
+/** Hits given by default. */
+const _LIMIT = 50;
+
+/**
+ * Search the text of every session in a data dir: user and assistant
+ * text, tool results and harness messages (not thinking, tool-call
+ * arguments or images), the first 64 Ki characters of each entry.
+ *
+ * A query's words must all appear, case-insensitively, anywhere (inside
+ * CJK text written without spaces too); `"a phrase"` matches its words in
+ * order; `word*` matches at a word's start. Nothing is an operator. With
+ * `regex`, the query is a regular expression, and the files are scanned.
+ *
+ * @example Finding a word in a session
+ * ```ts
+ * import { searchSessions, Session } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using s = await Session.create({ cwd: "/home/dev/app", dataDir });
+ *   await s.appendMessage({ role: "user", content: "Where is 検索テストabc123の結果?" });
+ *   await s.ensureOnDisk();
+ *   const { hits } = await searchSessions(dataDir, "abc123");
+ *   equal(hits.length, 1);
+ *   equal(hits[0]!.role, "user");
+ *   equal(hits[0]!.onActivePath, true);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
+ * ```
+ *
+ * @param dataDir The data dir.
+ * @param query The words, or a regular expression.
+ * @param options Filters, the limit, the index.
+ * @returns The hits, newest first, and the matching lines skipped.
+ * @throws {TypeError} For an empty query, a NUL in it, an invalid regular
+ * expression, an unknown role or a date that does not parse.
+ * @throws {RangeError} For a limit that is not a positive integer.
+ */
+export async function searchSessions(
+  dataDir: string,
+  query: string,
+  options: SearchOptions = {},
+): Promise<SearchResult> {
+  dataDir = resolve(dataDir); // the index keeps absolute paths
+  const regex = options.regex === true;
+  const matcher = regex ? regexMatcher(query) : SearchQuery.parse(query);
+  const limit = _limit(options.limit);
+  const role = options.role;
+  if (role !== undefined && !SEARCH_ROLES.includes(role)) {
+    throw new TypeError(
+      `Cannot search: the role must be one of ${SEARCH_ROLES.join(", ")}`,
+    );
+  }
+  const since = _since(options.since);
+  const filter = { role, since: since?.toISOString() };
+  const index = regex || options.index === false
+    ? undefined
+    : await SessionIndex.tryOpen(dataDir, {
+      create: false,
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    });
+  try {
+    const prefix = options.cwd === undefined
+      ? undefined
+      : `${
+        join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd))
+      }${sep}`;
+    const fromIndex = index === undefined
+      ? undefined
+      : await searchIndex(index, matcher as SearchQuery, {
+        limit,
+        filter,
+        scope: { prefix, sinceMs: since?.getTime() },
+        options,
+      });
+    const toScan = fromIndex?.toScan ?? (await sessionFiles(dataDir, {
+      cwd: options.cwd,
+      includeSubagents: true,
+    })).map((f) => f.path);
+    const hits = new HitList(matcher, limit, filter);
+    let done = 0;
+    const labels = await scanFiles(toScan, hits, {
+      needle: regex ? undefined : ByteNeedle.of(matcher as SearchQuery),
+      sinceMs: since?.getTime(),
+      onSkip: options.onSkip,
+      onFile: () => options.onProgress?.(++done, toScan.length),
+    });
+    for (const hit of fromIndex?.hits.hits ?? []) hits.add(hit);
+    const skipped = [...(fromIndex?.hits.skipped ?? []), ...hits.skipped]
+      .sort((a, b) =>
+        a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
+      );
+    return {
+      hits: hits.hits.sort(newerFirst).map((f) =>
+        _hit(f, fromIndex?.labels.get(f.path) ?? labels.get(f.path))
+      ),
+      skipped,
+      indexed: fromIndex !== undefined,
+      scanned: labels.size,
+    };
+  } finally {
+    index?.close();
+  }
+}
+
+function _hit(f: Found, label: SessionLabel | undefined): SearchHit {
+  const hit: SearchHit = {
+    path: f.path,
+    sessionId: label?.id ?? "",
+    entryId: f.entryId,
+    role: f.role,
+    timestamp: f.timestamp,
+    snippet: f.snippet,
+    match: f.match,
+    onActivePath: f.onActivePath === true,
+  };
+  if (label?.title !== undefined) hit.title = label.title;
+  return hit;
+}
+
+function _limit(limit: number | undefined): number {
+  if (limit === undefined) return _LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new RangeError(
+      `Cannot search: the limit must be a positive integer, got ${limit}`,
+    );
+  }
+  return limit;
+}
+
+function _since(since: string | Date | undefined): Date | undefined {
+  if (since === undefined) return undefined;
+  const date = typeof since === "string"
+    ? new Date(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since}T00:00:00Z` : since)
+    : since;
+  if (Number.isNaN(date.getTime())) {
+    throw new TypeError(`Cannot search: the date "${since}" does not parse`);
+  }
+  return date;
+}

@@ -1,0 +1,172 @@
+/**
+ * A session's lineage across files: the chain of sessions it was forked or
+ * branched from, and the sessions forked or branched from it in its data
+ * dir.
+ *
+ * @module
+ */
+
+import { basename, dirname, resolve } from "node:path";
+import { openRegular } from "../fs/_read.ts";
+import { findDataDir } from "../store/data_dir.ts";
+import { listSessions, type SessionInfo } from "../store/list.ts";
+import { parseSessionFileName } from "../store/places.ts";
+import { headerTitleSource, headerVersion } from "../format/header.ts";
+import { readFileHead } from "../watch/_file_head.ts";
+
+/** What {@linkcode sessionLineage} finds. */
+export interface SessionLineage {
+  /** The session asked about (as {@linkcode listSessions} describes one). */
+  session: SessionInfo;
+  /** Its parent, the parent's parent …, nearest first. */
+  parents: SessionInfo[];
+  /** A `parentSession` the chain could not follow (no such session found). */
+  unresolved?: string;
+  /**
+   * The sessions whose `parentSession` names this one (forks, branched
+   * sessions, subagents), oldest first.
+   */
+  forks: SessionInfo[];
+  /** The data dir searched; undefined when none was found. */
+  dataDir?: string;
+}
+
+/** Options for {@linkcode sessionLineage}. */
+export interface SessionLineageOptions {
+  /**
+   * The data dir to search. Default: the nearest ancestor of the file that
+   * holds `blobs/`, else the data dir of a file in `<dataDir>/sessions/<slug>/`.
+   */
+  dataDir?: string;
+}
+
+/** Links followed at most up a chain (a longer one is a loop). */
+const _MAX_CHAIN = 64;
+
+/**
+ * The lineage of a session file. A `parentSession` holding a session id
+ * (omp's `fork()`) is found by id among the data dir's sessions; one
+ * holding a path (a branched session, a subagent) is found at that path,
+ * or, when the file moved, by the session id in its file name. Reads the
+ * first bytes of each file only.
+ *
+ * @example A fork and its parent
+ * ```ts
+ * import { forkSession, Session, sessionLineage } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using s = await Session.create({ cwd: "/home/dev/app", dataDir });
+ *   await s.appendMessage({ role: "user", content: "hi" });
+ *   await s.ensureOnDisk();
+ *   const fork = await forkSession(s.path!);
+ *   const down = await sessionLineage(s.path!, { dataDir });
+ *   equal(down.forks.length, 1);
+ *   const up = await sessionLineage(fork.path, { dataDir });
+ *   equal(up.parents[0]?.id, s.header.id);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
+ * ```
+ *
+ * @param path A session file.
+ * @param options The data dir to search.
+ * @returns The session, its parents and its forks.
+ * @throws {Error} `Cannot read the lineage of "<path>": …` when the file
+ * cannot be read; {@linkcode SessionSyntaxError} when it has no header.
+ */
+export async function sessionLineage(
+  path: string,
+  options: SessionLineageOptions = {},
+): Promise<SessionLineage> {
+  const self = await _read(path, `Cannot read the lineage of "${path}"`);
+  const dataDir = options.dataDir ?? await _dataDirOf(path);
+  const known = dataDir === undefined
+    ? []
+    : await listSessions(dataDir, { includeSubagents: true });
+  const lineage: SessionLineage = { session: self, parents: [], forks: [] };
+  if (dataDir !== undefined) lineage.dataDir = dataDir;
+  const seen = new Set([self.id]);
+  for (let at = self; at.parentSession !== undefined;) {
+    const parent = await _find(at.parentSession, at.path, known);
+    if (parent === undefined) {
+      lineage.unresolved = at.parentSession;
+      break;
+    }
+    if (seen.has(parent.id) || seen.size > _MAX_CHAIN) break;
+    seen.add(parent.id);
+    lineage.parents.push(parent);
+    at = parent;
+  }
+  lineage.forks = known
+    .filter((s) =>
+      s.id !== self.id && s.parentSession !== undefined &&
+      _names(s.parentSession, s.path, self)
+    )
+    .sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
+  return lineage;
+}
+
+/** Whether a `parentSession` written in `from` names `session`. */
+function _names(
+  parent: string,
+  from: string,
+  session: SessionInfo,
+): boolean {
+  if (parent === session.id) return true;
+  if (resolve(dirname(from), parent) === resolve(session.path)) return true;
+  return parseSessionFileName(basename(parent))?.id === session.id;
+}
+
+/** The session a `parentSession` written in `from` names, if found. */
+async function _find(
+  parent: string,
+  from: string,
+  known: SessionInfo[],
+): Promise<SessionInfo | undefined> {
+  const byName = parseSessionFileName(basename(parent))?.id;
+  const path = resolve(dirname(from), parent);
+  const hit = known.find((s) =>
+    s.id === parent || resolve(s.path) === path || s.id === byName
+  );
+  if (hit !== undefined) return hit;
+  if (!parent.endsWith(".jsonl")) return undefined;
+  try {
+    return await _read(path, `Cannot read "${path}"`);
+  } catch {
+    return undefined; // gone, or not a session: the chain stops there
+  }
+}
+
+/** A file's head as {@linkcode listSessions} describes it. */
+async function _read(path: string, action: string): Promise<SessionInfo> {
+  using file = await openRegular(path, action);
+  const info = await file.stat();
+  const { header, slot } = await readFileHead(file, path);
+  const title = slot === undefined ? header.title : slot.title;
+  const source = slot === undefined ? headerTitleSource(header) : slot.source;
+  const parent = header.parentSession;
+  return {
+    path,
+    id: header.id,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
+    size: info.size,
+    mtime: info.mtime ?? new Date(0),
+    version: headerVersion(header),
+    ...(typeof title === "string" && title !== "" ? { title } : {}),
+    ...(source === undefined ? {} : { titleSource: source }),
+    ...(typeof parent === "string" && parent !== ""
+      ? { parentSession: parent }
+      : {}),
+  };
+}
+
+/** The data dir holding a session file, by its blobs or its place. */
+async function _dataDirOf(path: string): Promise<string | undefined> {
+  const found = await findDataDir(path);
+  if (found !== undefined) return found;
+  const slugs = dirname(dirname(resolve(path)));
+  return basename(slugs) === "sessions" ? dirname(slugs) : undefined;
+}

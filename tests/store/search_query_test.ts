@@ -1,0 +1,182 @@
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import fc from "fast-check";
+import {
+  caseVariants,
+  fold,
+  foldCodePoint,
+} from "../../src/store/search/_fold.ts";
+import { makeKernel } from "../../src/store/search/_kernel.ts";
+import { ByteNeedle } from "../../src/store/search/_needle.ts";
+import { SearchQuery } from "../../src/store/search/_query.ts";
+
+Deno.test("caseVariants() gives every code point with the same fold, checked against all of them", () => {
+  const groups = new Map<number, number[]>();
+  for (let c = 0; c < 0x110000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    const f = foldCodePoint(c);
+    if (c >= 0x20000) {
+      equal(f, c, `U+${c.toString(16)} has a case above plane 1`);
+      continue;
+    }
+    if (f === c && groups.get(f) === undefined) continue;
+    const g = groups.get(f) ?? [f];
+    if (f !== c) g.push(c);
+    groups.set(f, g);
+  }
+  for (const [f, members] of groups) {
+    for (const c of members) {
+      deepEqual(
+        [...caseVariants(c)].sort((a, b) => a - b),
+        [...new Set(members)].sort((a, b) => a - b),
+        `the variants of U+${c.toString(16)} (fold U+${f.toString(16)})`,
+      );
+    }
+  }
+});
+
+Deno.test("fold() folds one code point at a time, keeping the length", () => {
+  equal(
+    fold("ÉCOLE Straße ΟΔΟΣ İstanbul K"),
+    "école straße οδοσ i̇stanbul k".replace("i̇", "İ"),
+  );
+  fc.assert(
+    fc.property(
+      fc.string({ unit: fc.constantFrom(..."aZéÉΣσςİıßẞK漢😀 \n".split("")) }),
+      (s) => {
+        const byCodePoint = [...s].map((c) =>
+          String.fromCodePoint(foldCodePoint(c.codePointAt(0)!))
+        ).join("");
+        equal(fold(s), byCodePoint);
+        equal(fold(s).length, s.length);
+      },
+    ),
+  );
+});
+
+Deno.test("SearchQuery.parse() reads words, phrases and prefixes; nothing is an operator", async (t) => {
+  await t.step("terms", () => {
+    deepEqual(SearchQuery.parse('Foo "Bar  baz" qu* OR -x').terms, [
+      { kind: "word", words: ["foo"] },
+      { kind: "phrase", words: ["bar", "baz"] },
+      { kind: "prefix", words: ["qu"] },
+      { kind: "word", words: ["or"] },
+      { kind: "word", words: ["-x"] },
+    ]);
+  });
+  await t.step("every word must match, anywhere, in any case", () => {
+    const q = SearchQuery.parse("ABC 検索");
+    deepEqual(q.match("xx検索テストabc123"), { start: 2, end: 4 });
+    equal(q.match("abc only"), undefined);
+  });
+  await t.step(
+    "a phrase: its words in order, apart only by white space",
+    () => {
+      const q = SearchQuery.parse('"red fox"');
+      ok(q.match("a Red\n\t fox") !== undefined);
+      equal(q.match("red, fox"), undefined);
+      equal(q.match("fox red"), undefined);
+    },
+  );
+  await t.step("a prefix: at a word's start (after CJK too)", () => {
+    const q = SearchQuery.parse("test*");
+    ok(q.match("(testing)") !== undefined);
+    ok(q.match("検索testing") !== undefined);
+    equal(q.match("contest"), undefined);
+    ok(SearchQuery.parse("test").match("contest") !== undefined);
+  });
+  await t.step("the full-text expression quotes every word", () => {
+    equal(
+      SearchQuery.parse('say"hi NEAR( ab "x y z"').ftsMatch(),
+      '"say""hi" AND "near("',
+    );
+    equal(SearchQuery.parse("ab 検索").ftsMatch(), undefined);
+    deepEqual(SearchQuery.parse("ab").shortSpellings(), [[
+      "ab",
+      "aB",
+      "Ab",
+      "AB",
+    ]]);
+  });
+  await t.step("NUL and empty queries are refused", () => {
+    throws(() => SearchQuery.parse("a\0"), TypeError);
+    throws(() => SearchQuery.parse(' "" '), TypeError);
+  });
+});
+
+/** JSON as a writer that escapes non-ASCII and HTML characters writes it. */
+function escapedJson(text: string): string {
+  return JSON.stringify(text).replace(
+    /[^\x20-\x7e]|[<>&']/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+Deno.test("ByteNeedle never drops a line whose text matches, however the JSON was written", () => {
+  const enc = new TextEncoder();
+  const unit = fc.constantFrom(...'aAkKsSéÉσΣς<&"\\/\n\t 検索😀-'.split(""));
+  fc.assert(
+    fc.property(
+      fc.string({ unit, minLength: 1, maxLength: 30 }),
+      fc.nat(),
+      fc.nat(),
+      fc.boolean(),
+      (text, i, n, foreign) => {
+        const start = i % text.length;
+        const word = text.slice(start, start + 1 + (n % 8)).trim();
+        const plain = word.replaceAll('"', "");
+        if (plain === "" || /\s/.test(plain)) return;
+        const query = SearchQuery.parse(plain);
+        if (query.match(text) === undefined) return;
+        const needle = ByteNeedle.of(query);
+        if (needle === undefined) return;
+        const json = foreign ? escapedJson(text) : JSON.stringify(text);
+        const bytes = enc.encode(json);
+        let found = false;
+        for (let p = 0; p < bytes.length && !found; p++) {
+          found = needle.at(bytes, p, bytes.length);
+        }
+        for (const m of json.matchAll(/\\u([0-9a-f]{4})/g)) {
+          found ||= needle.escapes.has(parseInt(m[1]!, 16));
+        }
+        ok(found, `${word} in ${json}`);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("makeKernel(): the WebAssembly kernel reports exactly what the plain loop does", () => {
+  const wasm = makeKernel();
+  const plain = makeKernel(true);
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 1, maxLength: 300 }),
+      fc.integer({ min: -1, max: 3 }),
+      fc.nat(6),
+      fc.boolean(),
+      (raw, first, gap, escapes) => {
+        const bytes = raw.map((b) => [10, 0x5c, 0x75, 97, 65, 98][b % 6]!);
+        wasm.buffer.fill(0, 0, 400);
+        plain.buffer.fill(0, 0, 400);
+        wasm.buffer.set(bytes);
+        plain.buffer.set(bytes);
+        const spec = {
+          start: Math.min(2, bytes.length),
+          end: bytes.length,
+          first,
+          second: Math.max(first, 0) + gap,
+          firstBytes: [97, 65] as const,
+          secondBytes: [98, 98] as const,
+          escapes,
+        };
+        const a = wasm.scan(spec);
+        const b = plain.scan(spec);
+        deepEqual(
+          Array.from(wasm.events.subarray(0, a)),
+          Array.from(plain.events.subarray(0, b)),
+        );
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
