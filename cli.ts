@@ -26,6 +26,7 @@ import { list } from "./src/cli/_list.ts";
 import { search } from "./src/cli/_search.ts";
 import { show } from "./src/cli/_show.ts";
 import { stats } from "./src/cli/_stats.ts";
+import { usage } from "./src/cli/_usage.ts";
 import { tail } from "./src/cli/_tail.ts";
 import { tree } from "./src/cli/_tree.ts";
 
@@ -47,6 +48,9 @@ Commands:
       Rebuild what the model sees when the session resumes.
   stats <file|dir> [--data-dir D] [--json]
       Count entries, messages, tokens, blobs; what opening one reads.
+  usage [--data-dir D] [--by day|week|month|session|model|project]
+        [--since DAY] [--until DAY] [--utc] [--json | --csv]
+      Tokens, requests and cost of every session, each call counted once.
   tree <file> [--filter F] [--depth N] [--fold N] [--lineage] [--json]
       The entry tree as an outline: branches, labels, the active path.
   tail <file> [-n N] [-f] [--json]
@@ -76,6 +80,7 @@ const COMMANDS = [
   show,
   context,
   stats,
+  usage,
   tree,
   tail,
   fork,

@@ -187,6 +187,12 @@ export {
   sessionsDir,
 } from "./src/store/places.ts";
 export {
+  type UsageReport,
+  usageReport,
+  type UsageReportOptions,
+  type UsageRow,
+} from "./src/store/usage/usage_report.ts";
+export {
   watchSession,
   type WatchSessionOptions,
 } from "./src/watch/watch_session.ts";

@@ -59,6 +59,7 @@ const VALUES = [
   "sessionFileName",
   "sessionLineage",
   "sessionsDir",
+  "usageReport",
   "uuidv7",
   "watchSession",
 ];
@@ -148,6 +149,9 @@ const TYPES = [
   "TreeRow",
   "TtsrInjectionEntry",
   "Usage",
+  "UsageReport",
+  "UsageReportOptions",
+  "UsageRow",
   "UserMessage",
   "WatchSessionOptions",
   "WindowStats",

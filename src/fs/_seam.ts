@@ -70,6 +70,10 @@ export interface FsSyncFile extends Disposable {
   tryLockSync(exclusive?: boolean): boolean;
   /** Releases the advisory lock. */
   unlockSync(): void;
+  /** Reads from the current position (a real file has it: a many-file read opens each synchronously). */
+  readSync?(p: Uint8Array): number | null;
+  /** Moves the position (a real file has it). */
+  seekSync?(offset: number, whence: Deno.SeekMode): number;
   /** Closes the handle. */
   close(): void;
 }

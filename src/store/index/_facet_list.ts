@@ -7,6 +7,11 @@
 import type { IndexFacet } from "./_facets.ts";
 import { SEARCH_FACET } from "./_search.ts";
 import { TOTALS_FACET } from "./_totals.ts";
+import { USAGE_FACET } from "./_usage_facet.ts";
 
 /** The facets the index knows. */
-export const FACETS: readonly IndexFacet[] = [TOTALS_FACET, SEARCH_FACET];
+export const FACETS: readonly IndexFacet[] = [
+  TOTALS_FACET,
+  SEARCH_FACET,
+  USAGE_FACET,
+];

@@ -258,6 +258,35 @@ export async function tailHashAt(
   return hashBytes(bytes);
 }
 
+/**
+ * The end of a file's last whole line (just after its last `\n`), at or
+ * after `from`: how far the facets read a file the index keeps no state of
+ * (one read whole, such as a version 1 or 2 file).
+ *
+ * @param path The file.
+ * @param size Its size.
+ * @param from Where its entries start.
+ * @returns The offset; `from` when no line after it is whole.
+ */
+export async function wholeLinesEnd(
+  path: string,
+  size: number,
+  from: number,
+): Promise<number> {
+  using file = await seam().openHandle(path, { read: true });
+  const block = new Uint8Array(64 * 1024);
+  for (let end = size; end > from;) {
+    const start = Math.max(from, end - block.length);
+    await file.seek(start, Deno.SeekMode.Start);
+    const bytes = block.subarray(0, end - start);
+    if (await readFull(file, bytes) !== bytes.length) return from;
+    const lf = bytes.lastIndexOf(0x0a);
+    if (lf !== -1) return start + lf + 1;
+    end = start;
+  }
+  return from;
+}
+
 /** The whole lines of `[from, end)`, each able to give its entry. */
 async function* facetLines(
   file: FacetFile,

@@ -34,6 +34,7 @@ import {
   feedFacets,
   forgetFile,
   tailHashAt,
+  wholeLinesEnd,
 } from "./_facets.ts";
 import {
   type HeadRow,
@@ -439,20 +440,19 @@ export class SessionIndex implements Disposable {
       this.#rows.putHead(head);
       if (state !== undefined) this.#rows.putState(path, state);
     };
-    if (state === undefined) this.#write(row);
-    else {
-      // The row and the facets' first lines in one transaction.
-      await this.#feedFacets(
-        { path, depth, header: read.head.header },
-        read.info,
-        {
-          bodyStart: head.bodyStart,
-          end: state.offset!,
-          endHash: state.tailHash ?? undefined,
-        },
-        row,
-      );
-    }
+    // The row and the facets' first lines in one transaction; a file the
+    // index keeps no state of (one read whole) is fed up to its last whole line.
+    await this.#feedFacets(
+      { path, depth, header: read.head.header },
+      read.info,
+      {
+        bodyStart: head.bodyStart,
+        end: state?.offset ??
+          await wholeLinesEnd(path, read.info.size, head.bodyStart),
+        endHash: state?.tailHash ?? undefined,
+      },
+      row,
+    );
     return "read";
   }
 

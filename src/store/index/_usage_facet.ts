@@ -1,0 +1,200 @@
+/**
+ * The `usage` facet: a row per model call each session file records, so a
+ * usage report is an aggregate query. A call a fork copied from its parent
+ * (same entry id, same time) is stored in both files, and exactly one copy
+ * is marked `first`: the one in the earliest file ({@linkcode compareRank}),
+ * as a report counts it. The rows of a deleted file stay, marked deleted,
+ * so a month's total does not shrink when old sessions are pruned.
+ *
+ * @module
+ */
+
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { RequestUsage } from "../../format/usage.ts";
+import {
+  compareRank,
+  createdOf,
+  type FileRank,
+  lineRequest,
+} from "../usage/_line.ts";
+import { findUsage } from "../usage/_finder.ts";
+import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
+import { prepared } from "./_prepared.ts";
+
+/** A stored file's place among copies: its rank, then its row (an older incarnation first). */
+interface _Ranked extends FileRank {
+  file: number;
+}
+
+const _RANK = "f.file AS file, f.path AS path, f.created AS created";
+
+/** The facet's statements (prepared once per database). */
+const _SQL = {
+  liveFile: "SELECT file FROM usage_files WHERE path = ? AND deleted = 0",
+  addFile: `INSERT INTO usage_files (path, sessionId, cwd, created, deleted)
+    VALUES (?, ?, ?, ?, 0)`,
+  insert: `INSERT OR IGNORE INTO usage (file, entryId, timestamp, provider,
+      model, stopReason, input, output, cacheRead, cacheWrite, cost,
+      malformed, unpriced, first)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+  firstOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
+    WHERE u.entryId = ? AND u.timestamp = ? AND u.first = 1`,
+  copiesOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
+    WHERE u.entryId = ? AND u.timestamp = ?`,
+  setFirst: "UPDATE usage SET first = ? WHERE file = ? AND entryId = ?",
+  firstsIn: "SELECT entryId, timestamp FROM usage WHERE file = ? AND first = 1",
+  dropRows: "DELETE FROM usage WHERE file = ?",
+  dropFile: "DELETE FROM usage_files WHERE file = ?",
+  markDeleted:
+    "UPDATE usage_files SET deleted = 1 WHERE path = ? AND deleted = 0",
+} as const;
+
+type _Statements = Record<keyof typeof _SQL, StatementSync>;
+
+function _prepared(db: DatabaseSync): _Statements {
+  const out = {} as _Statements;
+  for (const [name, sql] of Object.entries(_SQL)) {
+    out[name as keyof typeof _SQL] = prepared(db, sql);
+  }
+  return out;
+}
+
+/** The facet's tables. */
+const _SCHEMA: readonly string[] = [
+  // A session file as the facet met it; a file deleted and made again at
+  // the same path is a new row (the old one keeps its calls, deleted).
+  `CREATE TABLE IF NOT EXISTS usage_files (
+    file INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    sessionId TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    created REAL,
+    deleted INTEGER NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS usage_files_path ON usage_files (path, deleted)`,
+  // One row per model call per file (the first line with its id); cost
+  // NULL when none is recorded.
+  `CREATE TABLE IF NOT EXISTS usage (
+    file INTEGER NOT NULL,
+    entryId TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    stopReason TEXT NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cacheRead INTEGER NOT NULL,
+    cacheWrite INTEGER NOT NULL,
+    cost REAL,
+    malformed INTEGER NOT NULL,
+    unpriced INTEGER NOT NULL,
+    first INTEGER NOT NULL,
+    PRIMARY KEY (file, entryId)
+  ) WITHOUT ROWID`,
+  `CREATE INDEX IF NOT EXISTS usage_key ON usage (entryId, timestamp)`,
+  `CREATE INDEX IF NOT EXISTS usage_first ON usage (first, timestamp)`,
+];
+
+/** The usage facet. */
+export const USAGE_FACET: IndexFacet = {
+  name: "usage",
+  version: 1,
+  schema: _SCHEMA,
+  update(
+    db: DatabaseSync,
+    file: FacetFile,
+    lines: readonly FacetLine[],
+  ): void {
+    const s = _prepared(db);
+    const self = _liveFile(s, file);
+    for (const line of lines) {
+      if (findUsage(line.bytes, 0, line.bytes.length) === -1) continue;
+      const u = lineRequest(line.bytes, true);
+      if (u !== undefined) _insert(s, self, u);
+    }
+  },
+  forget(db: DatabaseSync, path: string, deleted: boolean): void {
+    const s = _prepared(db);
+    if (deleted) {
+      s.markDeleted.run(path);
+      return;
+    }
+    const live = s.liveFile.get(path) as { file: number } | undefined;
+    if (live === undefined) return;
+    const held = s.firstsIn.all(live.file) as unknown as {
+      entryId: string;
+      timestamp: number;
+    }[];
+    s.dropRows.run(live.file);
+    s.dropFile.run(live.file);
+    for (const { entryId, timestamp } of held) {
+      const copies = s.copiesOf.all(entryId, timestamp) as unknown as _Row[];
+      const best = copies.map(_ranked).sort(_compare)[0];
+      if (best !== undefined) s.setFirst.run(1, best.file, entryId);
+    }
+  },
+};
+
+interface _Row {
+  file: number;
+  path: string;
+  created: number | null;
+}
+
+function _ranked(row: _Row): _Ranked {
+  return {
+    file: row.file,
+    path: row.path,
+    created: row.created ?? Infinity,
+  };
+}
+
+function _compare(a: _Ranked, b: _Ranked): number {
+  return compareRank(a, b) || a.file - b.file;
+}
+
+/** The file's live row, made when the facet first meets it. */
+function _liveFile(s: _Statements, file: FacetFile): _Ranked {
+  const created = createdOf(file.path);
+  const known = s.liveFile.get(file.path) as { file: number } | undefined;
+  if (known !== undefined) {
+    return { file: known.file, path: file.path, created };
+  }
+  const cwd = file.header.cwd;
+  const made = s.addFile.run(
+    file.path,
+    file.header.id,
+    typeof cwd === "string" ? cwd : "",
+    Number.isFinite(created) ? created : null,
+  );
+  return { file: Number(made.lastInsertRowid), path: file.path, created };
+}
+
+/** Store a call (unless the file already holds its id) and keep one copy of it `first`. */
+function _insert(s: _Statements, self: _Ranked, u: RequestUsage): void {
+  const added = s.insert.run(
+    self.file,
+    u.entryId,
+    u.timestamp,
+    u.provider,
+    u.model,
+    u.stopReason,
+    u.input,
+    u.output,
+    u.cacheRead,
+    u.cacheWrite,
+    u.cost ?? null,
+    u.malformed ? 1 : 0,
+    u.unpriced ? 1 : 0,
+  );
+  if (added.changes === 0) return; // an id the file already holds
+  const held = s.firstOf.get(u.entryId, u.timestamp) as unknown as
+    | _Row
+    | undefined;
+  if (held !== undefined) {
+    const other = _ranked(held);
+    if (_compare(self, other) > 0) return;
+    s.setFirst.run(0, other.file, u.entryId);
+  }
+  s.setFirst.run(1, self.file, u.entryId);
+}

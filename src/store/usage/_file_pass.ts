@@ -1,0 +1,204 @@
+/**
+ * One file of a usage pass: its head, then every line holding `"usage"`,
+ * read in chunks into the finder's buffer; a line longer than a chunk is
+ * read again by itself only when it holds them.
+ *
+ * @module
+ */
+
+import { SessionSyntaxError } from "../../format/errors.ts";
+import type { RequestUsage } from "../../format/usage.ts";
+import type { FsHandle, FsSyncFile } from "../../fs/_seam.ts";
+import { parseHead } from "../../read/_head.ts";
+import { CR, DEFAULT_MAX_LINE_BYTES, LF } from "../../read/_line.ts";
+import { HEAD_BYTES } from "../_session_files.ts";
+import type { UsageFinder } from "./_finder.ts";
+import { chunkLineRequest, lineRequest } from "./_line.ts";
+import type { CountedIn } from "./_tally.ts";
+
+/** Where a file's pass reports. */
+export interface FileSink {
+  /** The session, once its head is read. */
+  head(where: CountedIn): void;
+  /** A call. */
+  request(u: RequestUsage): void;
+  /** Bytes of the file done. */
+  progress(bytes: number): void;
+}
+
+/**
+ * One file: its head, then every line holding `"usage"`.
+ *
+ * @param handle The open file: synchronous reads where it has them.
+ * @param path Its path, for errors.
+ * @param finder The buffer and the search.
+ * @param scratch A buffer for lines longer than a chunk.
+ * @param sink Where the session and its calls go.
+ * @returns Why the file was skipped (it is no session), if it was.
+ */
+export async function passFile(
+  handle: FsHandle | FsSyncFile,
+  path: string,
+  finder: UsageFinder,
+  scratch: Uint8Array,
+  sink: FileSink,
+): Promise<string | undefined> {
+  const buf = finder.bytes;
+  const reader = _readerAt(handle);
+  let chunkStart = 0;
+  let n = await reader.fill(buf.subarray(0, finder.capacity), 0);
+  const headLength = Math.min(n, HEAD_BYTES);
+  let bodyStart: number;
+  try {
+    const head = parseHead(buf.subarray(0, headLength), {
+      name: path,
+      complete: n < finder.capacity && headLength === n,
+    });
+    const cwd = head.header.cwd;
+    sink.head({
+      sessionId: head.header.id,
+      cwd: typeof cwd === "string" ? cwd : "",
+    });
+    bodyStart = head.bodyStart;
+  } catch (err) {
+    if (err instanceof SessionSyntaxError) return err.reason;
+    throw err;
+  }
+  let lineStart = bodyStart; // where the line at the chunk's start began
+  let from = bodyStart;
+  for (;;) {
+    let p = finder.find(from - chunkStart, n);
+    let jump: number | undefined;
+    while (p !== -1) {
+      const before = buf.lastIndexOf(LF, p);
+      const start = before === -1 ? lineStart : chunkStart + before + 1;
+      const after = buf.subarray(0, n).indexOf(LF, p);
+      if (start >= chunkStart && after !== -1) {
+        _take(finder, start - chunkStart, after, sink);
+        p = finder.find(after + 1, n);
+        continue;
+      }
+      const line = await _lineAt(reader, start, scratch);
+      if (line.bytes !== undefined) _takeLine(line.bytes, sink);
+      if (line.next === undefined) return undefined; // an unfinished last line
+      jump = line.next;
+      break;
+    }
+    sink.progress(chunkStart + n);
+    if (jump === undefined && n < finder.capacity) return undefined; // the end
+    if (jump !== undefined) {
+      chunkStart = lineStart = from = jump;
+      n = await reader.fill(buf.subarray(0, finder.capacity), chunkStart);
+    } else {
+      const last = buf.lastIndexOf(LF, n - 1);
+      if (last !== -1) lineStart = Math.max(lineStart, chunkStart + last + 1);
+      // Keep the last bytes not yet passed (6 at most: a "usage" may
+      // straddle the two chunks) and read on after them.
+      const next = Math.max(from, chunkStart + n - 6);
+      const keep = chunkStart + n - next;
+      buf.copyWithin(0, n - keep, n);
+      const got = await reader.fill(
+        buf.subarray(keep, finder.capacity),
+        chunkStart + n,
+      );
+      if (got === 0) return undefined;
+      from = chunkStart = next;
+      n = keep + got;
+    }
+    if (n === 0) return undefined;
+  }
+}
+
+/** Count the call a whole line of the chunk records (`[start, end)`, without `\n`). */
+function _take(
+  finder: UsageFinder,
+  start: number,
+  end: number,
+  sink: FileSink,
+): void {
+  if (end > start && finder.bytes[end - 1] === CR) end--;
+  if (end - start > DEFAULT_MAX_LINE_BYTES) return; // as the line readers skip it
+  const u = chunkLineRequest(finder, start, end);
+  if (u !== undefined) sink.request(u);
+}
+
+/** Count the call a line read by itself records (its bytes without `\n`). */
+function _takeLine(line: Uint8Array, sink: FileSink): void {
+  const bytes = line.length > 0 && line[line.length - 1] === CR
+    ? line.subarray(0, line.length - 1)
+    : line;
+  if (bytes.length > DEFAULT_MAX_LINE_BYTES) return; // as the line readers skip it
+  const u = lineRequest(bytes, true);
+  if (u !== undefined) sink.request(u);
+}
+
+interface _ReaderAt {
+  /** Fill `p` from `position` (short only at the end); the bytes read. */
+  fill(p: Uint8Array, position: number): Promise<number>;
+}
+
+function _readerAt(file: FsHandle | FsSyncFile): _ReaderAt {
+  let at = 0; // the file's position
+  return {
+    async fill(p: Uint8Array, position: number): Promise<number> {
+      // Synchronous where the file offers it: a page-cache read takes less
+      // than an asynchronous round trip (~40 µs).
+      if (file.seekSync !== undefined && file.readSync !== undefined) {
+        if (position !== at) file.seekSync(position, Deno.SeekMode.Start);
+        let got = 0;
+        while (got < p.length) {
+          const k = file.readSync(p.subarray(got));
+          if (k === null || k === 0) break;
+          got += k;
+        }
+        at = position + got;
+        return got;
+      }
+      const h = file as FsHandle;
+      await h.seek(position, Deno.SeekMode.Start);
+      let got = 0;
+      while (got < p.length) {
+        const k = await h.read(p.subarray(got));
+        if (k === null || k === 0) break;
+        got += k;
+      }
+      at = position + got;
+      return got;
+    },
+  };
+}
+
+/**
+ * The line that starts at `start`, read by itself: its bytes (unless longer
+ * than the line readers take), and where the next line starts (undefined
+ * when the file ends first).
+ */
+async function _lineAt(
+  reader: _ReaderAt,
+  start: number,
+  scratch: Uint8Array,
+): Promise<{ bytes?: Uint8Array; next?: number }> {
+  let parts: Uint8Array[] | undefined = [];
+  let length = 0;
+  for (let pos = start;;) {
+    const k = await reader.fill(scratch, pos);
+    if (k === 0) return {};
+    const i = scratch.subarray(0, k).indexOf(LF);
+    const piece = scratch.subarray(0, i === -1 ? k : i);
+    length += piece.length;
+    if (parts !== undefined && length <= DEFAULT_MAX_LINE_BYTES + 1) {
+      parts.push(piece.slice());
+    } else parts = undefined; // too long to parse: skipped, as the readers do
+    if (i !== -1) {
+      if (parts === undefined) return { next: pos + i + 1 };
+      const bytes = new Uint8Array(length);
+      let at = 0;
+      for (const part of parts) {
+        bytes.set(part, at);
+        at += part.length;
+      }
+      return { bytes, next: pos + i + 1 };
+    }
+    pos += k;
+  }
+}

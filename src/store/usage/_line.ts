@@ -1,0 +1,145 @@
+/**
+ * The one way a usage pass reads a line, from the files or in the index:
+ * the line's bytes as they are (no migration: omp counts a version 1
+ * file's id-less entries as nothing), looked at only when they hold
+ * `"usage"`, parsed, and asked {@linkcode requestUsage}.
+ *
+ * @module
+ */
+
+import type { SessionEntry } from "../../format/entries.ts";
+import { type RequestUsage, requestUsage } from "../../format/usage.ts";
+import { findUsage, type UsageFinder } from "./_finder.ts";
+import { SKELETON_PLACEHOLDER } from "./_wasm.ts";
+
+const _decoder = new TextDecoder();
+
+/** Lines shorter than this are parsed whole (a skeleton would not pay). */
+const _SKELETON_FROM = 512;
+
+/**
+ * The model call a line records, or undefined (no call, or not JSON).
+ *
+ * @param bytes The line, without its line break.
+ * @param checked Whether the caller already found `"usage"` in it.
+ * @returns The call's figures.
+ */
+export function lineRequest(
+  bytes: Uint8Array,
+  checked = false,
+): RequestUsage | undefined {
+  if (!checked && findUsage(bytes, 0, bytes.length) === -1) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(_decoder.decode(bytes));
+  } catch {
+    return undefined; // damage: the session's reader reports it
+  }
+  return _request(value);
+}
+
+/**
+ * {@linkcode lineRequest} of a line in a finder's buffer, through its
+ * skeleton (its long strings left out): the same answer, parsed at a
+ * fraction of the cost. A line whose skeleton cannot be made, or whose
+ * call names a long string where a short one is expected (an id, a model),
+ * is parsed whole.
+ *
+ * @param finder The buffer the line is in.
+ * @param start Where the line starts.
+ * @param end Where it ends (its line break excluded).
+ * @returns The call's figures.
+ */
+export function chunkLineRequest(
+  finder: UsageFinder,
+  start: number,
+  end: number,
+): RequestUsage | undefined {
+  const whole = () => lineRequest(finder.bytes.subarray(start, end), true);
+  if (end - start < _SKELETON_FROM) return whole();
+  const n = finder.skeleton(start, end);
+  if (n < 0) return whole();
+  let value: unknown;
+  try {
+    value = JSON.parse(_decoder.decode(finder.out.subarray(0, n)));
+  } catch {
+    return whole();
+  }
+  return _cutShort(value) ? whole() : _request(value);
+}
+
+function _request(value: unknown): RequestUsage | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return undefined;
+  }
+  return requestUsage(value as SessionEntry);
+}
+
+const _NAMES = ["type", "id", "timestamp"] as const;
+const _CALL = ["role", "model", "provider", "api", "stopReason"] as const;
+
+/** Whether a skeleton left out a string a call is made of. */
+function _cutShort(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const e = value as Record<string, unknown>;
+  const m = typeof e.message === "object" && e.message !== null
+    ? e.message as Record<string, unknown>
+    : {};
+  return _NAMES.some((k) => e[k] === SKELETON_PLACEHOLDER) ||
+    _CALL.some((k) => e[k] === SKELETON_PLACEHOLDER) ||
+    _CALL.some((k) => m[k] === SKELETON_PLACEHOLDER);
+}
+
+/** A file's place in the order copies are kept in: its creation time (from its name), then its path. */
+export interface FileRank {
+  /** The creation time its name gives (`<ts>_<id>.jsonl`), else Infinity. */
+  created: number;
+  /** The file. */
+  path: string;
+}
+
+const _NAME_TIME =
+  /(?:^|[\\/])(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})(?:-(\d{1,9}))?Z_[^\\/]*\.jsonl$/;
+
+/**
+ * The creation time a session file's name records: omp and this library
+ * name a file `<header timestamp>_<id>.jsonl`, so a fork's name sorts
+ * after its parent's.
+ *
+ * @param path The file.
+ * @returns Milliseconds since the epoch, or Infinity for another name.
+ */
+export function createdOf(path: string): number {
+  const m = _NAME_TIME.exec(path);
+  if (m === null) return Infinity;
+  const [, date, h, min, s, frac] = m;
+  const ms = (frac ?? "").padEnd(3, "0").slice(0, 3);
+  const t = Date.parse(`${date}T${h}:${min}:${s}.${ms}Z`);
+  return Number.isFinite(t) ? t : Infinity;
+}
+
+/**
+ * The order copies of an entry are kept in: the earliest created file
+ * holds it (a fork is created after its parent), then the first path in
+ * code point order (the byte order SQLite sorts UTF-8 text in).
+ *
+ * @param a A file.
+ * @param b Another.
+ * @returns Negative when `a` comes first.
+ */
+export function compareRank(a: FileRank, b: FileRank): number {
+  if (a.created !== b.created) return a.created < b.created ? -1 : 1;
+  const n = Math.min(a.path.length, b.path.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.path.charCodeAt(i);
+    const y = b.path.charCodeAt(i);
+    if (x !== y) return _codePointOrder(x) - _codePointOrder(y);
+  }
+  return a.path.length - b.path.length;
+}
+
+/** A UTF-16 unit remapped so that surrogates sort above U+E000–U+FFFF. */
+function _codePointOrder(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
+}

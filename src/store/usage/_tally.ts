@@ -1,0 +1,294 @@
+/**
+ * Counting model calls into rows: what both sources of a usage report (the
+ * files, the index) feed, one call at a time, so the two give the same
+ * report by construction.
+ *
+ * @module
+ */
+
+import type { RequestUsage } from "../../format/usage.ts";
+import { type CalendarKeys, NO_DATE } from "./_days.ts";
+import { ExactSum } from "./_sum.ts";
+
+/** What a tally needs of a call. */
+export type CountedUsage = Pick<
+  RequestUsage,
+  | "timestamp"
+  | "provider"
+  | "model"
+  | "stopReason"
+  | "input"
+  | "output"
+  | "cacheRead"
+  | "cacheWrite"
+  | "cost"
+  | "malformed"
+  | "unpriced"
+>;
+
+/** Calls already summed (by the index), to add as they are. */
+export interface SummedCalls {
+  /** Calls. */
+  requests: number;
+  /** Of which failed. */
+  failed: number;
+  /** Of which aborted. */
+  aborted: number;
+  /** Input tokens. */
+  input: number;
+  /** Output tokens. */
+  output: number;
+  /** Cache reads. */
+  cacheRead: number;
+  /** Cache writes. */
+  cacheWrite: number;
+  /** The cost, as the partials of an exact sum. */
+  cost: readonly number[];
+  /** Calls with a malformed figure. */
+  malformed: number;
+  /** Calls without a recorded cost. */
+  unpriced: number;
+}
+
+/** How a usage report groups its rows. */
+export type UsageGrouping =
+  | "day"
+  | "week"
+  | "month"
+  | "session"
+  | "model"
+  | "project";
+
+/** One row of a usage report: a group's key and the figures of its calls. */
+export interface UsageRow {
+  /**
+   * The group: a day `YYYY-MM-DD`, a week (its Monday's date), a month
+   * `YYYY-MM`, a session id, `provider/model`, or a working directory;
+   * `unknown` for calls without a usable time.
+   */
+  key: string;
+  /** Model calls counted. */
+  requests: number;
+  /** Calls that ended in an error (stop reason `error`, as omp counts them). */
+  failedRequests: number;
+  /** Calls that were aborted (stop reason `aborted`). */
+  abortedRequests: number;
+  /** Input tokens. */
+  inputTokens: number;
+  /** Output tokens. */
+  outputTokens: number;
+  /** Input tokens read from the provider's cache. */
+  cacheReadTokens: number;
+  /** Input tokens written to the provider's cache. */
+  cacheWriteTokens: number;
+  /** The recorded cost in dollars (`usage.cost.total`). */
+  cost: number;
+}
+
+/** The figures of a set of model calls: a row without its key. */
+export type UsageFigures = Omit<UsageRow, "key">;
+
+/** The session a call was counted in. */
+export interface CountedIn {
+  /** The session's id. */
+  sessionId: string;
+  /** Its working directory. */
+  cwd: string;
+}
+
+/** What a tally gives. */
+export interface TallyResult {
+  /** Every counted call. */
+  totals: UsageFigures;
+  /** The rows, in the grouping's order. */
+  rows: UsageRow[];
+  /** Counted calls with a malformed figure (counted 0). */
+  malformedRequests: number;
+  /** Counted calls without a recorded cost (or a zero one for tokens used). */
+  unpricedRequests: number;
+}
+
+/** Which moments count: from `start` (included) to `end` (excluded), in ms. */
+export interface TimeRange {
+  /** The first moment. */
+  start?: number | undefined;
+  /** The moment after the last. */
+  end?: number | undefined;
+}
+
+/**
+ * Whether a call's moment is in `range` (a call without one is in no
+ * bounded range).
+ *
+ * @param ms The moment.
+ * @param range The range.
+ * @returns True when it counts.
+ */
+export function inRange(ms: number, range: TimeRange): boolean {
+  if (range.start === undefined && range.end === undefined) return true;
+  if (!(ms > 0)) return false;
+  return (range.start === undefined || ms >= range.start) &&
+    (range.end === undefined || ms < range.end);
+}
+
+class _Group {
+  requests = 0;
+  failedRequests = 0;
+  abortedRequests = 0;
+  inputTokens = 0;
+  outputTokens = 0;
+  cacheReadTokens = 0;
+  cacheWriteTokens = 0;
+  readonly cost = new ExactSum();
+
+  add(u: CountedUsage): void {
+    this.requests++;
+    if (u.stopReason === "error") this.failedRequests++;
+    else if (u.stopReason === "aborted") this.abortedRequests++;
+    this.inputTokens += u.input;
+    this.outputTokens += u.output;
+    this.cacheReadTokens += u.cacheRead;
+    this.cacheWriteTokens += u.cacheWrite;
+    this.cost.add(u.cost ?? 0);
+  }
+
+  merge(s: SummedCalls): void {
+    this.requests += s.requests;
+    this.failedRequests += s.failed;
+    this.abortedRequests += s.aborted;
+    this.inputTokens += s.input;
+    this.outputTokens += s.output;
+    this.cacheReadTokens += s.cacheRead;
+    this.cacheWriteTokens += s.cacheWrite;
+    for (const x of s.cost) this.cost.add(x);
+  }
+
+  figures(): UsageFigures {
+    return {
+      requests: this.requests,
+      failedRequests: this.failedRequests,
+      abortedRequests: this.abortedRequests,
+      inputTokens: this.inputTokens,
+      outputTokens: this.outputTokens,
+      cacheReadTokens: this.cacheReadTokens,
+      cacheWriteTokens: this.cacheWriteTokens,
+      cost: this.cost.value(),
+    };
+  }
+}
+
+/** Counts calls into the rows of one grouping, within a range of days. */
+export class UsageTally {
+  readonly #by: UsageGrouping;
+  readonly #keys: CalendarKeys;
+  readonly #range: TimeRange;
+  readonly #groups = new Map<string, _Group>();
+  readonly #total = new _Group();
+  #malformed = 0;
+  #unpriced = 0;
+
+  /**
+   * A tally.
+   *
+   * @param by The grouping.
+   * @param keys The calendar of the days.
+   * @param range The moments that count.
+   */
+  constructor(by: UsageGrouping, keys: CalendarKeys, range: TimeRange = {}) {
+    this.#by = by;
+    this.#keys = keys;
+    this.#range = range;
+  }
+
+  /**
+   * Count a call (unless its moment is outside the range).
+   *
+   * @param u The call.
+   * @param where The session it is counted in.
+   */
+  add(u: CountedUsage, where: CountedIn): void {
+    if (!inRange(u.timestamp, this.#range)) return;
+    this.#group(this.#keyOf(u, where)).add(u);
+    this.#total.add(u);
+    if (u.malformed) this.#malformed++;
+    if (u.unpriced) this.#unpriced++;
+  }
+
+  /**
+   * Count calls summed elsewhere, all in the range and in one group.
+   *
+   * @param sample What the group's key is made of: a moment in it (any
+   * moment of the same 15 minutes gives the same day), the provider and
+   * model, the session.
+   * @param where The session they are counted in.
+   * @param summed Their figures.
+   */
+  addSummed(
+    sample: Pick<CountedUsage, "timestamp" | "provider" | "model">,
+    where: CountedIn,
+    summed: SummedCalls,
+  ): void {
+    this.#group(this.#keyOf(sample, where)).merge(summed);
+    this.#total.merge(summed);
+    this.#malformed += summed.malformed;
+    this.#unpriced += summed.unpriced;
+  }
+
+  #group(key: string): _Group {
+    let group = this.#groups.get(key);
+    if (group === undefined) {
+      group = new _Group();
+      this.#groups.set(key, group);
+    }
+    return group;
+  }
+
+  /** The totals and the rows, sorted: by time for a time grouping, else by cost (highest first). */
+  result(): TallyResult {
+    const rows = [...this.#groups].map(([key, g]) => ({
+      key,
+      ...g.figures(),
+    }));
+    const timed = this.#by === "day" || this.#by === "week" ||
+      this.#by === "month";
+    rows.sort(timed ? _byTime : _byCost);
+    return {
+      totals: this.#total.figures(),
+      rows,
+      malformedRequests: this.#malformed,
+      unpricedRequests: this.#unpriced,
+    };
+  }
+
+  #keyOf(
+    u: Pick<CountedUsage, "timestamp" | "provider" | "model">,
+    where: CountedIn,
+  ): string {
+    switch (this.#by) {
+      case "day":
+        return this.#keys.day(u.timestamp);
+      case "week":
+        return this.#keys.week(u.timestamp);
+      case "month":
+        return this.#keys.month(u.timestamp);
+      case "session":
+        return where.sessionId;
+      case "model":
+        return `${u.provider}/${u.model}`;
+      case "project":
+        return where.cwd;
+    }
+  }
+}
+
+function _byTime(a: UsageRow, b: UsageRow): number {
+  if (a.key === NO_DATE || b.key === NO_DATE) {
+    return Number(a.key === NO_DATE) - Number(b.key === NO_DATE);
+  }
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+function _byCost(a: UsageRow, b: UsageRow): number {
+  return b.cost - a.cost || b.requests - a.requests ||
+    (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}

@@ -1,0 +1,271 @@
+/**
+ * The parts of a usage pass: what a call is (`requestUsage`), the search
+ * for `"usage"`, the exact sum, and the chunked read at its edges (a key
+ * across two chunks, a line longer than a chunk, a last line without its
+ * newline).
+ */
+
+import { deepStrictEqual, equal } from "node:assert/strict";
+import { join } from "node:path";
+import fc from "fast-check";
+import { usageReport } from "../../mod.ts";
+import type { SessionEntry } from "../../src/format/entries.ts";
+import { requestUsage } from "../../src/format/usage.ts";
+import { findUsage, usageFinder } from "../../src/store/usage/_finder.ts";
+import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
+import { ExactSum } from "../../src/store/usage/_sum.ts";
+import { buildIndex } from "./_usage_dirs.ts";
+
+const entry = (e: Record<string, unknown>) => e as unknown as SessionEntry;
+
+function call(more: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    role: "assistant",
+    content: [],
+    api: "a",
+    provider: "p",
+    model: "m",
+    usage: { input: 10, output: 2, cost: { total: 0.5 } },
+    timestamp: 1000,
+    ...more,
+  };
+}
+
+Deno.test("requestUsage() reads a call as omp-stats does", async (t) => {
+  await t.step(
+    "a turn without a stop reason failed: error with a message, else aborted",
+    () => {
+      const of = (m: Record<string, unknown>) =>
+        requestUsage(entry({ type: "message", id: "a", message: call(m) }))
+          ?.stopReason;
+      equal(of({}), "aborted");
+      equal(of({ errorMessage: "boom" }), "error");
+      equal(of({ stopReason: "length", errorMessage: "x" }), "length");
+    },
+  );
+  await t.step(
+    "a side call without one stopped; its time is the entry's",
+    () => {
+      const u = requestUsage(entry({
+        type: "model_usage",
+        id: "t",
+        timestamp: "2026-01-01T00:00:00.000Z",
+        api: "a",
+        provider: "p",
+        model: "m",
+        usage: { input: 1, output: 1 },
+      }));
+      deepStrictEqual([u?.stopReason, u?.timestamp, u?.sideCall], [
+        "stop",
+        Date.parse("2026-01-01T00:00:00.000Z"),
+        true,
+      ]);
+    },
+  );
+  await t.step("a cost without a total is the sum of its parts", () => {
+    const u = requestUsage(entry({
+      type: "message",
+      id: "a",
+      message: call({
+        usage: { input: 1, cost: { input: 0.25, output: 0.5 } },
+      }),
+    }));
+    deepStrictEqual([u?.cost, u?.unpriced, u?.malformed], [0.75, false, false]);
+  });
+  await t.step("no cost, or a zero cost for tokens used, is unpriced", () => {
+    const of = (usage: unknown) =>
+      requestUsage(
+        entry({ type: "message", id: "a", message: call({ usage }) }),
+      )
+        ?.unpriced;
+    equal(of({ input: 5 }), true);
+    equal(of({ input: 5, cost: { total: 0 } }), true);
+    equal(of({ cost: { total: 0 } }), false);
+  });
+  await t.step("a bad figure counts 0 and marks the call", () => {
+    for (const bad of ["7", -7, 7.5, Infinity, true]) {
+      const u = requestUsage(entry({
+        type: "message",
+        id: "a",
+        message: call({ usage: { input: bad, output: 3 } }),
+      }));
+      deepStrictEqual([u?.input, u?.output, u?.malformed], [0, 3, true]);
+    }
+  });
+  await t.step("no id, no api, no usage object, another role: no call", () => {
+    for (
+      const e of [
+        { type: "message", message: call() },
+        { type: "message", id: "a", message: call({ api: undefined }) },
+        { type: "message", id: "a", message: call({ usage: "lots" }) },
+        { type: "message", id: "a", message: call({ role: "user" }) },
+      ]
+    ) equal(requestUsage(entry(e)), undefined);
+  });
+});
+
+Deno.test("usageFinder() finds what findUsage() finds, in WebAssembly", () => {
+  const finder = usageFinder(4096);
+  const key = new TextEncoder().encode('"usage"');
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.constantFrom(0x22, 0x75, 0x73, 0x61, 0x67, 0x65, 0x5c, 0x0a),
+        {
+          maxLength: 300,
+        },
+      ),
+      fc.nat(300),
+      fc.nat(300),
+      (bytes, at, from) => {
+        const b = Uint8Array.from(bytes);
+        if (at + key.length <= b.length) b.set(key, at);
+        finder.bytes.set(b);
+        const start = Math.min(from, b.length);
+        equal(finder.find(start, b.length), findUsage(b, start, b.length));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+Deno.test("chunkLineRequest() reads a line through its skeleton as lineRequest() reads it whole", () => {
+  const finder = usageFinder(1 << 16);
+  const enc = new TextEncoder();
+  // Text with quotes, backslashes, escapes, control characters, non-ASCII.
+  const text = fc.string({
+    unit: fc.constantFrom("a", "é", "😀", '"', "\\", "\n", "\t", "\u0001", "x"),
+    minLength: 80,
+    maxLength: 200,
+    size: "max",
+  });
+  const short = fc.constantFrom("m", "x".repeat(95), "y".repeat(97));
+  const line = fc.record({
+    id: short,
+    model: short,
+    body: text,
+    think: text,
+    input: fc.oneof(fc.nat(), fc.constant(-1), fc.constant("7")),
+  }).map((r) =>
+    JSON.stringify({
+      type: "message",
+      id: r.id,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "thinking", thinking: r.think }, {
+          type: "text",
+          text: r.body,
+        }],
+        api: "a",
+        provider: "p",
+        model: r.model,
+        usage: { input: r.input, output: 1, cost: { total: 0.25 } },
+        stopReason: "stop",
+      },
+    })
+  );
+  // Damage a valid line: a raw tab, a bad escape, a cut string.
+  const damaged = fc.tuple(
+    line,
+    fc.constantFrom("\t", "\\x", '"', "\\u12"),
+    fc.nat(),
+  )
+    .map(([l, bad, at]) => {
+      const i = l.indexOf('"text":"') + 8 + (at % 5);
+      return l.slice(0, i) + bad + l.slice(i);
+    });
+  fc.assert(
+    fc.property(fc.oneof(line, damaged), (l) => {
+      const bytes = enc.encode(l.padEnd(600, " "));
+      finder.bytes.set(bytes);
+      deepStrictEqual(
+        chunkLineRequest(finder, 0, bytes.length),
+        lineRequest(bytes, true),
+      );
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("ExactSum gives the correctly rounded sum, whatever the order", () => {
+  const s = new ExactSum();
+  for (let i = 0; i < 10; i++) s.add(0.1);
+  equal(s.value(), 1); // a plain loop gives 0.9999999999999999
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { maxLength: 50 }),
+      (xs) => {
+        const a = new ExactSum(), b = new ExactSum(), c = new ExactSum();
+        xs.forEach((x) => a.add(x));
+        [...xs].reverse().forEach((x) => b.add(x));
+        a.partials().forEach((x) => c.add(x));
+        equal(a.value(), b.value());
+        equal(c.value(), a.value());
+      },
+    ),
+  );
+});
+
+/** A data dir with one session of `lines` (after its header), written as given. */
+async function dataDirWith(text: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "xdev-usage-" });
+  const folder = join(dir, "sessions", "--w--");
+  await Deno.mkdir(folder, { recursive: true });
+  const header = JSON.stringify({
+    type: "session",
+    version: 3,
+    id: "s",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    cwd: "/w",
+  });
+  await Deno.writeTextFile(join(folder, "s.jsonl"), `${header}\n${text}`);
+  return dir;
+}
+
+function line(id: string, pad = 0): string {
+  const message = call({ content: [{ type: "text", text: "x".repeat(pad) }] });
+  return JSON.stringify({ type: "message", id, message });
+}
+
+Deno.test("usageReport() reads calls at a chunk's edges, from the files as from the index", async (t) => {
+  const chunk = 1 << 20;
+  const header = 92; // the header line above, with its newline
+  const cases: [string, string, number][] = [];
+  // A "usage" key across the first two chunks, at each of its offsets.
+  for (let shift = -8; shift <= 8; shift++) {
+    const probe = line("a", 0);
+    const key = probe.indexOf('"usage"');
+    const pad = chunk - header - key + shift;
+    cases.push([`key at chunk end ${shift}`, `${line("a", pad)}\n`, 1]);
+  }
+  cases.push([
+    "a call longer than three chunks",
+    `${line("a", 3 * chunk)}\n${line("b")}\n`,
+    2,
+  ]);
+  cases.push([
+    "a last line without its newline",
+    `${line("a")}\n${line("b")}`,
+    1,
+  ]);
+  cases.push([
+    "a long line without its newline",
+    `${line("a")}\n${line("b", 2 * chunk)}`,
+    1,
+  ]);
+  for (const [name, text, calls] of cases) {
+    await t.step(name, async () => {
+      const dir = await dataDirWith(text);
+      try {
+        const files = await usageReport(dir, { index: false });
+        equal(files.totals.requests, calls);
+        await buildIndex(dir);
+        const indexed = await usageReport(dir);
+        deepStrictEqual({ ...indexed, source: "files" }, files);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    });
+  }
+});

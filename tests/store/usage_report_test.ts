@@ -1,0 +1,310 @@
+/**
+ * `usageReport`: each call once (forks of forks, copies, subagents), days
+ * across midnight and DST, the index and the files agreeing, deleted
+ * files, reruns, `--since` without opening files, bad options.
+ */
+
+import { deepStrictEqual, equal, rejects } from "node:assert/strict";
+import { join } from "node:path";
+import {
+  type UsageReport,
+  usageReport,
+  type UsageReportOptions,
+} from "../../mod.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { withFs } from "../_fs_seam.ts";
+import { buildIndex, fixtureCopy } from "./_usage_dirs.ts";
+
+const ROOT = "01900000-0000-7000-8000-000000000001";
+const FORK = "01900000-0000-7000-8000-000000000002";
+const FORK_OF_FORK = "01900000-0000-7000-8000-000000000003";
+const BRANCHED = "01900000-0000-7000-8000-000000000004";
+const SUBAGENT = "01900000-0000-7000-8000-000000000005";
+
+function requests(report: UsageReport): [string, number][] {
+  return report.rows.map((r) => [r.key, r.requests]);
+}
+
+/** The same report from the files and from the index (the index made here). */
+async function bothWays(
+  dir: string,
+  options: UsageReportOptions,
+): Promise<UsageReport> {
+  const files = await usageReport(dir, { ...options, index: false });
+  await buildIndex(dir);
+  const indexed = await usageReport(dir, options);
+  equal(indexed.source, "index");
+  deepStrictEqual({ ...indexed, source: "files" }, files);
+  return files;
+}
+
+Deno.test("usageReport() counts what a fork copied once, in the session created first", async (t) => {
+  await using copy = await fixtureCopy("forks");
+  await t.step("by session: a fork adds only what it appended", async () => {
+    const report = await bothWays(copy.dir, { by: "session" });
+    deepStrictEqual(
+      requests(report).sort(),
+      [
+        [ROOT, 3], // two turns and a title call; its copy by cp adds nothing
+        [FORK, 1],
+        [FORK_OF_FORK, 1], // parent named by path, in another cwd
+        [BRANCHED, 1],
+        [SUBAGENT, 2],
+      ].sort(),
+    );
+    equal(report.totals.failedRequests, 1);
+    equal(report.totals.abortedRequests, 1);
+  });
+  await t.step("by project: the cwd of the session that holds it", async () => {
+    const report = await usageReport(copy.dir, { by: "project" });
+    deepStrictEqual(requests(report).sort(), [
+      ["/home/dev/app", 6],
+      ["/home/dev/other", 2],
+    ]);
+  });
+});
+
+const DAYS: Record<string, Record<string, [string, number][]>> = {
+  "Europe/Berlin": {
+    day: [
+      ["2026-03-08", 2],
+      ["2026-03-09", 1],
+      ["2026-03-28", 1],
+      ["2026-03-29", 2], // 00:00 CET and 23:59 CEST: a day of 23 hours
+      ["2026-03-30", 1],
+      ["2026-10-25", 2], // 00:00 CEST and 23:59 CET: a day of 25 hours
+      ["2026-10-26", 1],
+      ["unknown", 1],
+    ],
+    week: [
+      ["2026-03-02", 2],
+      ["2026-03-09", 1],
+      ["2026-03-23", 3], // Saturday and Sunday belong to Monday the 23rd
+      ["2026-03-30", 1],
+      ["2026-10-19", 2],
+      ["2026-10-26", 1],
+      ["unknown", 1],
+    ],
+    month: [["2026-03", 7], ["2026-10", 3], ["unknown", 1]],
+  },
+  "America/New_York": {
+    day: [
+      ["2026-03-07", 1],
+      ["2026-03-08", 2], // 00:00 EST and 23:59 EDT
+      ["2026-03-28", 2],
+      ["2026-03-29", 2],
+      ["2026-10-24", 1],
+      ["2026-10-25", 2],
+      ["unknown", 1],
+    ],
+  },
+  UTC: {
+    day: [
+      ["2026-03-08", 2],
+      ["2026-03-09", 1],
+      ["2026-03-28", 2],
+      ["2026-03-29", 2],
+      ["2026-10-24", 1],
+      ["2026-10-25", 2],
+      ["unknown", 1],
+    ],
+  },
+};
+
+Deno.test("usageReport() puts calls on the days of a time zone, across midnight and DST", async (t) => {
+  await using copy = await fixtureCopy("days");
+  await buildIndex(copy.dir);
+  for (const [timeZone, groupings] of Object.entries(DAYS)) {
+    for (const [by, rows] of Object.entries(groupings)) {
+      await t.step(`${timeZone}, by ${by}`, async () => {
+        const options = { by: by as "day", timeZone };
+        const indexed = await usageReport(copy.dir, options);
+        const files = await usageReport(copy.dir, { ...options, index: false });
+        deepStrictEqual(requests(indexed), rows);
+        deepStrictEqual(requests(files), rows);
+      });
+    }
+  }
+  await t.step("since and until: whole days of the zone", async () => {
+    for (const index of [true, false]) {
+      const day = await usageReport(copy.dir, {
+        timeZone: "Europe/Berlin",
+        since: "2026-03-29",
+        until: "2026-03-29",
+        index,
+      });
+      deepStrictEqual(requests(day), [["2026-03-29", 2]]);
+      const from = await usageReport(copy.dir, {
+        by: "model",
+        timeZone: "America/New_York",
+        since: "2026-03-08",
+        until: "2026-10-24",
+        index,
+      });
+      equal(from.totals.requests, 7); // no call without a time
+    }
+  });
+});
+
+Deno.test("usageReport() gives the same report from the index as from the files", async (t) => {
+  for (const name of ["forks", "omp-s1", "days", "malformed"]) {
+    await using copy = await fixtureCopy(name);
+    await buildIndex(copy.dir);
+    for (const by of ["day", "week", "month", "session", "model", "project"]) {
+      await t.step(`${name} by ${by}`, async () => {
+        for (
+          const range of [{}, { since: "2026-03-02", until: "2026-09-28" }]
+        ) {
+          const options = {
+            by: by as "day",
+            timeZone: "Asia/Kathmandu",
+            ...range,
+          };
+          const indexed = await usageReport(copy.dir, options);
+          const files = await usageReport(copy.dir, {
+            ...options,
+            index: false,
+            onSkip: () => {},
+          });
+          deepStrictEqual({ ...indexed, source: "files" }, files);
+        }
+      });
+    }
+  }
+});
+
+Deno.test("usageReport() keeps counting a deleted file through the index; excludeDeleted leaves it out", async () => {
+  await using copy = await fixtureCopy("forks");
+  await buildIndex(copy.dir);
+  const root = join(
+    copy.dir,
+    "sessions/--home-dev-app--/2026-03-01T10-00-00-000Z_" + ROOT,
+  );
+  const before = await usageReport(copy.dir, { by: "session" });
+  await Deno.remove(`${root}.jsonl`);
+  await Deno.remove(root, { recursive: true }); // its subagent's folder
+  const after = await usageReport(copy.dir, { by: "session" });
+  deepStrictEqual(after, before);
+  const live = await usageReport(copy.dir, {
+    by: "session",
+    excludeDeleted: true,
+  });
+  // The root's calls live on in its fork's copies; its subagent's do not.
+  deepStrictEqual(
+    requests(live).sort(),
+    [
+      [BRANCHED, 1],
+      [FORK, 4],
+      [FORK_OF_FORK, 1],
+    ].sort(),
+  );
+  const files = await usageReport(copy.dir, { by: "session", index: false });
+  deepStrictEqual({ ...live, source: "files" }, files);
+});
+
+/** The filesystem, recording each file opened. */
+function recording(opened: string[]): Fs {
+  return {
+    ...realFs,
+    openHandle: (path, options) => {
+      opened.push(path);
+      return realFs.openHandle(path, options);
+    },
+    openSync: (path, options) => {
+      opened.push(path);
+      return realFs.openSync(path, options);
+    },
+  };
+}
+
+Deno.test("usageReport() through the index reads again only the file that changed", async () => {
+  await using copy = await fixtureCopy("forks");
+  await buildIndex(copy.dir);
+  const fork = join(
+    copy.dir,
+    "sessions/--home-dev-app--/2026-03-02T09-00-00-000Z_" + FORK + ".jsonl",
+  );
+  const line = await Deno.readTextFile(fork).then((t) =>
+    t.trimEnd().split("\n").at(-1)!.replace('"f1000002"', '"f1000003"')
+      .replace('"parentId":"f1000001"', '"parentId":"f1000002"')
+  );
+  await Deno.writeTextFile(fork, `${line}\n`, { append: true });
+  const opened: string[] = [];
+  const report = await withFs(
+    recording(opened),
+    () => usageReport(copy.dir, { by: "session" }),
+  );
+  deepStrictEqual([...new Set(opened)], [fork]);
+  equal(report.rows.find((r) => r.key === FORK)?.requests, 2);
+});
+
+Deno.test("usageReport() with since opens no file last modified before that day", async () => {
+  await using copy = await fixtureCopy("forks");
+  const old = new Date("2026-03-01T12:00:00Z");
+  const files: string[] = [];
+  for await (
+    const e of Deno.readDir(join(copy.dir, "sessions/--home-dev-other--"))
+  ) {
+    const path = join(copy.dir, "sessions/--home-dev-other--", e.name);
+    files.push(path);
+    await Deno.utime(path, old, old);
+  }
+  const opened: string[] = [];
+  const report = await withFs(
+    recording(opened),
+    () =>
+      usageReport(copy.dir, {
+        since: "2026-03-02",
+        timeZone: "UTC",
+        index: false,
+      }),
+  );
+  deepStrictEqual(opened.filter((p) => files.includes(p)), []);
+  deepStrictEqual(requests(report), [["2026-03-02", 1]]);
+});
+
+Deno.test("usageReport() counts malformed figures as 0 and says how many calls had them", async () => {
+  await using malformed = await fixtureCopy("malformed");
+  const skipped: string[] = [];
+  const m = await usageReport(malformed.dir, {
+    by: "model",
+    onSkip: (path, reason) =>
+      skipped.push(`${path.split("/").at(-1)}: ${reason}`),
+  });
+  equal(m.totals.requests, 11);
+  equal(m.malformedRequests, 7); // string, 1e999, negative, fraction, 2 costs, array
+  equal(m.rows.find((r) => r.key === "x/infinite")?.outputTokens, 0);
+  equal(skipped.length, 1); // notes.jsonl: no header
+  await using noCost = await fixtureCopy("no-cost");
+  const n = await usageReport(noCost.dir, { by: "model" });
+  equal(n.unpricedRequests, 3);
+  equal(n.totals.cost, 0.006 + 0.0045000000000000005);
+});
+
+Deno.test("usageReport() refuses an unknown grouping, a bad day and an unknown zone", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await rejects(
+      () => usageReport(dir, { by: "year" as "day" }),
+      (e) =>
+        e instanceof TypeError &&
+        /Cannot report usage by "year"/.test(e.message),
+    );
+    await rejects(
+      () => usageReport(dir, { since: "2026-02-30" }),
+      (e) =>
+        e instanceof TypeError &&
+        /"2026-02-30": it is not a date/.test(e.message),
+    );
+    await rejects(
+      () => usageReport(dir, { timeZone: "Mars/Olympus" }),
+      (e) =>
+        e instanceof RangeError &&
+        /"Mars\/Olympus": it is unknown/.test(e.message),
+    );
+    const empty = await usageReport(dir);
+    deepStrictEqual([empty.rows, empty.totals.requests], [[], 0]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
