@@ -7,7 +7,8 @@
  * @module
  */
 
-import { SessionIndex } from "../store/index/session_index.ts";
+import { IndexStore } from "../store/index/_index_store.ts";
+import { refreshOne } from "../store/index/_refresh.ts";
 import type { SessionWriteOptions } from "./options.ts";
 
 /**
@@ -23,13 +24,18 @@ export async function updateIndexRow(
   if (options.index === false) return;
   const warn = options.onWarning ?? ((m: string) => console.warn(m));
   try {
-    const dataDir = await SessionIndex.dataDirOf(path);
+    const dataDir = await IndexStore.dataDirOf(path);
     if (dataDir === undefined) return;
-    using index = await SessionIndex.tryOpen(dataDir, {
+    const index = await IndexStore.tryOpen(dataDir, {
       create: false,
       onWarning: warn,
     });
-    await index?.refreshFile(path);
+    if (index === undefined) return;
+    try {
+      await refreshOne(index, path);
+    } finally {
+      index.close();
+    }
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     warn(`Cannot update the session index for "${path}": ${why}`);

@@ -20,7 +20,7 @@ import {
 } from "../read/_session_file.ts";
 import { canonicalCwdSlug } from "../store/cwd_slug.ts";
 import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
-import { SessionIndex } from "../store/index/session_index.ts";
+import { IndexStore } from "../store/index/_index_store.ts";
 import { sessionFileName, sessionsDir } from "../store/places.ts";
 import { noBlobs, readBlobs, type ResolvedBlobs } from "./_blobs.ts";
 import type {
@@ -62,12 +62,12 @@ export async function openParts(
   // The file first: a path that is no session fails before anything else;
   // the data dir (and its index) is looked for once the head has read.
   let dataDir = options.dataDir;
-  let index: SessionIndex | undefined;
+  let index: IndexStore | undefined;
   const resumeFor = async (bodyStart: number) => {
     if (options.index === false) return undefined;
-    const indexed = options.dataDir ?? await SessionIndex.dataDirOf(absolute);
+    const indexed = options.dataDir ?? await IndexStore.dataDirOf(absolute);
     if (indexed === undefined) return undefined;
-    index = await SessionIndex.tryOpen(indexed, {
+    index = await IndexStore.tryOpen(indexed, {
       create: false,
       ...(options.onWarning === undefined
         ? {}
@@ -90,7 +90,7 @@ export async function openParts(
     const blobs = await _blobsOf(loaded, dataDir, options);
     return { path: absolute, dataDir, loaded, blobs, onDisk: true, options };
   } finally {
-    (index as SessionIndex | undefined)?.close();
+    (index as IndexStore | undefined)?.close();
   }
 }
 

@@ -13,7 +13,8 @@ import {
   sessionInfo,
   sortNewestFirst,
 } from "./_session_files.ts";
-import { SessionIndex } from "./index/session_index.ts";
+import { listFromIndex } from "./index/_index_list.ts";
+import { IndexStore } from "./index/_index_store.ts";
 import type { SessionInfo } from "./session_info.ts";
 
 export type { SessionInfo } from "./session_info.ts";
@@ -96,7 +97,7 @@ export async function listSessions(
   options: ListSessionsOptions = {},
 ): Promise<SessionInfo[]> {
   if (options.index !== false) {
-    const index = await SessionIndex.tryOpen(dataDir, {
+    const index = await IndexStore.tryOpen(dataDir, {
       create: false,
       ...(options.onWarning === undefined
         ? {}
@@ -104,7 +105,7 @@ export async function listSessions(
     });
     if (index !== undefined) {
       try {
-        return await index.list(options);
+        return await listFromIndex(index, options);
       } finally {
         index.close();
       }

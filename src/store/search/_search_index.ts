@@ -17,7 +17,8 @@ import {
   skippedRows,
   uncoveredFiles,
 } from "../index/_search_query.ts";
-import type { SessionIndex } from "../index/session_index.ts";
+import type { IndexStore } from "../index/_index_store.ts";
+import { refreshAll } from "../index/_refresh.ts";
 import { type HitFilter, HitList } from "./_hits.ts";
 import type { SearchQuery } from "./_query.ts";
 import type { SessionLabel } from "./_scan_files.ts";
@@ -58,7 +59,7 @@ export interface IndexSearchOptions {
  * @returns The hits, and the files left to scan.
  */
 export async function searchIndex(
-  index: SessionIndex,
+  index: IndexStore,
   query: SearchQuery,
   o: IndexSearchOptions,
 ): Promise<IndexSearch | undefined> {
@@ -66,7 +67,7 @@ export async function searchIndex(
   try {
     if (o.options.refresh !== false) {
       const onProgress = o.options.onProgress;
-      await index.refresh(onProgress === undefined ? {} : { onProgress });
+      await refreshAll(index, onProgress === undefined ? {} : { onProgress });
     }
     return index.read((db) => {
       const hits = new HitList(query, o.limit, o.filter);

@@ -11,7 +11,7 @@ import { join, resolve, sep } from "node:path";
 import { canonicalCwdSlug } from "../cwd_slug.ts";
 import { sessionsDir } from "../places.ts";
 import { sessionFiles } from "../_session_files.ts";
-import { SessionIndex } from "../index/session_index.ts";
+import { IndexStore } from "../index/_index_store.ts";
 import { type Found, HitList, newerFirst } from "./_hits.ts";
 import { ByteNeedle } from "./_needle.ts";
 import { SearchQuery } from "./_query.ts";
@@ -137,7 +137,7 @@ export async function searchSessions(
   const filter = { role, since: since?.toISOString() };
   const index = regex || options.index === false
     ? undefined
-    : await SessionIndex.tryOpen(dataDir, {
+    : await IndexStore.tryOpen(dataDir, {
       create: false,
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     });

@@ -6,7 +6,8 @@
  */
 
 import { resolve } from "node:path";
-import { SessionIndex } from "../index/session_index.ts";
+import { IndexStore } from "../index/_index_store.ts";
+import { refreshAll } from "../index/_refresh.ts";
 import { tallyIndex } from "../index/_usage_query.ts";
 import { CalendarKeys, isDate } from "./_days.ts";
 import { tallyFiles } from "./_files.ts";
@@ -146,13 +147,13 @@ export async function usageReport(
     source,
   });
   if (options.index !== false) {
-    const index = await SessionIndex.tryOpen(dataDir, {
+    const index = await IndexStore.tryOpen(dataDir, {
       create: false,
       onWarning: warn,
     });
     if (index !== undefined) {
       try {
-        await index.refresh({
+        await refreshAll(index, {
           onProgress: (done, total) =>
             options.onProgress?.(done, total, "files"),
         });

@@ -1,0 +1,92 @@
+/**
+ * The list of a data dir's sessions through its index: a stat of each
+ * file, and its first 4 KiB only where it changed since its row.
+ *
+ * @module
+ */
+
+import { seam } from "../../fs/_seam.ts";
+import {
+  type FoundFile,
+  mapLimit,
+  readSessionHead,
+  sessionFiles,
+  sessionInfo,
+  sortNewestFirst,
+} from "../_session_files.ts";
+import type { SessionInfo } from "../session_info.ts";
+import type { IndexStore } from "./_index_store.ts";
+import { type HeadRow, headRow, infoOfRow, sameStat } from "./_rows.ts";
+
+/** Options of a list through the index (those of `listSessions`). */
+export interface IndexListOptions {
+  /** Only this working directory's folder. */
+  cwd?: string | undefined;
+  /** Include subagent sessions. */
+  includeSubagents?: boolean | undefined;
+  /** Called for each file skipped, with path and reason. */
+  onSkip?: ((path: string, reason: string) => void) | undefined;
+}
+
+/** Heads read at once (as the list without the index reads them). */
+const _HEAD_READS = 16;
+
+/**
+ * The sessions, newest first, as `listSessions` gives them: each file is
+ * stat'ed, and only a file that changed since its row is read (its first
+ * 4 KiB); its new row is kept.
+ *
+ * @param store The index.
+ * @param options One cwd; subagents; skipped files.
+ * @returns The sessions.
+ */
+export async function listFromIndex(
+  store: IndexStore,
+  options: IndexListOptions = {},
+): Promise<SessionInfo[]> {
+  const files = await sessionFiles(store.dataDir, options);
+  const rows = store.rows.heads();
+  const out: SessionInfo[] = [];
+  const changed: FoundFile[] = [];
+  const fs = seam();
+  const wanted = (row: HeadRow) =>
+    row.titleSource !== "subagent" || options.includeSubagents === true;
+  for (const file of files) {
+    let info: Deno.FileInfo;
+    try {
+      info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      options.onSkip?.(file.path, `cannot read the first bytes: ${why}`);
+      continue;
+    }
+    const row = rows.get(file.path);
+    if (row === undefined || !sameStat(row, info)) changed.push(file);
+    else if (wanted(row)) out.push(infoOfRow(row, info));
+  }
+  // Files new or changed since their row: their heads, read as the list
+  // without the index reads them, then kept.
+  const read = await mapLimit(changed, _HEAD_READS, async (file) => {
+    const head = await readSessionHead(file.path);
+    if ("skip" in head) {
+      options.onSkip?.(file.path, head.skip);
+      return undefined;
+    }
+    const row = headRow(
+      file.path,
+      head.info,
+      head.head,
+      head.headBytes,
+      file.depth,
+    );
+    if (wanted(row)) out.push(sessionInfo(file.path, head.info, head.head));
+    return row;
+  });
+  const fresh = read.filter((r): r is HeadRow => r !== undefined);
+  if (fresh.length > 0) {
+    store.write(() => {
+      for (const row of fresh) store.rows.putHead(row);
+    });
+  }
+  return sortNewestFirst(out);
+}

@@ -1,0 +1,320 @@
+/**
+ * The index's engine, private to the library: the open database of a data
+ * dir, its rows and facets, and the one way to write to it (a short
+ * synchronous transaction). `SessionIndex` is the public face over it; the
+ * open, the list, the usage report and search use it directly.
+ *
+ * @module
+ */
+
+import type { DatabaseSync } from "node:sqlite";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { foldSettings } from "../../context/settings.ts";
+import { pathTo } from "../../context/tree.ts";
+import { seam } from "../../fs/_seam.ts";
+import type { LoadedSession } from "../../read/_records.ts";
+import type { ResumeFrom } from "../../read/_resume.ts";
+import { sessionsDir } from "../places.ts";
+import { readSessionHead } from "../_session_files.ts";
+import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";
+import { FACETS } from "./_facet_list.ts";
+import {
+  type FacetFile,
+  feedFacets,
+  forgetFile,
+  tailHashAt,
+} from "./_facets.ts";
+import { prepared } from "./_prepared.ts";
+import {
+  headRow,
+  resumeOfRow,
+  type SessionRow,
+  SessionRows,
+  type StateRow,
+} from "./_rows.ts";
+
+/** How an index is opened. */
+export interface IndexStoreOptions {
+  /** Make the index file when the data dir has none. Default true. */
+  create?: boolean;
+  /** Where warnings go (a rebuilt, locked or newer index). Default `console.warn`. */
+  onWarning?: (message: string) => void;
+}
+
+/** Where the facets of a file read: its entries' start, an end, and the hash before it when known. */
+export interface FeedRange {
+  bodyStart: number;
+  end: number;
+  endHash?: string | undefined;
+}
+
+/** The open index of a data dir. */
+export class IndexStore {
+  /** The data dir (absolute). */
+  readonly dataDir: string;
+  /** The rows of the `sessions` table. */
+  readonly rows: SessionRows;
+  readonly #db: DatabaseSync;
+  readonly #warn: (message: string) => void;
+  #closed = false;
+
+  private constructor(
+    dataDir: string,
+    db: DatabaseSync,
+    warn: (message: string) => void,
+  ) {
+    this.dataDir = dataDir;
+    this.#db = db;
+    this.rows = new SessionRows(db);
+    this.#warn = warn;
+  }
+
+  /**
+   * The index of a data dir, or undefined (with a warning) where it cannot
+   * be used, so that no index never stops an operation.
+   */
+  static async tryOpen(
+    dataDir: string,
+    options: IndexStoreOptions = {},
+  ): Promise<IndexStore | undefined> {
+    const warn = options.onWarning ?? ((m: string) => console.warn(m));
+    const db = await openIndexDb(dataDir, {
+      create: options.create !== false,
+      onWarning: warn,
+    });
+    return db === undefined
+      ? undefined
+      : new IndexStore(resolve(dataDir), db, warn);
+  }
+
+  /**
+   * The data dir whose index may hold `file`: the parent of the nearest
+   * folder named `sessions` above it, when it has an index file.
+   */
+  static async dataDirOf(file: string): Promise<string | undefined> {
+    for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
+      if (basename(dir) !== "sessions") continue;
+      const dataDir = dirname(dir);
+      try {
+        await seam().stat(join(dataDir, INDEX_FILE));
+        return dataDir;
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** The index file. */
+  get path(): string {
+    return join(this.dataDir, INDEX_FILE);
+  }
+
+  /** How deep `path` sits below its cwd folder (0: directly in it). */
+  depthOf(path: string): number {
+    const parts = relative(sessionsDir(this.dataDir), path).split(/[\\/]/);
+    return parts[0] === ".." ? 0 : Math.max(0, parts.length - 2);
+  }
+
+  /**
+   * Run `work` in one write transaction. The work is synchronous, so no
+   * other work on this connection interleaves and the lock is held only
+   * that long; a lock another process holds past the busy wait is a
+   * warning, not an error.
+   *
+   * @returns Whether the work was saved.
+   */
+  write(work: () => void): boolean {
+    try {
+      this.#db.exec("BEGIN IMMEDIATE");
+    } catch (err) {
+      if (!isLocked(err)) throw err;
+      this.#warn(
+        `The session index "${this.path}" is locked by another process; this change was not saved`,
+      );
+      return false;
+    }
+    try {
+      work();
+      this.#db.exec("COMMIT");
+      return true;
+    } catch (err) {
+      this.#db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  /** Run `work` over the database, to read a facet's tables; it must not write. */
+  read<T>(work: (db: DatabaseSync) => T): T {
+    return work(this.#db);
+  }
+
+  /**
+   * What a windowed open of `path` can resume from: the row's state, when
+   * the file is the same inode, at least as long, with the same head end
+   * and the same bytes just before the row's offset.
+   */
+  async resumeFor(
+    path: string,
+    bodyStart: number,
+  ): Promise<ResumeFrom | undefined> {
+    const row = this.rows.get(path);
+    if (row === undefined || row.offset === null) return undefined;
+    if (row.bodyStart !== bodyStart) return undefined;
+    if (!await _tailUnchanged(path, row)) return undefined;
+    try {
+      return resumeOfRow(row);
+    } catch {
+      // A damaged row: read the file; the next refresh rewrites the row.
+      return undefined;
+    }
+  }
+
+  /**
+   * Keep what a read learned of a whole file (its record), so the next open
+   * reads only what is appended after it.
+   */
+  async remember(path: string, loaded: LoadedSession): Promise<void> {
+    const known = this.rows.get(path);
+    if (
+      known !== undefined && known.offset !== null &&
+      known.offset === loaded.recordEnd
+    ) return; // recorded as it is
+    const read = await readSessionHead(path);
+    if ("skip" in read) return;
+    const head = headRow(
+      path,
+      read.info,
+      read.head,
+      read.headBytes,
+      this.depthOf(path),
+    );
+    const state = await stateOf(path, loaded);
+    this.write(() => {
+      this.rows.putHead(head);
+      if (state !== undefined) this.rows.putState(path, state);
+    });
+  }
+
+  /**
+   * Feed every facet the lines of `file` in `range` (each from where it
+   * stopped), `alongside` in the first transaction.
+   *
+   * @returns Whether the first transaction was saved.
+   */
+  feed(
+    file: FacetFile,
+    info: Deno.FileInfo,
+    range: FeedRange,
+    alongside?: () => void,
+  ): Promise<boolean> {
+    return feedFacets(
+      this.#db,
+      (work) => this.write(work),
+      FACETS,
+      file,
+      info,
+      range,
+      alongside,
+    );
+  }
+
+  /**
+   * Paths some facet has not read to their row's offset (or read with an
+   * older version of itself): all of them, or only `path`.
+   */
+  behind(path?: string): Set<string> {
+    const where = path === undefined ? "WHERE" : "WHERE s.path = ? AND";
+    const args = path === undefined ? [] : [path];
+    const out = new Set<string>();
+    for (const facet of FACETS) {
+      const rows = prepared(
+        this.#db,
+        `SELECT s.path AS path FROM sessions s
+         LEFT JOIN facets f ON f.path = s.path AND f.facet = ?
+         ${where} s.offset IS NOT NULL
+           AND (f.path IS NULL OR f.version != ? OR f.offset != s.offset)`,
+      ).all(facet.name, ...args, facet.version) as { path: string }[];
+      for (const r of rows) out.add(r.path);
+    }
+    return out;
+  }
+
+  /** A file is gone (or no longer a session): its row and what the facets hold of it. */
+  forget(path: string): void {
+    this.rows.remove(path);
+    forgetFile(this.#db, FACETS, path);
+  }
+
+  /** Forget every row and what every facet read (a facet keeps its figures of deleted files). */
+  forgetAll(): void {
+    this.write(() => {
+      const read = this.#db.prepare("SELECT DISTINCT path FROM facets")
+        .all() as { path: string }[];
+      for (const { path } of read) {
+        for (const facet of FACETS) facet.forget(this.#db, path, false);
+      }
+      this.#db.exec("DELETE FROM facets");
+      this.#db.exec("DELETE FROM sessions");
+    });
+  }
+
+  /** Close the database. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+}
+
+/**
+ * The state columns of a read that recorded the file.
+ *
+ * @param path The file.
+ * @param loaded What the read gave.
+ * @returns The columns, or undefined when the read recorded nothing.
+ */
+export async function stateOf(
+  path: string,
+  loaded: LoadedSession,
+): Promise<StateRow | undefined> {
+  const record = loaded.record;
+  const end = loaded.recordEnd;
+  if (record === undefined || end === undefined) return undefined;
+  const tail = await tailHashAt(path, end);
+  if (tail === undefined) return undefined;
+  const window = pathTo(loaded.leafId ?? null, loaded.byId).entries;
+  const settings = foldSettings(window, loaded.base?.settings);
+  const leaf = loaded.leafId === undefined || loaded.leafId === null
+    ? undefined
+    : loaded.byId.get(loaded.leafId);
+  return {
+    offset: end,
+    tailHash: tail,
+    entries: record.entries,
+    messages: record.messages,
+    leafId: loaded.leafId ?? null,
+    model: settings.models.default ?? null,
+    thinkingLevel: settings.thinkingLevel,
+    created: typeof loaded.header.timestamp === "string"
+      ? loaded.header.timestamp
+      : null,
+    updated: typeof leaf?.timestamp === "string" ? leaf.timestamp : null,
+    pathSteps: record.path.encode(),
+    pathEnd: record.pathEnd,
+    labels: JSON.stringify(record.labels),
+    ids: record.ids.encode(),
+  };
+}
+
+/** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */
+async function _tailUnchanged(path: string, row: SessionRow): Promise<boolean> {
+  try {
+    const info = seam().statSync(path);
+    if (info.ino !== row.ino || info.dev !== row.dev) return false;
+    if (row.offset === null || info.size < row.offset) return false;
+    return await tailHashAt(path, row.offset) === row.tailHash;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Bringing an index up to date with the files: each file's row (its head
+ * always; its state resumed from the row's, reading only what was
+ * appended) and its facets, in short transactions; rows of files that are
+ * gone are forgotten.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import { seam } from "../../fs/_seam.ts";
+import { readSessionFile } from "../../read/_session_file.ts";
+import {
+  type FoundFile,
+  readSessionHead,
+  sessionFiles,
+} from "../_session_files.ts";
+import { wholeLinesEnd } from "./_facets.ts";
+import { type IndexStore, stateOf } from "./_index_store.ts";
+import { type HeadRow, headRow, sameStat, type StateRow } from "./_rows.ts";
+
+/** Options for a refresh. */
+export interface RefreshOptions {
+  /** Called after each file, with how many of how many are done. */
+  onProgress?: (done: number, total: number) => void;
+  /** Forget every row first: rebuild the index from the files. */
+  rebuild?: boolean;
+}
+
+/** What a refresh did. */
+export interface RefreshResult {
+  /** Sessions in the index afterwards. */
+  sessions: number;
+  /** Files read (new, grown or changed). */
+  refreshed: number;
+  /** Rows of files that are gone. */
+  removed: number;
+  /** Files that are not sessions (their head does not read). */
+  skipped: number;
+  /** Milliseconds the refresh took. */
+  ms: number;
+}
+
+/** Files read at once by a refresh. */
+const _CONCURRENCY = 4;
+
+/**
+ * Bring the index up to date with every file of its data dir.
+ *
+ * @param store The index.
+ * @param options Progress; rebuild from scratch.
+ * @returns What it did.
+ */
+export async function refreshAll(
+  store: IndexStore,
+  options: RefreshOptions = {},
+): Promise<RefreshResult> {
+  const started = performance.now();
+  if (options.rebuild === true) store.forgetAll();
+  const files = await sessionFiles(store.dataDir, { includeSubagents: true });
+  const rows = store.rows.heads();
+  const behind = store.behind();
+  const result = { sessions: 0, refreshed: 0, removed: 0, skipped: 0, ms: 0 };
+  let done = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      const outcome = await _refreshFile(
+        store,
+        file,
+        rows.get(file.path),
+        behind.has(file.path),
+      );
+      if (outcome === "read") result.refreshed++;
+      if (outcome === "skipped") result.skipped++;
+      else result.sessions++;
+      options.onProgress?.(++done, files.length);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(_CONCURRENCY, files.length) }, worker),
+  );
+  const found = new Set(files.map((f) => f.path));
+  for (const path of rows.keys()) {
+    if (found.has(path)) continue;
+    store.write(() => store.forget(path));
+    result.removed++;
+  }
+  result.ms = Math.round(performance.now() - started);
+  return result;
+}
+
+/**
+ * Bring one file's row up to date (reading only what was appended since
+ * it was indexed).
+ *
+ * @param store The index.
+ * @param path The file, in the index's data dir.
+ * @returns Whether the row was read anew.
+ */
+export async function refreshOne(
+  store: IndexStore,
+  path: string,
+): Promise<boolean> {
+  path = resolve(path);
+  const known = store.rows.get(path);
+  const outcome = await _refreshFile(
+    store,
+    { path, depth: store.depthOf(path) },
+    known,
+    known === undefined || store.behind(path).has(path),
+  );
+  return outcome === "read";
+}
+
+/**
+ * Read one file into its row: head always, state from the row's (or from
+ * scratch), then the facets up to the state's offset, the row in their
+ * first transaction.
+ */
+async function _refreshFile(
+  store: IndexStore,
+  file: FoundFile,
+  known: HeadRow | undefined,
+  behind: boolean,
+): Promise<"read" | "unchanged" | "skipped"> {
+  const { path, depth } = file;
+  let info: Deno.FileInfo;
+  try {
+    info = seam().statSync(path);
+  } catch {
+    return "skipped";
+  }
+  if (known !== undefined && sameStat(known, info)) {
+    if (behind) await _catchUpFacets(store, file, known);
+    return "unchanged";
+  }
+  const read = await readSessionHead(path);
+  if ("skip" in read) {
+    if (known !== undefined) store.write(() => store.forget(path));
+    return "skipped";
+  }
+  const head = headRow(path, read.info, read.head, read.headBytes, depth);
+  const resume = known === undefined
+    ? undefined
+    : await store.resumeFor(path, read.head.bodyStart);
+  let state: StateRow | undefined;
+  try {
+    const loaded = await readSessionFile(path, {
+      window: true,
+      record: true,
+      ...(resume === undefined ? {} : { resume }),
+    });
+    state = await stateOf(path, loaded);
+  } catch {
+    state = undefined; // unreadable past its head: listed, not indexed deeper
+  }
+  const row = () => {
+    store.rows.putHead(head);
+    if (state !== undefined) store.rows.putState(path, state);
+  };
+  // The row and the facets' first lines in one transaction; a file the
+  // index keeps no state of (one read whole) is fed up to its last whole line.
+  await store.feed(
+    { path, depth, header: read.head.header },
+    read.info,
+    {
+      bodyStart: head.bodyStart,
+      end: state?.offset ??
+        await wholeLinesEnd(path, read.info.size, head.bodyStart),
+      endHash: state?.tailHash ?? undefined,
+    },
+    row,
+  );
+  return "read";
+}
+
+/** The facets of a file whose row is current but which they have not all read (a new facet, or an open that recorded the file). */
+async function _catchUpFacets(
+  store: IndexStore,
+  file: FoundFile,
+  known: HeadRow,
+): Promise<void> {
+  const row = store.rows.get(file.path);
+  if (row?.offset === null || row?.offset === undefined) return;
+  const read = await readSessionHead(file.path);
+  if ("skip" in read) return;
+  await store.feed(
+    { ...file, header: read.head.header },
+    read.info,
+    { bodyStart: known.bodyStart, end: row.offset },
+  );
+}
