@@ -9,7 +9,12 @@
 
 import { join } from "node:path";
 import { named, quote } from "../fs/_errors.ts";
-import { encodeEntry, type SessionEntry } from "../format/entries.ts";
+import {
+  BRANCH_MARKER_TYPE,
+  type CustomEntry,
+  encodeEntry,
+  type SessionEntry,
+} from "../format/entries.ts";
 import { encodeHead } from "../format/_head.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import { readSessionFile } from "../read/_session_file.ts";
@@ -211,6 +216,22 @@ export class Appender {
         ? {}
         : { lockTimeoutMs: o.lockTimeoutMs }),
     };
+  }
+
+  /** Write a branch marker under `entryId` (see `Session.branch`). */
+  async branch(entryId: string): Promise<CustomEntry> {
+    if (!await this.knows(entryId)) {
+      throw new RangeError(
+        `Cannot branch to "${entryId}": no entry has that id`,
+      );
+    }
+    // A target outside the window: the append reads the new window.
+    const [marker] = await this.append([{
+      type: "custom",
+      customType: BRANCH_MARKER_TYPE,
+      data: { to: entryId },
+    }], { parentId: entryId });
+    return marker as CustomEntry;
   }
 
   /** Whether an entry with this id is in the session (in memory or in the file). */

@@ -7,11 +7,10 @@
  */
 
 import type { SessionContext } from "../context/context.ts";
-import {
-  BRANCH_MARKER_TYPE,
-  type CustomEntry,
-  type SessionEntry,
-  type TitleChangeEntry,
+import type {
+  CustomEntry,
+  SessionEntry,
+  TitleChangeEntry,
 } from "../format/entries.ts";
 import type { SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
@@ -424,20 +423,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    */
   branch(entryId: string): Promise<CustomEntry> {
     const appender = this.#appender;
-    return appender.exclusive(async () => {
-      if (!await appender.knows(entryId)) {
-        throw new RangeError(
-          `Cannot branch to "${entryId}": no entry has that id`,
-        );
-      }
-      // A target outside the window: the append reads the new window.
-      const [marker] = await appender.append([{
-        type: "custom",
-        customType: BRANCH_MARKER_TYPE,
-        data: { to: entryId },
-      }], { parentId: entryId });
-      return marker as CustomEntry;
-    });
+    return appender.exclusive(() => appender.branch(entryId));
   }
 
   /**
@@ -445,21 +431,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * (this session's own appends included), as {@linkcode watchSession}
    * yields them. The session's loaded entries do not change.
    *
-   * @example Seeing another process's append
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * const dataDir = await Deno.makeTempDir();
-   * await using s = await Session.create({ cwd: "/app", dataDir });
-   * await s.ensureOnDisk();
-   * const watching = s.watch();
-   * const next = watching.next(); // starts at the end of the file
-   * await using other = await Session.open(s.path!);
-   * await other.appendMessage({ role: "user", content: "from elsewhere" });
-   * equal((await next).value?.type, "message");
-   * await watching.return();
-   * await Deno.remove(dataDir, { recursive: true });
-   * ```
+   * (See {@linkcode watchSession} for an example.)
    *
    * @param options As for {@linkcode watchSession}.
    * @returns The entries, as they are written.
@@ -481,38 +453,31 @@ export class Session extends EntryAppender implements AsyncDisposable {
   }
 
   /**
-   * Release the file handle. Reading after close still works; writing does not.
+   * Release the file handle. Reading after close still works; writing does
+   * not. `await using` closes the session at the end of its block.
    *
    * @example Reading still works after close, appending does not
    * ```ts
    * import { Session } from "@xdev/session";
-   * import { deepEqual, rejects } from "node:assert/strict";
+   * import { deepEqual, equal, rejects } from "node:assert/strict";
    * const session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
    * await session.appendMessage({ role: "user", content: "Hi" });
    * await session.close();
    * deepEqual([session.closed, session.buildContext().messages.length], [true, 1]);
    * await rejects(session.appendResetBoundary(), /the session is closed/);
+   * let outer: Session;
+   * {
+   *   await using scoped = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
+   *   outer = scoped;
+   * }
+   * equal(outer.closed, true);
    * ```
    */
   close(): Promise<void> {
     return this.#appender.close();
   }
 
-  /**
-   * Same as {@linkcode Session.close}, for `await using`.
-   *
-   * @example Closing at the end of a block
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * let outer: Session;
-   * {
-   *   await using session = await Session.create({ cwd: "/app", dataDir: "/nowhere" });
-   *   outer = session;
-   * }
-   * equal(outer.closed, true);
-   * ```
-   */
+  /** Same as {@linkcode Session.close}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
