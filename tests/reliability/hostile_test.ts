@@ -1,12 +1,18 @@
 /**
  * The hostile corpus in one place: the files people really have (damaged
- * disks, FIFOs, huge lines, NUL tails, glued lines, byte order marks), each
- * opened both ways (windowed and whole) with the outcome pinned. Big inputs
+ * disks, FIFOs, huge lines, NUL tails, glued lines, byte order marks, stale
+ * locks, legacy versions, huge blobs), each opened both ways (windowed and
+ * whole) or written to, with the outcome pinned and no case allowed to hang. Big inputs
  * are sparse files or are generated, never committed; memory bounds are
  * checked in a child process.
  */
 import { deepStrictEqual, equal, ok, rejects } from "node:assert/strict";
-import { type LoadIssueKind, Session, SessionSyntaxError } from "../../mod.ts";
+import {
+  forkSession,
+  type LoadIssueKind,
+  Session,
+  SessionSyntaxError,
+} from "../../mod.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const enc = new TextEncoder();
@@ -212,3 +218,275 @@ Deno.test("Session.windowStats().bytesRead counts each byte read once", async ()
   await using s = await Session.open(path);
   equal(s.windowStats().bytesRead, bytes.length);
 });
+
+// --- The rest of the corpus: each case against a time bound -------------
+
+/** Fails the case when `work` has not settled within `ms`: a hang is a failure, not a stuck suite. */
+async function within<T>(ms: number, what: string, work: () => Promise<T>) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what}: still waiting after ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work(), hang]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function mkfifo(path: string): Promise<boolean> {
+  try {
+    return (await new Deno.Command("mkfifo", { args: [path] }).output())
+      .success;
+  } catch {
+    return false;
+  }
+}
+
+/** A data dir with one session of two entries; its path. */
+async function dataDirSession(root: string, bytes = sessionBytes([a, b])) {
+  const folder = `${root}/sessions/-app`;
+  await Deno.mkdir(folder, { recursive: true });
+  const path = `${folder}/s.jsonl`;
+  await Deno.writeFile(path, bytes);
+  return path;
+}
+
+Deno.test(
+  "The hostile corpus: every case fails fast with a clear error, or reads around the damage, and changes nothing it should not",
+  {
+    ignore: Deno.build.os === "windows",
+  },
+  async (t) => {
+    await using dir = await tempDir();
+    let n = 0;
+    const fresh = async () => {
+      const root = `${dir.path}/case-${n++}`;
+      await Deno.mkdir(root);
+      return root;
+    };
+    const BOUND = 10_000;
+
+    await t.step(
+      "a FIFO given as a session: open and fork refuse it at once",
+      async () => {
+        const root = await fresh();
+        const fifo = `${root}/fifo.jsonl`;
+        if (!await mkfifo(fifo)) return; // no mkfifo here: nothing to test
+        await within(BOUND, "open of a FIFO", () =>
+          rejects(
+            Session.open(fifo),
+            /Cannot open ".*fifo\.jsonl": it is a FIFO/,
+          ));
+        await within(
+          BOUND,
+          "fork of a FIFO",
+          () => rejects(forkSession(fifo, `${root}/copy.jsonl`), /FIFO/),
+        );
+      },
+    );
+
+    await t.step(
+      "a character device given as a session: refused at once",
+      async () => {
+        await within(
+          BOUND,
+          "open of /dev/zero",
+          () => rejects(Session.open("/dev/zero"), /it is a character device/),
+        );
+      },
+    );
+
+    await t.step(
+      "a FIFO at the lock path: the append fails at once, writing nothing",
+      async () => {
+        const root = await fresh();
+        const path = await dataDirSession(root);
+        if (!await mkfifo(`${root}/sessions/-app/.s.jsonl.lock`)) return;
+        const before = await Deno.readFile(path);
+        await using s = await Session.open(path);
+        await within(BOUND, "append beside a FIFO lock", () =>
+          rejects(
+            s.appendMessage({ role: "user", content: "x" }),
+            /the lock file ".*\.s\.jsonl\.lock" is a FIFO/,
+          ));
+        deepStrictEqual(await Deno.readFile(path), before);
+      },
+    );
+
+    await t.step(
+      "a lock file naming this process's pid, not held: stale, taken over",
+      async () => {
+        const root = await fresh();
+        const path = await dataDirSession(root);
+        await Deno.writeTextFile(
+          `${root}/sessions/-app/.s.jsonl.lock`,
+          `${Deno.pid}:${Date.now()}\n`,
+        );
+        await using s = await Session.open(path, { lockTimeoutMs: 200 });
+        await within(
+          BOUND,
+          "append over an own-pid lock",
+          () => s.appendMessage({ role: "user", content: "after" }),
+        );
+        equal((await Session.open(path)).entries.length, 3);
+      },
+    );
+
+    await t.step("a CRLF file and a BOM file: renamed whole", async () => {
+      for (
+        const [name, bytes] of [
+          [
+            "crlf",
+            enc.encode(
+              new TextDecoder().decode(sessionBytes([a, b])).replaceAll(
+                "\n",
+                "\r\n",
+              ),
+            ),
+          ],
+          ["bom", new Uint8Array([0xef, 0xbb, 0xbf, ...sessionBytes([a, b])])],
+        ] as const
+      ) {
+        const root = await fresh();
+        const path = await dataDirSession(root, bytes);
+        await using s = await Session.open(path);
+        await s.setTitle(`Renamed ${name}`);
+        await using again = await Session.open(path);
+        equal(again.title, `Renamed ${name}`, name);
+        equal(
+          again.entries.filter((e) => e.type === "title_change").length,
+          1,
+          name,
+        );
+        deepStrictEqual(texts(again), ["first", "second"], name);
+      }
+    });
+
+    await t.step(
+      "an append whose parentId names no entry: refused, nothing written",
+      async () => {
+        const root = await fresh();
+        const path = await dataDirSession(root);
+        const before = await Deno.readFile(path);
+        await using s = await Session.open(path);
+        await rejects(
+          s.append({ type: "custom", customType: "x", data: 1 }, {
+            parentId: "deadbeef",
+          }),
+          /no entry has the id "deadbeef"/,
+        );
+        deepStrictEqual(await Deno.readFile(path), before);
+      },
+    );
+
+    await t.step(
+      "a fork of a file with a torn last line: whole lines only, the tail reported",
+      async () => {
+        const root = await fresh();
+        const torn = enc.encode(
+          '{"type":"message","id":"0000000c","parentId":"0000000b","tim',
+        );
+        const path = await dataDirSession(
+          root,
+          new Uint8Array([...sessionBytes([a, b]), ...torn]),
+        );
+        const fork = await forkSession(
+          path,
+          `${root}/sessions/-app/fork.jsonl`,
+        );
+        equal(fork.issues.length, 1);
+        await using copy = await Session.open(fork.path);
+        deepStrictEqual(kinds(copy), []);
+        deepStrictEqual(texts(copy), ["first", "second"]);
+      },
+    );
+
+    await t.step(
+      "a version 1 session: its fork is a version 3 file that takes appends",
+      async () => {
+        const root = await fresh();
+        const v1 = [
+          JSON.stringify({
+            type: "session",
+            id: HEADER.id,
+            timestamp: HEADER.timestamp,
+            cwd: "/app",
+          }),
+          JSON.stringify({
+            type: "message",
+            timestamp: HEADER.timestamp,
+            message: { role: "user", content: "old" },
+          }),
+        ].join("\n") + "\n";
+        const path = await dataDirSession(root, enc.encode(v1));
+        await using old = await Session.open(path);
+        await rejects(
+          old.appendMessage({ role: "user", content: "x" }),
+          /fork it to a version 3 file first/,
+        );
+        const fork = await forkSession(path, `${root}/sessions/-app/v3.jsonl`);
+        await using copy = await Session.open(fork.path);
+        equal(copy.header.version, 3);
+        await copy.appendMessage({ role: "user", content: "continued" });
+        equal(
+          (await Session.open(fork.path)).buildContext().messages.length,
+          2,
+        );
+      },
+    );
+
+    await t.step(
+      "a blob over the read bound: an issue naming it, the open goes on",
+      async () => {
+        const root = await fresh();
+        const hex = "cd".repeat(32);
+        const path = await dataDirSession(
+          root,
+          sessionBytes([{
+            ...a,
+            message: {
+              role: "user",
+              content: [{
+                type: "image",
+                mimeType: "image/png",
+                data: `blob:sha256:${hex}`,
+              }],
+            },
+          }]),
+        );
+        await Deno.mkdir(`${root}/blobs`);
+        await Deno.writeFile(`${root}/blobs/${hex}`, new Uint8Array(0));
+        await Deno.truncate(`${root}/blobs/${hex}`, 65 * MB); // sparse
+        await bothWays(path, (s, how) => {
+          deepStrictEqual(kinds(s), ["blob-too-large"], how);
+          ok(s.issues[0]!.message.includes(hex), how);
+        });
+      },
+    );
+
+    await t.step(
+      "a task result whose usage has no cost: written with one, as omp requires",
+      async () => {
+        const root = await fresh();
+        const path = await dataDirSession(root);
+        await using s = await Session.open(path);
+        await s.appendMessage({
+          role: "toolResult",
+          toolCallId: "t1",
+          toolName: "task",
+          content: [{ type: "text", text: "done" }],
+          details: { usage: { input: 1, output: 2 } },
+          isError: false,
+        } as never);
+        const last = JSON.parse(
+          (await Deno.readTextFile(path)).trimEnd().split("\n").at(-1)!,
+        );
+        equal(typeof last.message.details.usage.cost.total, "number");
+      },
+    );
+  },
+);
