@@ -16,7 +16,8 @@ import {
 } from "../_session_files.ts";
 import type { SessionInfo } from "../session_info.ts";
 import type { IndexStore } from "./_index_store.ts";
-import { type HeadRow, headRow, infoOfRow, sameStat } from "./_rows.ts";
+import type { HeadRow } from "./_rows.ts";
+import { headRow, infoOfRow, sameStat } from "./_row_values.ts";
 
 /** Options of a list through the index (those of `listSessions`). */
 export interface IndexListOptions {

@@ -25,13 +25,8 @@ import {
   tailHashAt,
 } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
-import {
-  headRow,
-  resumeOfRow,
-  type SessionRow,
-  SessionRows,
-  type StateRow,
-} from "./_rows.ts";
+import { type SessionRow, SessionRows, type StateRow } from "./_rows.ts";
+import { headRow, resumeOfRow } from "./_row_values.ts";
 
 /** How an index is opened. */
 export interface IndexStoreOptions {

@@ -17,7 +17,8 @@ import {
 } from "../_session_files.ts";
 import { wholeLinesEnd } from "./_facets.ts";
 import { type IndexStore, stateOf } from "./_index_store.ts";
-import { type HeadRow, headRow, sameStat, type StateRow } from "./_rows.ts";
+import type { HeadRow, StateRow } from "./_rows.ts";
+import { headRow, sameStat } from "./_row_values.ts";
 
 /** Options for a refresh. */
 export interface RefreshOptions {

@@ -1,21 +1,13 @@
 /**
  * The rows of the index's `sessions` table: what a file's head says (for
  * the list) and the state at an offset (for a windowed open that reads
- * only what was appended since).
+ * only what was appended since), and the statements over them (what the
+ * columns are made from and read back as: `_row_values.ts`).
  *
  * @module
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { PathSteps } from "../../context/_path_steps.ts";
-import type { PathEnd } from "../../context/tree.ts";
-import { headerTitleSource, headerVersion } from "../../format/header.ts";
-import type { TitleSource } from "../../format/title_slot.ts";
-import type { Head } from "../../read/_head.ts";
-import { IdFlags } from "../../read/_id_set.ts";
-import type { ResumeFrom } from "../../read/_resume.ts";
-import type { SessionInfo } from "../session_info.ts";
-import { hashBytes } from "./_hash.ts";
 
 /** A row as stored. */
 export interface SessionRow {
@@ -245,101 +237,4 @@ export class SessionRows {
   remove(path: string): void {
     this.#remove.run(path);
   }
-}
-
-/**
- * The head columns of a file from its head and metadata.
- *
- * @param path The file.
- * @param info Its metadata.
- * @param head Its head.
- * @param headBytes Its first `head.bodyStart` bytes.
- * @param depth 0 in a cwd folder; more inside artifacts folders.
- * @returns The columns.
- */
-export function headRow(
-  path: string,
-  info: Deno.FileInfo,
-  head: Head,
-  headBytes: Uint8Array,
-  depth: number,
-): HeadRow {
-  const { slot, header } = head;
-  const source = slot === undefined ? headerTitleSource(header) : slot.source;
-  const title = slot === undefined ? header.title : slot.title;
-  return {
-    path,
-    dev: info.dev ?? 0,
-    ino: info.ino ?? 0,
-    size: info.size,
-    mtimeMs: info.mtime?.getTime() ?? 0,
-    id: header.id,
-    cwd: typeof header.cwd === "string" ? header.cwd : "",
-    title: typeof title === "string" && title.length > 0 ? title : null,
-    titleSource: source ?? null,
-    parentSession: typeof header.parentSession === "string" &&
-        header.parentSession.length > 0
-      ? header.parentSession
-      : null,
-    timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
-    version: headerVersion(header),
-    subagent: depth > 0 || source === "subagent" ? 1 : 0,
-    bodyStart: head.bodyStart,
-    headHash: hashBytes(headBytes),
-  };
-}
-
-/** Whether a row was made from a file that still has this inode, size and mtime. */
-export function sameStat(row: HeadRow, info: Deno.FileInfo): boolean {
-  return row.size === info.size &&
-    row.mtimeMs === (info.mtime?.getTime() ?? 0) &&
-    row.ino === (info.ino ?? 0) && row.dev === (info.dev ?? 0);
-}
-
-/**
- * The list entry of a row, with the file's current metadata.
- *
- * @param row The head columns.
- * @param info The file's metadata now.
- * @returns The entry, as the list without the index gives it.
- */
-export function infoOfRow(row: HeadRow, info: Deno.FileInfo): SessionInfo {
-  const session: SessionInfo = {
-    path: row.path,
-    id: row.id,
-    cwd: row.cwd,
-    timestamp: row.timestamp,
-    size: info.size,
-    mtime: info.mtime ?? new Date(0),
-    version: row.version,
-  };
-  if (row.title !== null) session.title = row.title;
-  if (row.titleSource !== null) {
-    session.titleSource = row.titleSource as TitleSource;
-  }
-  if (row.parentSession !== null) session.parentSession = row.parentSession;
-  return session;
-}
-
-/**
- * What a resumed open needs, from a row, or undefined when it has no state.
- *
- * @param row The row.
- * @returns The record of the row's offset.
- * @throws {RangeError} When the stored bytes are damaged.
- */
-export function resumeOfRow(row: SessionRow): ResumeFrom | undefined {
-  if (
-    row.offset === null || row.pathSteps === null || row.ids === null ||
-    row.labels === null
-  ) return undefined;
-  return {
-    offset: row.offset,
-    path: PathSteps.decode(row.pathSteps),
-    pathEnd: (row.pathEnd ?? "root") as PathEnd,
-    labels: JSON.parse(row.labels) as Record<string, string>,
-    ids: IdFlags.decode(row.ids),
-    entries: row.entries ?? 0,
-    messages: row.messages ?? 0,
-  };
 }
