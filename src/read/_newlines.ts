@@ -95,7 +95,7 @@ export class Newlines {
       this.#list = instance.exports.lines as (a: number, b: number) => number;
     } else {
       const bytes = new Uint8Array(capacity);
-      const positions = new Uint32Array(segment);
+      const positions = new Uint32Array(Math.min(segment, capacity));
       this.bytes = bytes;
       this.#positions = positions;
       this.#list = (from, to) => {
