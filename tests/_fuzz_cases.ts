@@ -20,11 +20,19 @@
  *   included);
  * - no file outside the temp dir is touched.
  *
+ * Half the cases walk backwards with tiny blocks (the line ends listed by
+ * the WebAssembly kernel or by `indexOf`), so files of a few kilobytes
+ * cross as many block edges as a large one.
+ *
  * @module
  */
 import fc from "fast-check";
 import { join } from "node:path";
 import { realFs, setSeam } from "../src/fs/_seam.ts";
+import {
+  type BackwardLinesOptions,
+  setBackwardLinesDefaults,
+} from "../src/read/_backward_lines.ts";
 import { Session, SessionSyntaxError } from "../mod.ts";
 
 // ------------------------------------------------------------------ corpus
@@ -101,6 +109,8 @@ export interface FuzzCase {
   search: boolean;
   /** Then append to the damaged file and open it again: one case in two. */
   append: boolean;
+  /** How the windowed open walks back: the library's own blocks (`{}`), or tiny ones. */
+  walk: BackwardLinesOptions;
 }
 
 /** Invalid UTF-8: a lone continuation, a truncated sequence, overlong, a surrogate, 0xFF. */
@@ -250,7 +260,21 @@ export function caseArb(fixtures: Fixture[]): fc.Arbitrary<FuzzCase> {
     search: fc.nat({ max: 3 }).map((n) => n === 0),
     append: fc.boolean(),
     mutations: fc.array(mutationArb(), { minLength: 1, maxLength: 4 }),
+    walk: walkArb(),
   });
+}
+
+/** The walk's options: half the library's own, half tiny blocks and segments. */
+export function walkArb(): fc.Arbitrary<BackwardLinesOptions> {
+  return fc.oneof(
+    fc.constant({}),
+    fc.record({
+      plain: fc.boolean(),
+      firstBlockBytes: fc.integer({ min: 1, max: 600 }),
+      blockBytes: fc.integer({ min: 1, max: 5000 }),
+      segmentBytes: fc.integer({ min: 1, max: 300 }),
+    }),
+  );
 }
 
 /** The lines of `bytes`, each with its "\n" (the last maybe without). */
@@ -533,6 +557,23 @@ export async function checkBytes(
   search = true,
   probe?: string,
   append = false,
+  walk: BackwardLinesOptions = {},
+): Promise<CaseResult> {
+  setBackwardLinesDefaults(walk);
+  try {
+    return await _checkBytes(root, bytes, mayThrow, search, probe, append);
+  } finally {
+    setBackwardLinesDefaults({});
+  }
+}
+
+async function _checkBytes(
+  root: string,
+  bytes: Uint8Array,
+  mayThrow: boolean,
+  search: boolean,
+  probe: string | undefined,
+  append: boolean,
 ): Promise<CaseResult> {
   const dataDir = join(root, "agent");
   const path = join(dataDir, "sessions", "--case--", "case.jsonl");
@@ -704,6 +745,7 @@ interface _Request {
   mayThrow: boolean;
   search: boolean;
   append: boolean;
+  walk: BackwardLinesOptions;
   /** Self-checks of the watchdogs: touch this path first, or never end. */
   probe?: { touch?: string; hang?: boolean } | undefined;
 }
@@ -749,6 +791,7 @@ if (_IN_WORKER) {
       req.search,
       req.probe?.touch,
       req.append,
+      req.walk,
     );
     scope.postMessage({ id: req.id, result });
   };
@@ -801,6 +844,7 @@ export class CaseRunner {
     options: {
       search?: boolean;
       append?: boolean;
+      walk?: BackwardLinesOptions;
       probe?: _Request["probe"];
     } = {},
   ): Promise<CaseResult> {
@@ -820,6 +864,7 @@ export class CaseRunner {
         mayThrow,
         search: options.search ?? true,
         append: options.append ?? false,
+        walk: options.walk ?? {},
         probe: options.probe,
       } satisfies _Request,
     );
@@ -874,6 +919,8 @@ export interface FuzzStats {
   appends: number;
   /** Cases per mutation kind. */
   kinds: Record<string, number>;
+  /** Cases per walk: the library's own blocks, tiny ones with the kernel, tiny ones with indexOf. */
+  walks: Record<string, number>;
 }
 
 /** Options of {@linkcode runFuzz}. */
@@ -908,6 +955,7 @@ export async function runFuzz(
     windowDuplicateDiffers: 0,
     appends: 0,
     kinds: {},
+    walks: {},
   };
   const timeoutMs = options.timeoutMs ?? 20_000;
   const property = fc.asyncProperty(caseArb(fixtures), async (c) => {
@@ -916,6 +964,7 @@ export async function runFuzz(
     const r = await runner.run(bytes, mayThrow, timeoutMs, {
       search: c.search,
       append: c.append,
+      walk: c.walk,
     });
     stats.cases++;
     stats.loads += r.loads;
@@ -929,6 +978,12 @@ export async function runFuzz(
     for (const m of c.mutations) {
       stats.kinds[m.kind] = (stats.kinds[m.kind] ?? 0) + 1;
     }
+    const walk = c.walk.plain === undefined
+      ? "own blocks"
+      : c.walk.plain
+      ? "tiny, indexOf"
+      : "tiny, kernel";
+    stats.walks[walk] = (stats.walks[walk] ?? 0) + 1;
     options.onCase?.(stats);
     if (r.failure !== undefined) throw new Error(r.failure);
   });
@@ -957,6 +1012,7 @@ export function describeFailure(
   ];
   if (c !== undefined) {
     lines.push(`fixture: ${fixtures[c.fixture]?.name}`);
+    lines.push(`walk: ${JSON.stringify(c.walk)}`);
     lines.push(
       `mutations: ${
         JSON.stringify(

@@ -86,7 +86,9 @@ for (const [k, { details, stats }] of runs.entries()) {
     console.log(
       `job ${k} (seed ${
         seed + k
-      }): ${stats.cases} cases, ${stats.loads} loads, ${stats.entries} entries, ${stats.issues} issues, ${stats.syntaxErrors} header refusals, ${stats.appends} appends, windowed≠full ${stats.windowDiffers} (messages too, duplicate ids: ${stats.windowDuplicateDiffers})`,
+      }): ${stats.cases} cases, ${stats.loads} loads, ${stats.entries} entries, ${stats.issues} issues, ${stats.syntaxErrors} header refusals, ${stats.appends} appends, windowed≠full ${stats.windowDiffers} (messages too, duplicate ids: ${stats.windowDuplicateDiffers}); walks ${
+        JSON.stringify(stats.walks)
+      }`,
     );
   }
 }

@@ -1,15 +1,17 @@
 /**
  * Stepping through a file's lines from the last to the first over raw
- * bytes: large sequential reads going backwards, line starts found with a
- * byte search, and each line's first bytes at hand for its envelope. Nothing
- * is allocated for a line that is passed over; a line's full bytes are read
- * only when asked for.
+ * bytes: large sequential reads going backwards, line starts listed per
+ * block by a SIMD kernel (`_newlines.ts`) and taken one a step, and each
+ * line's first bytes at hand for its envelope. Nothing is allocated for a
+ * line that is passed over; a line's full bytes are read only when asked
+ * for.
  *
  * @module
  */
 
 import type { ReaderAt } from "../fs/_read.ts";
 import { CR, LF, type Line, makeLine } from "./_line.ts";
+import { Newlines } from "./_newlines.ts";
 
 /**
  * Bytes read per step backwards: the first read is small (a window near the
@@ -21,6 +23,35 @@ const _BLOCK_BYTES = 4 << 20;
 /** Bytes kept after a block, so a line starting near its end has its first bytes at hand. */
 const _HEAD_BYTES = 512;
 
+/** Options of {@linkcode BackwardLines}: tests make the blocks small, to reach their edges. */
+export interface BackwardLinesOptions {
+  /**
+   * List line ends with `indexOf` (true) or the WebAssembly kernel (false).
+   * By default the kernel, unless the lines fit in the first read: setting
+   * up its memory and instance (~50 µs, and the garbage it leaves) made
+   * opening a small session 30–50 % slower.
+   */
+  plain?: boolean;
+  /** Bytes of the first read, and of the largest. */
+  firstBlockBytes?: number;
+  blockBytes?: number;
+  /** Bytes the kernel lists per call. */
+  segmentBytes?: number;
+}
+
+let _defaults: BackwardLinesOptions = {};
+
+/**
+ * Set the options of every {@linkcode BackwardLines} made without its own,
+ * for tests: the fuzzer walks its cases with tiny blocks, kernel or plain,
+ * to cross block edges in small files. The library never calls it.
+ *
+ * @param options The options; `{}` restores the library's own.
+ */
+export function setBackwardLinesDefaults(options: BackwardLinesOptions): void {
+  _defaults = { ...options };
+}
+
 /**
  * A cursor over the lines of `source[floor, size)`, last line first. After
  * {@linkcode prev} returns true, the current line is `[start, contentEnd)`
@@ -30,14 +61,17 @@ const _HEAD_BYTES = 512;
 export class BackwardLines {
   readonly #source: ReaderAt;
   readonly #floor: number;
+  /** The buffer (`#lines.bytes`) and the line ends in it. */
+  readonly #lines: Newlines;
   readonly #buffer: Uint8Array;
   /** The file offset of `#buffer[0]`, and the end of the bytes in it. */
   #bufferStart: number;
   #bufferEnd: number;
   /** The end of the next line to step to (its terminator included). */
   #cursor: number;
-  /** Bytes the next read backwards takes. */
-  #block = _FIRST_BLOCK_BYTES;
+  /** Bytes the next read backwards takes, and the most a read takes. */
+  #block: number;
+  readonly #maxBlock: number;
   /** Bytes read from the source. */
   bytesRead = 0;
 
@@ -55,12 +89,26 @@ export class BackwardLines {
   /**
    * @param source The file.
    * @param floor The first offset that belongs to the lines (after the head).
+   * @param options Block sizes and the way line ends are listed.
    */
-  constructor(source: ReaderAt, floor: number) {
+  constructor(
+    source: ReaderAt,
+    floor: number,
+    options: BackwardLinesOptions = _defaults,
+  ) {
     this.#source = source;
     this.#floor = floor;
+    this.#block = options.firstBlockBytes ?? _FIRST_BLOCK_BYTES;
+    this.#maxBlock = options.blockBytes ?? _BLOCK_BYTES;
     const size = Math.max(0, source.size - floor);
-    this.#buffer = new Uint8Array(Math.min(_BLOCK_BYTES, size) + _HEAD_BYTES);
+    this.#lines = new Newlines(
+      Math.min(this.#maxBlock, size) + _HEAD_BYTES,
+      {
+        plain: options.plain ?? size <= this.#block,
+        ...(options.segmentBytes ? { segmentBytes: options.segmentBytes } : {}),
+      },
+    );
+    this.#buffer = this.#lines.bytes;
     this.#bufferStart = source.size;
     this.#bufferEnd = source.size;
     this.#cursor = source.size;
@@ -108,7 +156,7 @@ export class BackwardLines {
         return this.#prevSlow(); // a CR or the content may lie before the bytes at hand
       }
       const found = contentEnd > bufferStart
-        ? buffer.lastIndexOf(LF, contentEnd - 1 - bufferStart)
+        ? this.#lines.lastBefore(contentEnd - bufferStart)
         : -1;
       if (found >= 0 || bufferStart === this.#floor) {
         const start = found >= 0 ? found + bufferStart + 1 : this.#floor;
@@ -140,7 +188,7 @@ export class BackwardLines {
     let start = this.#floor;
     for (let at = contentEnd; at > this.#floor;) {
       await this.#cover(at - 1);
-      const found = this.#buffer.lastIndexOf(LF, at - 1 - this.#bufferStart);
+      const found = this.#lines.lastBefore(at - this.#bufferStart);
       if (found >= 0) {
         start = found + this.#bufferStart + 1;
         break;
@@ -218,7 +266,7 @@ export class BackwardLines {
   async #cover(offset: number): Promise<void> {
     if (offset >= this.#bufferStart && offset < this.#bufferEnd) return;
     const capacity = Math.min(this.#block, this.#buffer.length - _HEAD_BYTES);
-    this.#block = Math.min(2 * this.#block, _BLOCK_BYTES);
+    this.#block = Math.min(2 * this.#block, this.#maxBlock);
     const blockEnd = Math.min(offset + 1, this.#source.size);
     const blockStart = Math.max(this.#floor, blockEnd - capacity);
     const end = Math.min(this.#source.size, blockEnd + _HEAD_BYTES);
@@ -246,6 +294,7 @@ export class BackwardLines {
     }
     this.#bufferStart = blockStart;
     this.#bufferEnd = end;
+    this.#lines.reset();
   }
 
   /** Fill `into` from `position`, looping on short reads. */

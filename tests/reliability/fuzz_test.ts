@@ -52,6 +52,7 @@ Deno.test("fuzz cases: every mutation kind changes the bytes it is given and kee
     mutations: [{ kind: "cycle", a: 4, b: 9 }],
     search: false,
     append: false,
+    walk: {},
   });
   assert.notDeepEqual(cycle, f.bytes);
   const pi = fixtures.find((x) => x.name.startsWith("pi/"))!;
@@ -126,6 +127,13 @@ Deno.test("Session.open() and Session.fromStream() on mutated fixtures: only Ses
     } (each a failure)`,
   );
   console.log(`fuzz: mutations ${JSON.stringify(kinds)}`);
+  const walks: Record<string, number> = {};
+  for (const r of runs) {
+    for (const [k, n] of Object.entries(r.stats.walks)) {
+      walks[k] = (walks[k] ?? 0) + n;
+    }
+  }
+  console.log(`fuzz: backward walks ${JSON.stringify(walks)}`);
   assert.ok(cases >= 2_000);
 });
 

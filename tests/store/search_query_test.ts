@@ -5,7 +5,7 @@ import {
   fold,
   foldCodePoint,
 } from "../../src/store/search/_fold.ts";
-import { makeKernel } from "../../src/store/search/_kernel.ts";
+import { makeKernel } from "../../src/read/_kernel.ts";
 import { ByteNeedle } from "../../src/store/search/_needle.ts";
 import { SearchQuery } from "../../src/store/search/_query.ts";
 

@@ -21,7 +21,7 @@ import {
   type Kernel,
   type KernelScan,
   NEWLINE,
-} from "./_kernel.ts";
+} from "../../read/_kernel.ts";
 import {
   entryLineText,
   type LineText,

@@ -12,7 +12,7 @@ import { quote } from "../../fs/_errors.ts";
 import { seam } from "../../fs/_seam.ts";
 import { readSessionHead, sessionInfo } from "../_session_files.ts";
 import type { HitList } from "./_hits.ts";
-import { makeKernel } from "./_kernel.ts";
+import { makeKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
 import { scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";

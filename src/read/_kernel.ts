@@ -1,14 +1,50 @@
 /**
- * The scan's byte kernel: one pass over a buffer that reports, in order,
- * every newline, every place where a needle's two anchor bytes both match
- * (a candidate, checked afterwards byte by byte), and every `\u` (a JSON
- * escape, which can hide a needle's character). It runs as a small
- * WebAssembly module using 16-byte SIMD (about 5 ms per 100 MB, against
- * ~60 ms for `indexOf(10)` alone), assembled below from its instructions;
- * where WebAssembly SIMD is missing, the same events come from a plain loop.
+ * The search scan's byte kernel (in `read/`, beside the backward walk's
+ * newline finder, whose instruction encoder `_wasm.ts` it shares): one pass
+ * over a buffer that reports, in order, every newline, every place where a
+ * needle's two anchor bytes both match (a candidate, checked afterwards byte
+ * by byte), and every `\u` (a JSON escape, which can hide a needle's
+ * character). It runs as a small WebAssembly module using 16-byte SIMD
+ * (about 5 ms per 100 MB, against ~60 ms for `indexOf(10)` alone), assembled
+ * below from its instructions; where WebAssembly SIMD is missing, the same
+ * events come from a plain loop.
  *
  * @module
  */
+
+import {
+  ADD,
+  AND,
+  and,
+  anyTrue,
+  bitmask,
+  BLOCK,
+  br,
+  brIf,
+  compile,
+  CTZ,
+  END,
+  eq,
+  EQZ,
+  GE,
+  get,
+  i32,
+  IF,
+  type KernelSource,
+  load,
+  LOOP,
+  LT,
+  OR,
+  or,
+  set,
+  SHL,
+  SHR,
+  splat,
+  STORE,
+  SUB,
+  tee,
+  XOR,
+} from "./_wasm.ts";
 
 /** Event kinds, in an event's top 4 bits; the low 28 bits are its position. */
 export const NEWLINE = 0;
@@ -60,13 +96,7 @@ let _module: WebAssembly.Module | null | undefined;
  */
 export function makeKernel(plain = false): Kernel {
   if (!plain) {
-    if (_module === undefined) {
-      try {
-        _module = new WebAssembly.Module(_assemble());
-      } catch {
-        _module = null;
-      }
-    }
+    if (_module === undefined) _module = compile(_source());
     if (_module !== null) return _wasmKernel(_module);
   }
   return _plainKernel();
@@ -122,66 +152,6 @@ function _plainKernel(): Kernel {
 }
 
 // --- The WebAssembly module, assembled from its instructions. ---
-
-const I32 = 0x7f;
-const V128 = 0x7b;
-const VOID = 0x40;
-
-function _uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function _sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-const get = (i: number): number[] => [0x20, i];
-const set = (i: number): number[] => [0x21, i];
-const tee = (i: number): number[] => [0x22, i];
-const i32 = (n: number): number[] => [0x41, ..._sleb(n)];
-const simd = (op: number): number[] => [0xfd, ..._uleb(op)];
-const load = [...simd(0x00), 0, 0]; // v128.load, align 1, offset 0
-const splat = simd(0x0f); // i8x16.splat
-const eq = simd(0x23); // i8x16.eq
-const and = simd(0x4e); // v128.and
-const or = simd(0x50); // v128.or
-const bitmask = simd(0x64); // i8x16.bitmask
-const anyTrue = simd(0x53); // v128.any_true
-const [ADD, SUB, AND, OR, XOR, SHL, SHR, CTZ, LT, GE, EQZ] = [
-  [0x6a],
-  [0x6b],
-  [0x71],
-  [0x72],
-  [0x73],
-  [0x74],
-  [0x76],
-  [0x68],
-  [0x49],
-  [0x4f],
-  [0x45],
-];
-const STORE = [0x36, 2, 0]; // i32.store, align 4, offset 0
-const [BLOCK, LOOP, IF, END] = [[0x02, VOID], [0x03, VOID], [0x04, VOID], [
-  0x0b,
-]];
-const br = (depth: number): number[] => [0x0c, depth];
-const brIf = (depth: number): number[] => [0x0d, depth];
 
 /**
  * `scan(start, end, first, second, a0, b0, a1, b1, e0, e1) -> events`:
@@ -259,31 +229,14 @@ function _code(): number[] {
   ];
 }
 
-function _section(id: number, body: number[]): number[] {
-  return [id, ..._uleb(body.length), ...body];
-}
-
-function _vec(items: number[][]): number[] {
-  return [..._uleb(items.length), ...items.flat()];
-}
-
-function _name(s: string): number[] {
-  return [..._uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-}
-
-/** The module's bytes. */
-function _assemble(): Uint8Array<ArrayBuffer> {
-  const locals = _vec([[6, I32], [11, V128]]);
-  const body = [...locals, ..._code()];
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ..._section(
-      1,
-      _vec([[0x60, ..._vec(Array(10).fill([I32])), ..._vec([[I32]])]]),
-    ),
-    ..._section(3, _vec([[0]])),
-    ..._section(5, _vec([[0, ..._uleb(_PAGES)]])),
-    ..._section(7, _vec([[..._name("scan"), 0, 0], [..._name("mem"), 2, 0]])),
-    ..._section(10, _vec([[..._uleb(body.length), ...body]])),
-  ]);
+/** The module. */
+function _source(): KernelSource {
+  return {
+    name: "scan",
+    params: 10,
+    i32Locals: 6,
+    v128Locals: 11,
+    code: _code(),
+    pages: _PAGES,
+  };
 }
