@@ -84,18 +84,14 @@ Deno.test("SearchQuery.parse() reads words, phrases and prefixes; nothing is an 
     equal(q.match("contest"), undefined);
     ok(SearchQuery.parse("test").match("contest") !== undefined);
   });
-  await t.step("the full-text expression quotes every word", () => {
+  await t.step("the full-text expression quotes every trigram", () => {
     equal(
       SearchQuery.parse('say"hi NEAR( ab "x y z"').ftsMatch(),
-      '"say""hi" AND "near("',
+      '"say" AND "ay""" AND "y""h" AND """hi" AND "nea" AND "ear" AND "ar("',
     );
     equal(SearchQuery.parse("ab 検索").ftsMatch(), undefined);
-    deepEqual(SearchQuery.parse("ab").shortSpellings(), [[
-      "ab",
-      "aB",
-      "Ab",
-      "AB",
-    ]]);
+    deepEqual(SearchQuery.parse("ab 検索 AB").shortWords(), ["ab", "検索"]);
+    deepEqual(SearchQuery.parse("ab abc").shortWords(), []);
   });
   await t.step("NUL and empty queries are refused", () => {
     throws(() => SearchQuery.parse("a\0"), TypeError);

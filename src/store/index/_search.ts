@@ -1,11 +1,12 @@
 /**
- * The `search` facet: the text of every entry (`search_entries`, one row
- * per entry with text, and per skipped line, with its offset) and a
- * full-text index over it (`search_fts`, SQLite FTS5 with the trigram
- * tokenizer: any substring of three or more characters, CJK included, is
- * found through it). The index holds the text folded (see `_fold.ts`), so
- * the trigram search can only widen what the search's own matcher then
- * decides; a deleted file's rows go with it.
+ * The `search` facet: where each entry with text is (`search_entries`,
+ * one row per entry, and per skipped line: its file, offset and size, and
+ * the entry's id, role and timestamp; never its text) and a full-text
+ * index of the text (`search_fts`, SQLite FTS5 with the trigram tokenizer:
+ * the text's trigrams, with no positions and no copy of the text). The
+ * index holds the text folded (see `_fold.ts`), so it can only narrow the
+ * rows down to candidates; a search reads each candidate's line from its
+ * file and its matcher decides. A deleted file's rows go with it.
  *
  * @module
  */
@@ -22,20 +23,28 @@ import {
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 
-/** Entries' text, and the full-text index over it. */
+/**
+ * What ends every text in the full-text index: each character of a text,
+ * even its last, then starts a trigram, so a word of one or two characters
+ * is found through the trigrams it starts (see `_search_query.ts`). No
+ * word of a query holds white space, so no word matches it.
+ */
+export const FTS_END = "\n\n";
+
+/** Where entries with text are, and the full-text index of their text. */
 export const SEARCH_FACET: IndexFacet = {
   name: "search",
-  version: 1,
+  version: 2,
   schema: [
     `CREATE TABLE IF NOT EXISTS search_entries (
       rowid INTEGER PRIMARY KEY,
       path TEXT NOT NULL,
       offset INTEGER NOT NULL,
+      size INTEGER NOT NULL,
       entryId TEXT,
       role TEXT,
       timestamp TEXT NOT NULL,
-      skip TEXT,
-      text TEXT NOT NULL
+      skip TEXT
     )`,
     `CREATE INDEX IF NOT EXISTS search_entries_path ON search_entries (path)`,
     // The hits' order, walked when a word is in too many rows to sort.
@@ -43,9 +52,16 @@ export const SEARCH_FACET: IndexFacet = {
       ON search_entries (timestamp DESC, path, offset DESC)`,
     `CREATE INDEX IF NOT EXISTS search_entries_skip ON search_entries (path)
       WHERE skip IS NOT NULL`,
+    // Contentless, and no positions (detail=none): the trigrams and the
+    // rows holding each, a fifteenth of the size with positions. The text
+    // comes folded, so the tokenizer does not fold it again.
     `CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(
-      text, content='', contentless_delete=1, tokenize='trigram'
+      text, content='', contentless_delete=1, detail=none,
+      tokenize='trigram case_sensitive 1'
     )`,
+    // The trigrams themselves, for words under three characters.
+    `CREATE VIRTUAL TABLE IF NOT EXISTS search_vocab
+      USING fts5vocab(search_fts, 'row')`,
   ],
   update(
     db: DatabaseSync,
@@ -54,7 +70,7 @@ export const SEARCH_FACET: IndexFacet = {
   ): void {
     const row = prepared(
       db,
-      `INSERT INTO search_entries (path, offset, entryId, role, timestamp, skip, text)
+      `INSERT INTO search_entries (path, offset, size, entryId, role, timestamp, skip)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     const fts = prepared(
@@ -72,13 +88,13 @@ export const SEARCH_FACET: IndexFacet = {
       const { lastInsertRowid } = row.run(
         file.path,
         line.offset,
+        line.size,
         found.skip === undefined ? found.entryId : null,
         found.skip === undefined ? found.role : null,
         found.skip === undefined ? found.timestamp : "",
         found.skip ?? null,
-        found.text,
       );
-      fts.run(lastInsertRowid, fold(found.text));
+      fts.run(lastInsertRowid, fold(found.text) + FTS_END);
     }
   },
   forget(db: DatabaseSync, path: string): void {

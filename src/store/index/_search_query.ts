@@ -1,8 +1,8 @@
 /**
- * Reading the `search` facet: which files it holds whole, and the rows
- * that may match a query, newest first. The full-text index (or, for
- * words under three characters, `instr` over every spelling) only narrows
- * the rows down; the caller decides each with the query's matcher.
+ * Reading the `search` facet: which files it holds whole, and where the
+ * lines that may match a query are, newest first. The full-text index only
+ * narrows the rows down; the caller reads each line from its file and
+ * decides it with the query's matcher.
  *
  * @module
  */
@@ -10,8 +10,9 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { PathSteps } from "../../context/_path_steps.ts";
 import type { HitFilter } from "../search/_hits.ts";
-import type { LineText, SkipReason } from "../search/_line.ts";
-import type { SearchQuery } from "../search/_query.ts";
+import type { SkipReason } from "../search/_line.ts";
+import type { LocatedLine } from "../search/_line_at.ts";
+import { quoteFts, type SearchQuery, TRIGRAM_CHARS } from "../search/_query.ts";
 import type { SearchRole } from "../search/_text.ts";
 import { SEARCH_FACET } from "./_search.ts";
 
@@ -23,12 +24,12 @@ export interface IndexScope {
   sinceMs?: number | undefined;
 }
 
-/** A row that may match, with its line's text. */
-export interface IndexedRow {
-  path: string;
-  offset: number;
-  found: LineText;
-}
+/**
+ * How the full-text index narrows a query's rows: a `MATCH` expression;
+ * null when no row can match; undefined when it cannot narrow them (every
+ * row is a candidate).
+ */
+export type Narrowing = string | null | undefined;
 
 /**
  * The files in scope whose search rows are not complete up to their
@@ -91,21 +92,46 @@ export function indexedPath(
 }
 
 /**
- * The entry rows that may match, newest first (timestamp, path, the later
- * line first: the order of the hits), each with its text read when asked.
+ * The `MATCH` expression that narrows a query's rows: the trigrams of its
+ * words of three characters or more; when it has none, for each word
+ * (of one or two characters) the trigrams it starts, from the index's own
+ * list of trigrams (every character of an indexed text starts one, see
+ * `FTS_END`), unless a word starts too many to be worth it.
  *
  * @param db The index.
  * @param query The query.
+ * @returns The expression, or null (no row matches), or undefined (no narrowing).
+ */
+export function narrowing(db: DatabaseSync, query: SearchQuery): Narrowing {
+  const match = query.ftsMatch();
+  if (match !== undefined) return match;
+  const groups: string[] = [];
+  for (const word of query.shortWords()) {
+    const terms = _trigramsStarting(db, word);
+    if (terms.length === 0) return null;
+    if (terms.length > _TERMS) continue;
+    groups.push(`(${terms.map(quoteFts).join(" OR ")})`);
+  }
+  return groups.length === 0 ? undefined : groups.join(" AND ");
+}
+
+/**
+ * Where the entry lines that may match are, newest first (timestamp,
+ * path, the later line first: the order of the hits).
+ *
+ * @param db The index.
+ * @param match The query's narrowing.
  * @param filter Role and date.
  * @param scope Folder and date of files.
- * @returns The rows.
+ * @returns The lines.
  */
 export function* candidateRows(
   db: DatabaseSync,
-  query: SearchQuery,
+  match: Narrowing,
   filter: HitFilter,
   scope: IndexScope,
-): Generator<IndexedRow> {
+): Generator<LocatedLine> {
+  if (match === null) return;
   const where = ["e.skip IS NULL"];
   const args: SQLInputValue[] = [];
   where.push(..._scope(scope, args));
@@ -117,57 +143,75 @@ export function* candidateRows(
     where.push("e.timestamp >= ?");
     args.push(filter.since);
   }
-  const { from, more } = _narrowing(db, query, args);
+  const { from, more } = _from(db, match, args);
   const rows = db.prepare(
-    `SELECT e.rowid AS rowid, e.path AS path, e.offset AS offset,
-            e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp
+    `SELECT e.path AS path, e.offset AS offset, e.size AS size,
+            e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp,
+            s.version AS version
      FROM ${from} ${_COMPLETE}
      WHERE ${[...more, ...where].join(" AND ")}
      ORDER BY e.timestamp DESC, e.path ASC, e.offset DESC`,
   );
-  const text = db.prepare("SELECT text FROM search_entries WHERE rowid = ?");
   for (const r of rows.iterate(...args) as Iterable<_Row>) {
-    const { text: t } = text.get(r.rowid) as { text: string };
     yield {
       path: r.path,
       offset: r.offset,
-      found: {
+      size: r.size,
+      version: r.version,
+      expected: {
         entryId: r.entryId!,
         role: r.role as SearchRole,
         timestamp: r.timestamp,
-        text: t,
       },
     };
   }
 }
 
 /**
- * The rows of skipped lines in scope (few: damage), for the matcher.
+ * Where the skipped lines in scope that may match are (few: damage).
  *
  * @param db The index.
+ * @param match The query's narrowing.
  * @param scope Folder and date of files.
- * @returns The rows.
+ * @returns The lines.
  */
 export function* skippedRows(
   db: DatabaseSync,
+  match: Narrowing,
   scope: IndexScope,
-): Generator<IndexedRow> {
+): Generator<LocatedLine> {
+  if (match === null) return;
   const args: SQLInputValue[] = [];
-  const where = _scope(scope, args);
+  const where = [..._scope(scope, args), "e.skip IS NOT NULL"];
+  if (match !== undefined) {
+    where.push(
+      "e.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)",
+    );
+    args.push(match);
+  }
   const rows = db.prepare(
-    `SELECT e.path AS path, e.offset AS offset, e.skip AS skip, e.text AS text
+    `SELECT e.path AS path, e.offset AS offset, e.size AS size,
+            e.skip AS skip, s.version AS version
      FROM search_entries e ${_COMPLETE}
-     WHERE ${[...where, "e.skip IS NOT NULL"].join(" AND ")}`,
+     WHERE ${where.join(" AND ")}`,
   );
   for (
     const r of rows.iterate(...args) as Iterable<
-      { path: string; offset: number; skip: SkipReason; text: string }
+      {
+        path: string;
+        offset: number;
+        size: number;
+        skip: SkipReason;
+        version: number;
+      }
     >
   ) {
     yield {
       path: r.path,
       offset: r.offset,
-      found: { skip: r.skip, text: r.text },
+      size: r.size,
+      version: r.version,
+      expected: { skip: r.skip },
     };
   }
 }
@@ -197,54 +241,65 @@ function _scope(scope: IndexScope, args: SQLInputValue[]): string[] {
 }
 
 interface _Row {
-  rowid: number;
   path: string;
   offset: number;
+  size: number;
   entryId: string | null;
   role: string | null;
   timestamp: string;
+  version: number;
 }
 
 /** Matches past which the rows are walked newest first instead of sorted. */
 const _MANY = 2000;
 
+/** Trigrams a short word may start, at most, for the index to narrow by them. */
+const _TERMS = 256;
+
+/** The last code point: a trigram's characters are all at most this. */
+const _LAST = String.fromCodePoint(0x10ffff);
+
 /**
- * The table and conditions that narrow rows down to candidates, their
- * arguments put first in `args`: the full-text index for words of three
- * characters or more (its few matches sorted, or, for a word in many rows,
- * the rows walked newest first until enough match), else `instr` over each
- * short word's spellings, walking the rows newest first.
+ * The index's trigrams that start with `word` (one or two characters),
+ * up to one more than {@linkcode _TERMS}: a range of the list of terms, which
+ * the text fills byte for byte (the tokenizer does not fold).
  */
-function _narrowing(
+function _trigramsStarting(db: DatabaseSync, word: string): string[] {
+  const rest = TRIGRAM_CHARS - [...word].length;
+  const rows = db.prepare(
+    `SELECT term FROM search_vocab WHERE term >= ? AND term <= ?
+     LIMIT ${_TERMS + 1}`,
+  ).all(word, word + _LAST.repeat(rest)) as { term: string }[];
+  return rows.map((r) => r.term);
+}
+
+/**
+ * The table and conditions that give the candidate rows, the arguments put
+ * first in `args`: the full-text index's few matches, sorted; for a match
+ * in many rows, or no narrowing, the rows walked newest first until enough
+ * match.
+ */
+function _from(
   db: DatabaseSync,
-  query: SearchQuery,
+  match: string | undefined,
   args: SQLInputValue[],
 ): { from: string; more: string[] } {
-  const match = query.ftsMatch();
   const walk = "search_entries e INDEXED BY search_entries_time";
-  if (match !== undefined) {
-    args.unshift(match);
-    const { n } = db.prepare(
-      `SELECT count(*) AS n FROM
-         (SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ${_MANY})`,
-    ).get(match) as { n: number };
-    return n < _MANY
-      ? {
-        from: "search_fts f JOIN search_entries e ON e.rowid = f.rowid",
-        more: ["search_fts MATCH ?"],
-      }
-      : {
-        from: walk,
-        more: [
-          "e.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)",
-        ],
-      };
-  }
-  const more: string[] = [];
-  const spellings = query.shortSpellings();
-  for (const list of spellings) {
-    more.push(`(${list.map(() => "instr(e.text, ?) > 0").join(" OR ")})`);
-  }
-  args.unshift(...spellings.flat());
-  return { from: walk, more };
+  if (match === undefined) return { from: walk, more: [] };
+  args.unshift(match);
+  const { n } = db.prepare(
+    `SELECT count(*) AS n FROM
+       (SELECT rowid FROM search_fts WHERE search_fts MATCH ? LIMIT ${_MANY})`,
+  ).get(match) as { n: number };
+  return n < _MANY
+    ? {
+      from: "search_fts f JOIN search_entries e ON e.rowid = f.rowid",
+      more: ["search_fts MATCH ?"],
+    }
+    : {
+      from: walk,
+      more: [
+        "e.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)",
+      ],
+    };
 }

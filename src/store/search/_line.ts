@@ -7,7 +7,8 @@
  */
 
 import { asEntry, type SessionEntry } from "../../format/entries.ts";
-import { decodeLine, IssueLog } from "../../read/_decode.ts";
+import { recordMigrator } from "../../format/_migrate.ts";
+import { decodeEntryLine, decodeLine, IssueLog } from "../../read/_decode.ts";
 import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
 import { damagedText, entryText, type SearchRole } from "./_text.ts";
 
@@ -111,4 +112,37 @@ export function entryLineText(
     timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
     text: found.text,
   };
+}
+
+/**
+ * What a whole line of a version 1 or 2 file gives the search, read on its
+ * own: decoded and migrated as the index's facet and the legacy scan do,
+ * but out of its file's order, so a version 1 entry's id (minted from the
+ * line's place) is not its own: the caller keeps the id it recorded.
+ *
+ * @param bytes The line, without its end of line.
+ * @param version The file's version.
+ * @returns Its text (with a stand-in id for version 1), or undefined.
+ */
+export function legacyLineText(
+  bytes: Uint8Array,
+  version: number,
+): LineText | undefined {
+  if (bytes.length === 0 || textlessType(bytes)) return undefined;
+  const line = {
+    bytes,
+    offset: 0,
+    index: -1,
+    size: bytes.length + 1,
+    terminated: true,
+  };
+  const value = decodeEntryLine(line, new IssueLog());
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    recordMigrator(version)?.({
+      index: 1,
+      value: value as Record<string, unknown>,
+    });
+  }
+  const checked = asEntry(value);
+  return entryLineText(bytes, "entry" in checked ? checked.entry : undefined);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { caseVariants, fold } from "./_fold.ts";
+import { fold } from "./_fold.ts";
 
 /** One term: every term must match (AND). */
 export interface SearchTerm {
@@ -100,39 +100,36 @@ export class SearchQuery {
   }
 
   /**
-   * The full-text index's `MATCH` expression for candidates: every word of
-   * three or more characters, quoted (never an operator), or undefined
-   * when no word has three.
+   * The full-text index's `MATCH` expression for candidates: every
+   * trigram of every word of three or more characters, quoted (never an
+   * operator), joined with `AND`; undefined when no word has three. The
+   * index keeps no positions, so a word's trigrams may be apart in a
+   * candidate: the matcher decides.
    *
    * @returns The expression.
    */
   ftsMatch(): string | undefined {
-    const words = this.#words().filter((w) => _chars(w) >= TRIGRAM_CHARS);
-    if (words.length === 0) return undefined;
-    return words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ");
+    const trigrams = new Set<string>();
+    for (const word of this.#words()) {
+      const chars = [...word];
+      for (let i = 0; i + TRIGRAM_CHARS <= chars.length; i++) {
+        trigrams.add(chars.slice(i, i + TRIGRAM_CHARS).join(""));
+      }
+    }
+    if (trigrams.size === 0) return undefined;
+    return [...trigrams].map(quoteFts).join(" AND ");
   }
 
   /**
-   * For each word shorter than three characters, every way a text can
-   * spell it (its case variants combined), when there are at most `max`.
+   * The words shorter than three characters (folded), when no word has
+   * three or more: what the index then narrows by (see `_search_query.ts`).
    *
-   * @param max The most spellings kept for one word.
-   * @returns The spellings, a list per word.
+   * @returns The words, or an empty list.
    */
-  shortSpellings(max = 16): string[][] {
-    const out: string[][] = [];
-    for (const word of this.#words()) {
-      if (_chars(word) >= TRIGRAM_CHARS) continue;
-      let spellings = [""];
-      for (const ch of word) {
-        const variants = caseVariants(ch.codePointAt(0)!);
-        spellings = spellings.flatMap((s) =>
-          variants.map((v) => s + String.fromCodePoint(v))
-        );
-      }
-      if (spellings.length <= max) out.push(spellings);
-    }
-    return out;
+  shortWords(): string[] {
+    const words = this.#words();
+    if (words.some((w) => _chars(w) >= TRIGRAM_CHARS)) return [];
+    return [...new Set(words)];
   }
 
   /** Every word of every term. */
@@ -169,6 +166,17 @@ function _wordStart(text: string, at: number): boolean {
   if (low >= 0xdc00 && low <= 0xdfff && before > 0) before--;
   const ch = String.fromCodePoint(text.codePointAt(before)!);
   return !_WORD_CHAR.test(ch) || _SPACELESS.test(ch);
+}
+
+/**
+ * A string as one FTS5 term: in double quotes, a quote doubled, so nothing
+ * in it is an operator.
+ *
+ * @param term The term.
+ * @returns The quoted term.
+ */
+export function quoteFts(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
 }
 
 function _chars(word: string): number {

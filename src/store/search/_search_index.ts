@@ -3,7 +3,8 @@
  * take it as it is), take the hits among the files its `search` facet
  * holds whole, and name the files in scope it does not hold whole, which
  * are scanned. Scope and completeness are settled in SQL, so a search of
- * thousands of sessions touches only the rows that may match.
+ * thousands of sessions touches only the rows that may match; each of
+ * those lines is read from its file and decided there.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import {
   candidateRows,
   indexedPath,
   type IndexScope,
+  narrowing,
   sessionLabel,
   skippedRows,
   uncoveredFiles,
@@ -20,6 +22,7 @@ import {
 import type { IndexStore } from "../index/_index_store.ts";
 import { refreshAll } from "../index/_refresh.ts";
 import { type HitFilter, HitList } from "./_hits.ts";
+import { LinesAt } from "./_line_at.ts";
 import type { SearchQuery } from "./_query.ts";
 import type { SessionLabel } from "./_scan_files.ts";
 
@@ -69,14 +72,18 @@ export async function searchIndex(
       const onProgress = o.options.onProgress;
       await refreshAll(index, onProgress === undefined ? {} : { onProgress });
     }
-    return index.read((db) => {
+    return await index.read(async (db) => {
       const hits = new HitList(query, o.limit, o.filter);
-      for (const row of candidateRows(db, query, o.filter, o.scope)) {
-        hits.take(row.path, row.offset, row.found);
+      using lines = new LinesAt();
+      const match = narrowing(db, query);
+      for (const row of candidateRows(db, match, o.filter, o.scope)) {
+        const found = await lines.text(row);
+        if (found !== undefined) hits.take(row.path, row.offset, found);
         if (hits.full) break;
       }
-      for (const row of skippedRows(db, o.scope)) {
-        hits.take(row.path, row.offset, row.found);
+      for (const row of skippedRows(db, match, o.scope)) {
+        const found = await lines.text(row);
+        if (found !== undefined) hits.take(row.path, row.offset, found);
       }
       const labels = new Map<string, SessionLabel>();
       const paths = new Map<string, PathSteps | undefined>();
