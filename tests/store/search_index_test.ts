@@ -1,0 +1,180 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import {
+  type SearchOptions,
+  type SearchResult,
+  searchSessions,
+  SessionIndex,
+} from "../../mod.ts";
+import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
+
+const SECRET = "needlesecret the text itself";
+const HOSTILE =
+  `say "hi" NEAR(x y) a:b -c ^d (e) 'f' x*y AND OR NOT {g} [h] ""`;
+
+/** One session of a few user lines; returns its path. */
+async function writeSession(root: string, texts: string[]): Promise<string> {
+  const path = join(root, "sessions", "--home-dev-app--", "a.jsonl");
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  const entries = texts.map((text, i) =>
+    user(
+      (i + 1).toString(16).padStart(8, "0"),
+      i === 0 ? null : i.toString(16).padStart(8, "0"),
+      text,
+    )
+  );
+  await Deno.writeFile(path, sessionBytes(entries, { header: HEADER }));
+  return path;
+}
+
+/** Search both ways; the indexed way must answer, with no warning. */
+async function both(
+  root: string,
+  query: string,
+  options: SearchOptions = {},
+): Promise<[SearchResult, SearchResult]> {
+  const warnings: string[] = [];
+  const scan = await searchSessions(root, query, { ...options, index: false });
+  const indexed = await searchSessions(root, query, {
+    ...options,
+    onWarning: (m) => warnings.push(m),
+  });
+  deepEqual(warnings, []);
+  equal(indexed.indexed, true);
+  return [scan, indexed];
+}
+
+const ids = (r: SearchResult) => r.hits.map((h) => h.entryId);
+
+Deno.test("searchSessions() keeps no entry text in the index: only where each entry is", async () => {
+  await using dir = await tempDir();
+  await writeSession(dir.path, [SECRET, "another line", HOSTILE]);
+  (await SessionIndex.open(dir.path)).close();
+  deepEqual(ids(await searchSessions(dir.path, "needlesecret")), [
+    "00000001",
+  ]);
+  const file = join(dir.path, "index.sqlite");
+  const db = new DatabaseSync(file);
+  try {
+    const columns = db.prepare("PRAGMA table_info(search_entries)").all()
+      .map((c) => c.name);
+    deepEqual(columns, [
+      "rowid",
+      "path",
+      "offset",
+      "size",
+      "entryId",
+      "role",
+      "timestamp",
+      "skip",
+    ]);
+    const { sql } = db.prepare(
+      "SELECT sql FROM sqlite_master WHERE name = 'search_fts'",
+    ).get() as { sql: string };
+    ok(/content=''/.test(sql) && /detail=none/.test(sql), sql);
+    const tables = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search_fts_%'",
+    ).all().map((t) => t.name);
+    ok(!tables.includes("search_fts_content"), String(tables));
+  } finally {
+    db.close();
+  }
+  // Nowhere in the file: not in a column, not in the full-text index.
+  const bytes = new TextDecoder().decode(await Deno.readFile(file));
+  ok(!bytes.includes("needlesecret"));
+  ok(!bytes.includes("another line"));
+});
+
+Deno.test("searchSessions() through an index taken as it is gives no hit for a line that changed behind it", async (t) => {
+  await using dir = await tempDir();
+  const texts = ["first needlealpha", "second needlebeta", "third needlegamma"];
+  const path = await writeSession(dir.path, texts);
+  (await SessionIndex.open(dir.path)).close();
+  const warm = await searchSessions(dir.path, "needlebeta");
+  deepEqual(ids(warm), ["00000002"]);
+  const stale = { refresh: false };
+  const original = await Deno.readFile(path);
+  const rewrite = (from: string, to: string) =>
+    Deno.writeTextFile(
+      path,
+      new TextDecoder().decode(original).replace(from, to),
+    );
+  await t.step("the same bytes' length, another text", async () => {
+    await rewrite("needlebeta", "needlezeta");
+    deepEqual(ids(await searchSessions(dir.path, "needlebeta", stale)), []);
+  });
+  await t.step("the lines moved (an earlier line grew)", async () => {
+    await rewrite("first needlealpha", "first, and longer, needlealpha");
+    for (const word of ["needlealpha", "needlebeta", "needlegamma", "ne"]) {
+      deepEqual(ids(await searchSessions(dir.path, word, stale)), [], word);
+    }
+  });
+  await t.step("another entry where the line was", async () => {
+    await rewrite('"id":"00000002"', '"id":"0000000f"');
+    deepEqual(ids(await searchSessions(dir.path, "needlebeta", stale)), []);
+  });
+  await t.step("the file cut short, then gone", async () => {
+    await Deno.writeFile(path, original.subarray(0, original.length - 30));
+    deepEqual(ids(await searchSessions(dir.path, "needlegamma", stale)), []);
+    await Deno.remove(path);
+    const gone = await searchSessions(dir.path, "needlebeta", stale);
+    deepEqual([gone.indexed, ids(gone)], [true, []]);
+  });
+  await t.step("a refresh finds the lines where they are now", async () => {
+    await rewrite("first needlealpha", "first, and longer, needlealpha");
+    const [scan, indexed] = await both(dir.path, "needlebeta");
+    deepEqual(ids(indexed), ["00000002"]);
+    deepEqual(indexed, { ...scan, indexed: true, scanned: 0 });
+  });
+});
+
+Deno.test("searchSessions() takes FTS5 syntax in a query as text, and words under three characters as the scan does", async (t) => {
+  await using dir = await tempDir();
+  // "q" then 300 different characters: "q" starts more trigrams than the
+  // index narrows a word by.
+  const many = Array.from(
+    { length: 300 },
+    (_, i) => `q${String.fromCodePoint(0x4e00 + i)}`,
+  ).join("");
+  await writeSession(dir.path, [
+    HOSTILE,
+    "plain words only",
+    `検索 é Ab ${many}`,
+    "ends with ab",
+    "x",
+  ]);
+  (await SessionIndex.open(dir.path)).close();
+  const cases: [string, string[]][] = [
+    ['say"hi', []],
+    ['"hi"', ["00000001"]],
+    ["NEAR(x", ["00000001"]],
+    ["a:b", ["00000001"]],
+    ["-c", ["00000001"]],
+    ["^d", ["00000001"]],
+    ["(e)", ["00000001"]],
+    ["'f'", ["00000001"]],
+    ["x*y", ["00000001"]],
+    ["{g} [h]", ["00000001"]],
+    ["AND OR NOT", ["00000001"]],
+    ["ab", ["00000004", "00000003"]],
+    ["aB", ["00000004", "00000003"]],
+    ["検索", ["00000003"]],
+    ["索", ["00000003"]],
+    ["É", ["00000003"]],
+    ["q", ["00000003"]],
+    ["x", ["00000005", "00000001"]],
+    ["zz", []],
+    ["w", ["00000004", "00000002"]],
+    ["y", ["00000002", "00000001"]],
+    ["ab plain", []],
+    ["ab ends", ["00000004"]],
+  ];
+  for (const [query, want] of cases) {
+    await t.step(query, async () => {
+      const [scan, indexed] = await both(dir.path, query);
+      deepEqual(ids(scan), want);
+      deepEqual(indexed, { ...scan, indexed: true, scanned: 0 });
+    });
+  }
+});
