@@ -178,3 +178,30 @@ Deno.test("searchSessions() takes FTS5 syntax in a query as text, and words unde
     });
   }
 });
+
+Deno.test("searchSessions() walks a word in thousands of rows newest first, ties by path and line, as the scan orders them", async () => {
+  await using dir = await tempDir();
+  // 3 sessions of 900 entries: 2,700 rows hold "common" (past the rows the
+  // index sorts), with timestamps shared within and across files.
+  for (const name of ["b", "a", "c"]) {
+    const path = join(dir.path, "sessions", `--${name}--`, `${name}.jsonl`);
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    const entries = Array.from({ length: 900 }, (_, i) => ({
+      ...user(
+        (i + 1).toString(16).padStart(8, "0"),
+        i === 0 ? null : i.toString(16).padStart(8, "0"),
+        `common ${name}${i}`,
+      ),
+      timestamp: `2026-10-01T09:00:0${Math.floor(i / 200)}.000Z`,
+    }));
+    await Deno.writeFile(path, sessionBytes(entries, { header: HEADER }));
+  }
+  (await SessionIndex.open(dir.path)).close();
+  for (const limit of [1, 50, 250]) {
+    const [scan, indexed] = await both(dir.path, "common", { limit });
+    equal(scan.hits.length, limit);
+    deepEqual(indexed, { ...scan, indexed: true, scanned: 0 });
+  }
+  const [scan, indexed] = await both(dir.path, "c8", { limit: 5 });
+  deepEqual(indexed.hits, scan.hits);
+});

@@ -47,9 +47,13 @@ export const SEARCH_FACET: IndexFacet = {
       skip TEXT
     )`,
     `CREATE INDEX IF NOT EXISTS search_entries_path ON search_entries (path)`,
-    // The hits' order, walked when a word is in too many rows to sort.
+    // The hits' order, walked backwards (newest first) when a word is in
+    // too many rows to sort; rows of one timestamp are sorted by path and
+    // offset as they come. Only the timestamp, ascending: rows come mostly
+    // in time order, and fill its pages (with the path it was twice the
+    // size of the table).
     `CREATE INDEX IF NOT EXISTS search_entries_time
-      ON search_entries (timestamp DESC, path, offset DESC)`,
+      ON search_entries (timestamp)`,
     `CREATE INDEX IF NOT EXISTS search_entries_skip ON search_entries (path)
       WHERE skip IS NOT NULL`,
     // Contentless, and no positions (detail=none): the trigrams and the
