@@ -151,6 +151,20 @@ if (import.meta.main && Deno.args[0] === "--rss") {
       await searchSessions(many, "compaction", { refresh: false });
     },
   });
+  Deno.bench({
+    name: "index, a word in no entry",
+    group,
+    async fn() {
+      await searchSessions(many, "zqxjvkw", { refresh: false });
+    },
+  });
+  Deno.bench({
+    name: "index, a 2-character CJK word, 50 newest",
+    group,
+    async fn() {
+      await searchSessions(many, "会话", { refresh: false });
+    },
+  });
 
   const { root, path } = await oneFile(100 * MB);
   const scan = "scan of a 100 MB transcript";
