@@ -6,6 +6,7 @@ import type { ListSessionsOptions } from "../../src/store/list.ts";
 import { generateFile } from "../../src/gen/_generate.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
+import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -333,6 +334,43 @@ Deno.test("SessionIndex of a newer schema is left alone: a warning, and the list
     .get() as { value: string };
   stored.close();
   assert.equal(value.value, "999"); // not dropped
+});
+
+Deno.test("SessionIndex of an older schema (version 3: the search facet kept each entry's text) is dropped and made anew", async () => {
+  await using dir = await tempDir();
+  await plain(dir.path, "s.jsonl", 2);
+  const file = join(dir.path, "index.sqlite");
+  const old = new DatabaseSync(file);
+  old.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  old.exec(`INSERT INTO meta VALUES ('schema', '3')`);
+  old.exec(`CREATE TABLE search_entries (rowid INTEGER PRIMARY KEY,
+    path TEXT NOT NULL, offset INTEGER NOT NULL, entryId TEXT, role TEXT,
+    timestamp TEXT NOT NULL, skip TEXT, text TEXT NOT NULL)`);
+  old.exec(`CREATE VIRTUAL TABLE search_fts USING fts5(text, content='',
+    contentless_delete=1, tokenize='trigram')`);
+  old.exec(`INSERT INTO search_entries VALUES
+    (1, 'gone.jsonl', 0, 'x', 'user', '2026', NULL, 'stale words')`);
+  old.close();
+  using index = await SessionIndex.open(dir.path);
+  assert.equal((await index.refresh()).sessions, 1);
+  index.close();
+  const db = new DatabaseSync(file);
+  const columns = db.prepare("PRAGMA table_info(search_entries)").all()
+    .map((c) => (c as { name: string }).name);
+  const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'")
+    .get() as { value: string };
+  const stale = db.prepare(
+    "SELECT count(*) AS n FROM search_entries WHERE path = 'gone.jsonl'",
+  ).get() as { n: number };
+  db.close();
+  assert.ok(!columns.includes("text"), columns.join());
+  assert.ok(columns.includes("size"), columns.join());
+  assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
+  assert.equal(stale.n, 0);
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
 });
 
 Deno.test("SessionIndex waits a bounded time for a lock, then goes on without saving, with a warning", async () => {

@@ -12,7 +12,7 @@ import { FACET_SCHEMA } from "./_facets.ts";
  * The schema's version; a file of an older version is remade, a newer one
  * left alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 
 /** The statements that make the schema. */
 export const INDEX_SCHEMA: readonly string[] = [
