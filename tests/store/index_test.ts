@@ -7,6 +7,7 @@ import { generateFile } from "../../src/gen/_generate.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
+import { IndexStore } from "../../src/store/index/_index_store.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -467,7 +468,7 @@ Deno.test("SessionIndex: a refresh killed midway leaves the last committed state
     JSON.stringify(new URL("../../mod.ts", import.meta.url).href)
   };
     const index = await SessionIndex.open(Deno.args[0]);
-    await index.refresh({ onProgress: (n) => { if (n === 60) console.log("half"); } });
+    await index.refresh({ onProgress: (n) => { if (n === 150) console.log("most"); } });
   `;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["eval", "--quiet", script, dir.path],
@@ -475,7 +476,8 @@ Deno.test("SessionIndex: a refresh killed midway leaves the last committed state
     stderr: "null",
   }).spawn();
   const reader = child.stdout.getReader();
-  await reader.read(); // "half"
+  // Small files' writes are saved 64 at a time: by the 150th, two groups.
+  await reader.read(); // "most"
   child.kill("SIGKILL");
   reader.releaseLock();
   await child.stdout.cancel();
@@ -497,6 +499,50 @@ Deno.test("SessionIndex: a refresh killed midway leaves the last committed state
     await listed(dir.path),
     await listed(dir.path, { index: false }),
   );
+});
+
+Deno.test("IndexStore.batched saves its writes a group at a time, and what is queued when the work throws", async () => {
+  await using dir = await tempDir();
+  const store = (await IndexStore.tryOpen(dir.path))!;
+  const count = () =>
+    store.read((db) =>
+      (db.prepare("SELECT count(*) AS n FROM meta WHERE key LIKE 'k%'")
+        .get() as { n: number }).n
+    );
+  const put = (k: number) =>
+    store.write(() =>
+      store.read((db) =>
+        db.prepare("INSERT INTO meta (key, value) VALUES (?, 'v')").run(
+          `k${k}`,
+        )
+      )
+    );
+  const seen: number[] = [];
+  // Time stands still, so only the count decides when a group is saved.
+  const now = performance.now;
+  performance.now = () => 0;
+  await assert.rejects(
+    store.batched(async () => {
+      for (let k = 0; k < 100; k++) {
+        assert.equal(put(k), true);
+        seen.push(count());
+        await Promise.resolve();
+      }
+      throw new Error("stop");
+    }),
+    /stop/,
+  ).finally(() => {
+    performance.now = now;
+  });
+  // Nothing is visible until a group of 64 is saved; the rest at the end.
+  assert.equal(seen[0], 0);
+  assert.equal(seen[62], 0);
+  assert.equal(seen[63], 64);
+  assert.equal(seen[99], 64);
+  assert.equal(count(), 100);
+  assert.equal(put(100), true); // outside batched: saved at once
+  assert.equal(count(), 101);
+  store.close();
 });
 
 for (const umask of ["077", "000"]) {

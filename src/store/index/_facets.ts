@@ -83,7 +83,7 @@ const _BATCH_BYTES = 4 * 1024 * 1024;
  * Runs `work` in one write transaction; false when it could not (the
  * index is locked by another process), and nothing was saved.
  */
-export type WriteTransaction = (work: () => void) => boolean;
+export type WriteTransaction = (work: () => void, bytes?: number) => boolean;
 
 interface _Progress {
   facet: string;
@@ -164,6 +164,7 @@ export async function feedFacets(
     const tail = (upTo === end ? range.endHash : undefined) ??
       await tailHashAt(file.path, upTo) ?? "";
     const lines = batch;
+    const weight = bytes;
     batch = [];
     bytes = 0;
     const forgetting = first ? fresh : [];
@@ -179,7 +180,7 @@ export async function feedFacets(
         if (mine.length > 0) facet.update(db, file, mine);
         _saveProgress(db, file.path, facet, upTo, info, tail);
       }
-    });
+    }, weight);
   };
   let at = from;
   for await (const line of facetLines(file, from, end)) {

@@ -43,6 +43,18 @@ export interface FeedRange {
   endHash?: string | undefined;
 }
 
+/** Writes saved together (see {@linkcode IndexStore.batched}). */
+interface _Queue {
+  works: (() => void)[];
+  bytes: number;
+  since: number;
+}
+
+/** A group of writes is saved at this many writes, bytes of lines, or milliseconds since its first. */
+const _QUEUE_WORKS = 64;
+const _QUEUE_BYTES = 4 << 20;
+const _QUEUE_MS = 100;
+
 /** The open index of a data dir. */
 export class IndexStore {
   /** The data dir (absolute). */
@@ -52,6 +64,8 @@ export class IndexStore {
   readonly #db: DatabaseSync;
   readonly #warn: (message: string) => void;
   #closed = false;
+  /** Writes waiting to be saved together, inside {@linkcode batched}. */
+  #queue: _Queue | undefined;
 
   private constructor(
     dataDir: string,
@@ -115,11 +129,66 @@ export class IndexStore {
    * Run `work` in one write transaction. The work is synchronous, so no
    * other work on this connection interleaves and the lock is held only
    * that long; a lock another process holds past the busy wait is a
-   * warning, not an error.
+   * warning, not an error. Inside {@linkcode batched}, the work waits to be
+   * saved with the next ones, and the answer is true until they are.
    *
+   * @param work The writes.
+   * @param bytes The bytes of lines the work holds (a batch's weight).
    * @returns Whether the work was saved.
    */
-  write(work: () => void): boolean {
+  write(work: () => void, bytes = 0): boolean {
+    const queue = this.#queue;
+    if (queue === undefined) return this.#transaction(work);
+    if (queue.works.length === 0) queue.since = performance.now();
+    queue.works.push(work);
+    queue.bytes += bytes;
+    if (
+      queue.works.length >= _QUEUE_WORKS || queue.bytes >= _QUEUE_BYTES ||
+      performance.now() - queue.since >= _QUEUE_MS
+    ) {
+      return this.#flush();
+    }
+    return true;
+  }
+
+  /**
+   * Run `work` with its writes saved a few dozen at a time, each group in
+   * one short synchronous transaction: a refresh of many small files
+   * commits once per group instead of once per file (each commit of the
+   * full-text index writes a segment of its own, and merges them). The
+   * writes left are saved when `work` ends, even by a throw; a process
+   * killed midway loses only the group not yet saved (at most ~100 ms of
+   * work), which the next refresh reads again.
+   *
+   * @param work The work whose writes are grouped.
+   * @returns What `work` returns.
+   */
+  async batched<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#queue !== undefined) return await work();
+    this.#queue = { works: [], bytes: 0, since: 0 };
+    try {
+      return await work();
+    } finally {
+      try {
+        this.#flush();
+      } finally {
+        this.#queue = undefined;
+      }
+    }
+  }
+
+  #flush(): boolean {
+    const queue = this.#queue!;
+    const works = queue.works;
+    if (works.length === 0) return true;
+    queue.works = [];
+    queue.bytes = 0;
+    return this.#transaction(() => {
+      for (const work of works) work();
+    });
+  }
+
+  #transaction(work: () => void): boolean {
     try {
       this.#db.exec("BEGIN IMMEDIATE");
     } catch (err) {
@@ -205,7 +274,7 @@ export class IndexStore {
   ): Promise<boolean> {
     return feedFacets(
       this.#db,
-      (work) => this.write(work),
+      (work, bytes) => this.write(work, bytes),
       FACETS,
       file,
       info,

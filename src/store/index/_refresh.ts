@@ -79,8 +79,11 @@ export async function refreshAll(
       options.onProgress?.(++done, files.length);
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.min(_CONCURRENCY, files.length) }, worker),
+  // Small files' writes are saved a group at a time (see IndexStore.batched).
+  await store.batched(() =>
+    Promise.all(
+      Array.from({ length: Math.min(_CONCURRENCY, files.length) }, worker),
+    )
   );
   const found = new Set(files.map((f) => f.path));
   for (const path of rows.keys()) {
