@@ -7,6 +7,7 @@
 import { deepStrictEqual, equal, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import {
+  SessionIndex,
   type UsageReport,
   usageReport,
   type UsageReportOptions,
@@ -200,6 +201,17 @@ Deno.test("usageReport() keeps counting a deleted file through the index; exclud
   );
   const files = await usageReport(copy.dir, { by: "session", index: false });
   deepStrictEqual({ ...live, source: "files" }, files);
+  // A rebuild reads every live file again and keeps the deleted one's calls,
+  // each copy still counted once.
+  {
+    using index = await SessionIndex.open(copy.dir);
+    await index.refresh({ rebuild: true });
+  }
+  deepStrictEqual(await usageReport(copy.dir, { by: "session" }), before);
+  deepStrictEqual(
+    await usageReport(copy.dir, { by: "session", excludeDeleted: true }),
+    live,
+  );
 });
 
 /** The filesystem, recording each file opened. */

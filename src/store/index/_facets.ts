@@ -58,6 +58,8 @@ export interface IndexFacet {
   update(db: DatabaseSync, file: FacetFile, lines: readonly FacetLine[]): void;
   /** Drop what `path` gave: it is gone (`deleted`), or it is read again from its start. */
   forget(db: DatabaseSync, path: string, deleted: boolean): void;
+  /** Drop what every file gave, to read them all again (a rebuild): one statement, not a `forget` per file. */
+  forgetAll(db: DatabaseSync): void;
 }
 
 /** The table of how far each facet has read each file. */

@@ -313,11 +313,7 @@ export class IndexStore {
   /** Forget every row and what every facet read (a facet keeps its figures of deleted files). */
   forgetAll(): void {
     this.write(() => {
-      const read = this.#db.prepare("SELECT DISTINCT path FROM facets")
-        .all() as { path: string }[];
-      for (const { path } of read) {
-        for (const facet of FACETS) facet.forget(this.#db, path, false);
-      }
+      for (const facet of FACETS) facet.forgetAll(this.#db);
       this.#db.exec("DELETE FROM facets");
       this.#db.exec("DELETE FROM sessions");
     });

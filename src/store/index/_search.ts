@@ -101,6 +101,10 @@ export const SEARCH_FACET: IndexFacet = {
       fts.run(lastInsertRowid, fold(found.text) + FTS_END);
     }
   },
+  forgetAll(db: DatabaseSync): void {
+    db.exec("DELETE FROM search_entries");
+    db.exec("INSERT INTO search_fts (search_fts) VALUES ('delete-all')");
+  },
   forget(db: DatabaseSync, path: string): void {
     prepared(
       db,

@@ -46,6 +46,12 @@ export const TOTALS_FACET: IndexFacet = {
        WHERE path = ?`,
     ).run(input, output, cacheRead, cacheWrite, cost, file.path);
   },
+  forgetAll(db: DatabaseSync): void {
+    db.exec(
+      `UPDATE sessions SET inputTokens = NULL, outputTokens = NULL,
+         cacheReadTokens = NULL, cacheWriteTokens = NULL, cost = NULL`,
+    );
+  },
   forget(db: DatabaseSync, path: string): void {
     prepared(
       db,

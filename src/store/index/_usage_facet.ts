@@ -113,6 +113,31 @@ export const USAGE_FACET: IndexFacet = {
       if (u !== undefined) _insert(s, self, u);
     }
   },
+  forgetAll(db: DatabaseSync): void {
+    // Every live file goes; the calls of deleted files stay, and one copy
+    // of each among them is counted again.
+    db.exec(`DELETE FROM usage WHERE file IN
+      (SELECT file FROM usage_files WHERE deleted = 0)`);
+    db.exec("DELETE FROM usage_files WHERE deleted = 0");
+    db.exec("UPDATE usage SET first = 0");
+    const copies = db.prepare(
+      `SELECT u.entryId AS entryId, u.timestamp AS timestamp, ${_RANK}
+       FROM usage u JOIN usage_files f ON f.file = u.file`,
+    ).all() as unknown as (_Row & { entryId: string; timestamp: number })[];
+    const best = new Map<string, _Ranked & { entryId: string }>();
+    for (const row of copies) {
+      const key = `${row.entryId}\u0000${row.timestamp}`;
+      const ranked = { ..._ranked(row), entryId: row.entryId };
+      const held = best.get(key);
+      if (held === undefined || _compare(ranked, held) < 0) {
+        best.set(key, ranked);
+      }
+    }
+    const s = _prepared(db);
+    for (const { file, entryId } of best.values()) {
+      s.setFirst.run(1, file, entryId);
+    }
+  },
   forget(db: DatabaseSync, path: string, deleted: boolean): void {
     const s = _prepared(db);
     if (deleted) {
