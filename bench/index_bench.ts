@@ -8,7 +8,7 @@
  *     deno task bench bench/index_bench.ts
  *
  * The 10,000 sessions are made once in `bench/out/index-10k/` (real
- * generated transcripts of ~8 KB, each its own id and title).
+ * generated transcripts, 280 MB in all, each its own id and title).
  *
  * @module
  */
