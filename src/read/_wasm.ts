@@ -1,6 +1,7 @@
 /**
  * The instruction encoder the byte kernels share (the search scan's
- * `_kernel.ts`, the backward walk's `_newlines.ts`): each kernel is one
+ * `_kernel.ts`, the backward walk's `_newlines.ts`; the usage pass's
+ * `store/usage/_wasm.ts` takes its numbers and sections): each kernel is one
  * WebAssembly function over one memory, assembled here from its
  * instructions, so there is no binary to build, ship or load.
  *
@@ -24,13 +25,27 @@ export function uleb(n: number): number[] {
   return out;
 }
 
-/** A signed LEB128 number. */
-export function sleb(n: number): number[] {
+/** A signed LEB128 number (a bigint for an i64 constant). */
+export function sleb(n: number | bigint): number[] {
+  if (typeof n === "bigint") return _slebBig(n);
   const out: number[] = [];
   for (;;) {
     const b = n & 0x7f;
     n >>= 7;
     if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+function _slebBig(v: bigint): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) {
       out.push(b);
       return out;
     }
@@ -98,7 +113,7 @@ export function assemble(source: KernelSource): Uint8Array<ArrayBuffer> {
   const body = [...locals, ...source.code];
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ..._section(
+    ...section(
       1,
       _vec([[
         0x60,
@@ -106,13 +121,13 @@ export function assemble(source: KernelSource): Uint8Array<ArrayBuffer> {
         ..._vec([[I32]]),
       ]]),
     ),
-    ..._section(3, _vec([[0]])),
-    ..._section(5, _vec([[0, ...uleb(source.pages)]])),
-    ..._section(
+    ...section(3, _vec([[0]])),
+    ...section(5, _vec([[0, ...uleb(source.pages)]])),
+    ...section(
       7,
-      _vec([[..._name(source.name), 0, 0], [..._name("mem"), 2, 0]]),
+      _vec([[...wasmName(source.name), 0, 0], [...wasmName("mem"), 2, 0]]),
     ),
-    ..._section(10, _vec([[...uleb(body.length), ...body]])),
+    ...section(10, _vec([[...uleb(body.length), ...body]])),
   ]);
 }
 
@@ -128,7 +143,8 @@ export function compile(source: KernelSource): WebAssembly.Module | null {
   }
 }
 
-function _section(id: number, body: number[]): number[] {
+/** A module section: its id, its size, its bytes. */
+export function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
@@ -136,6 +152,7 @@ function _vec(items: number[][]): number[] {
   return [...uleb(items.length), ...items.flat()];
 }
 
-function _name(s: string): number[] {
+/** A name (ASCII), as imports and exports spell it. */
+export function wasmName(s: string): number[] {
   return [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
 }

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { section, sleb, uleb, wasmName } from "../../read/_wasm.ts";
+
 /** Strings up to this many bytes are kept by `skeleton` (ids, models, times). */
 export const SKELETON_KEEP = 96;
 
@@ -33,39 +35,13 @@ const SIMD = 0xfd, V128_LOAD = 0x00, SPLAT = 0x0f, EQ = 0x23, AND = 0x4e;
 const LT_U = 0x26, OR = 0x50, BITMASK = 0x64, TEE = 0x22, I32_GT_U = 0x4b;
 const MEMORY_COPY = [0xfc, 0x0a, 0x00, 0x00];
 
-/** Unsigned LEB128. */
-function _u(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-/** Signed LEB128. */
-function _s(n: bigint | number): number[] {
-  let v = BigInt(n);
-  const out: number[] = [];
-  for (;;) {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    const done = (v === 0n && (b & 0x40) === 0) ||
-      (v === -1n && (b & 0x40) !== 0);
-    out.push(done ? b : b | 0x80);
-    if (done) return out;
-  }
-}
-
-const _const = (n: number): number[] => [I32_CONST, ..._s(n)];
+const _const = (n: number): number[] => [I32_CONST, ...sleb(n)];
 const _load8 = [LOAD8, 0, 0];
 
 /** `v128.load offset=k` at `local 2` (i), compared bytewise with `c`. */
 function _eqAt(k: number, c: number): number[] {
   // deno-fmt-ignore
-  return [GET, 2, SIMD, V128_LOAD, 0, ..._u(k), ..._const(c), SIMD, SPLAT,
+  return [GET, 2, SIMD, V128_LOAD, 0, ...uleb(k), ..._const(c), SIMD, SPLAT,
     SIMD, EQ];
 }
 
@@ -85,8 +61,8 @@ function _find(): number[] {
     GET, 2, GET, 3, I32_CTZ, I32_ADD, SET, 4,        //   p = i + ctz(mask)
     GET, 3, GET, 3, ..._const(1), I32_SUB, I32_AND, SET, 3, // mask &= mask - 1
     GET, 4, ..._const(7), I32_ADD, GET, 1, I32_LE_S, IF, EMPTY, // if (p + 7 <= end
-    GET, 4, I64_LOAD, 0, 0, I64_CONST, ..._s(0x00ffffffffffffffn), I64_AND,
-    I64_CONST, ..._s(0x0022656761737522n), I64_EQ, IF, EMPTY, // && '"usage"' at p)
+    GET, 4, I64_LOAD, 0, 0, I64_CONST, ...sleb(0x00ffffffffffffffn), I64_AND,
+    I64_CONST, ...sleb(0x0022656761737522n), I64_EQ, IF, EMPTY, // && '"usage"' at p)
     GET, 4, RETURN, END, END,                        //   return p
     BR, 0, END, END,                                 // }
     GET, 2, ..._const(16), I32_ADD, SET, 2, BR, 0,   // i += 16
@@ -175,7 +151,7 @@ function _skeleton(): number[] {
     GET, 2, GET, 5, GET, 6, ..._const(2), I32_ADD, ...MEMORY_COPY,
     GET, 2, GET, 6, I32_ADD, ..._const(2), I32_ADD, SET, 2,
     ELSE,
-    GET, 2, I64_CONST, ..._s(placeholder), I64_STORE, 0, 0,
+    GET, 2, I64_CONST, ...sleb(placeholder), I64_STORE, 0, 0,
     GET, 2, ..._const(8), I32_ADD, SET, 2,
     END,
     GET, 0, ..._const(1), I32_ADD, SET, 0,
@@ -189,28 +165,20 @@ function _skeleton(): number[] {
   return [1, 4, I32, ...code];
 }
 
-function _section(id: number, body: number[]): number[] {
-  return [id, ..._u(body.length), ...body];
-}
-
-function _name(s: string): number[] {
-  return [..._u(s.length), ...new TextEncoder().encode(s)];
-}
-
 function _code(...bodies: number[][]): number[] {
-  return [bodies.length, ...bodies.flatMap((b) => [..._u(b.length), ...b])];
+  return [bodies.length, ...bodies.flatMap((b) => [...uleb(b.length), ...b])];
 }
 
 /** The module: memory imported as `env.memory`, `find` and `skeleton` exported. */
 // deno-fmt-ignore
 export const USAGE_WASM: Uint8Array<ArrayBuffer> = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,                // magic, version
-  ..._section(1, [2, 0x60, 2, I32, I32, 1, I32,                  // (i32, i32) -> i32
+  ...section(1, [2, 0x60, 2, I32, I32, 1, I32,                  // (i32, i32) -> i32
     0x60, 4, I32, I32, I32, I32, 1, I32]),                      // (i32 x4) -> i32
-  ..._section(2, [1, ..._name("env"), ..._name("memory"), 0x02, 0x00, 1]),
-  ..._section(3, [2, 0, 1]),
-  ..._section(7, [2, ..._name("find"), 0x00, 0, ..._name("skeleton"), 0x00, 1]),
-  ..._section(10, _code(_find(), _skeleton())),
+  ...section(2, [1, ...wasmName("env"), ...wasmName("memory"), 0x02, 0x00, 1]),
+  ...section(3, [2, 0, 1]),
+  ...section(7, [2, ...wasmName("find"), 0x00, 0, ...wasmName("skeleton"), 0x00, 1]),
+  ...section(10, _code(_find(), _skeleton())),
 ]);
 
 /**
