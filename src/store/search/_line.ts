@@ -77,14 +77,7 @@ export function lineText(
  * @returns The entry, or undefined for damage.
  */
 export function parseEntryLine(bytes: Uint8Array): SessionEntry | undefined {
-  const line = {
-    bytes,
-    offset: 0,
-    index: -1,
-    size: bytes.length + 1,
-    terminated: true,
-  };
-  const value = decodeLine(line, new IssueLog());
+  const value = decodeLine(_wholeLine(bytes), new IssueLog());
   const checked = asEntry(value);
   return "entry" in checked ? checked.entry : undefined;
 }
@@ -129,14 +122,7 @@ export function legacyLineText(
   version: number,
 ): LineText | undefined {
   if (bytes.length === 0 || textlessType(bytes)) return undefined;
-  const line = {
-    bytes,
-    offset: 0,
-    index: -1,
-    size: bytes.length + 1,
-    terminated: true,
-  };
-  const value = decodeEntryLine(line, new IssueLog());
+  const value = decodeEntryLine(_wholeLine(bytes), new IssueLog());
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     recordMigrator(version)?.({
       index: 1,
@@ -145,4 +131,15 @@ export function legacyLineText(
   }
   const checked = asEntry(value);
   return entryLineText(bytes, "entry" in checked ? checked.entry : undefined);
+}
+
+/** A line read on its own: whole, its place unknown. */
+function _wholeLine(bytes: Uint8Array) {
+  return {
+    bytes,
+    offset: 0,
+    index: -1,
+    size: bytes.length + 1,
+    terminated: true,
+  };
 }
