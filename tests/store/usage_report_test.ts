@@ -7,6 +7,7 @@
 import { deepStrictEqual, equal, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import {
+  listSessions,
   SessionIndex,
   type UsageReport,
   usageReport,
@@ -212,6 +213,20 @@ Deno.test("usageReport() keeps counting a deleted file through the index; exclud
     await usageReport(copy.dir, { by: "session", excludeDeleted: true }),
     live,
   );
+});
+
+Deno.test("usageReport() through an index a list made (heads only) counts every call, as the files do", async () => {
+  await using copy = await fixtureCopy("forks");
+  const files = await usageReport(copy.dir, { by: "session", index: false });
+  (await SessionIndex.open(copy.dir)).close(); // an empty index, as cli list makes
+  const listed = await listSessions(copy.dir, { includeSubagents: true });
+  equal(listed.length > 0, true);
+  const indexed = await usageReport(copy.dir, { by: "session" });
+  equal(indexed.source, "index");
+  deepStrictEqual({ ...indexed, source: "files" }, files);
+  // And the rows the list made are now whole: a refresh has nothing to read.
+  using index = await SessionIndex.open(copy.dir);
+  equal((await index.refresh()).refreshed, 0);
 });
 
 /** The filesystem, recording each file opened. */

@@ -60,6 +60,7 @@ export async function refreshAll(
   if (options.rebuild === true) store.forgetAll();
   const files = await sessionFiles(store.dataDir, { includeSubagents: true });
   const rows = store.rows.heads();
+  const shallow = store.rows.shallow(); // heads only (a list made them): read whole
   const behind = store.behind();
   const result = { sessions: 0, refreshed: 0, removed: 0, skipped: 0, ms: 0 };
   let done = 0;
@@ -70,7 +71,7 @@ export async function refreshAll(
       const outcome = await _refreshFile(
         store,
         file,
-        rows.get(file.path),
+        shallow.has(file.path) ? undefined : rows.get(file.path),
         behind.has(file.path),
       );
       if (outcome === "read") result.refreshed++;
@@ -108,7 +109,8 @@ export async function refreshOne(
   path: string,
 ): Promise<boolean> {
   path = resolve(path);
-  const known = store.rows.get(path);
+  // A row with a head only (a list made it) is read as a new file.
+  const known = store.rows.isShallow(path) ? undefined : store.rows.get(path);
   const outcome = await _refreshFile(
     store,
     { path, depth: store.depthOf(path) },

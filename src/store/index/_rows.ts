@@ -149,6 +149,8 @@ export class SessionRows {
   readonly #putState: StatementSync;
   readonly #remove: StatementSync;
   readonly #paths: StatementSync;
+  readonly #shallow: StatementSync;
+  readonly #shallowOne: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#heads = db.prepare(
@@ -180,6 +182,26 @@ export class SessionRows {
     );
     this.#remove = db.prepare("DELETE FROM sessions WHERE path = ?");
     this.#paths = db.prepare("SELECT path FROM sessions");
+    const shallow = `SELECT path FROM sessions s WHERE offset IS NULL
+      AND NOT EXISTS (SELECT 1 FROM facets f WHERE f.path = s.path)`;
+    this.#shallow = db.prepare(shallow);
+    this.#shallowOne = db.prepare(`${shallow} AND path = ?`);
+  }
+
+  /**
+   * The rows that hold a head only, which no facet has read (a list
+   * recorded them): a refresh reads their files whole, or their facets
+   * would never be fed.
+   */
+  shallow(): Set<string> {
+    return new Set(
+      (this.#shallow.all() as { path: string }[]).map((r) => r.path),
+    );
+  }
+
+  /** Whether `path`'s row holds a head only (see {@linkcode shallow}). */
+  isShallow(path: string): boolean {
+    return this.#shallowOne.get(path) !== undefined;
   }
 
   /** Every row's head columns, by path. */
