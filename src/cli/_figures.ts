@@ -112,13 +112,15 @@ export async function fileFigures(
 
 /** The whole-file counts, then what a windowed open reads and rebuilds. */
 async function _read(path: string, dataDirOption: string | undefined) {
-  const fileBytes = (await Deno.stat(path)).size;
-  const counts = await countEntries(path);
   const dataDir = dataDirOption ?? await findDataDir(path);
+  // The open first: it refuses a FIFO or a device at once, by its type,
+  // where reading one through would wait or never end.
   await using session = await Session.open(path, {
     resolveBlobs: false,
     ...(dataDir === undefined ? {} : { dataDir }),
   });
+  const fileBytes = (await Deno.stat(path)).size;
+  const counts = await countEntries(path);
   const window = session.windowStats();
   const context = session.buildContext().tokens;
   return { fileBytes, counts, dataDir, window, context };

@@ -79,6 +79,9 @@ export async function countEntries(path: string): Promise<EntryCounts> {
     issues: [],
   };
   const children = new Map<string, number>();
+  if (!(await Deno.stat(path)).isFile) {
+    throw new Error(`Cannot read "${path}": it is not a regular file`);
+  }
   using file = await Deno.open(path, { read: true });
   const stream = new SessionEntryStream({
     name: path,
