@@ -54,7 +54,11 @@ export type LoadIssueKind =
 export interface LoadIssue {
   /** What kind of damage. */
   kind: LoadIssueKind;
-  /** 1-based line number, 0 when the issue is not tied to one line. */
+  /**
+   * 1-based line number; 0 when the issue is not tied to one line, or when
+   * its number is not known (a windowed open reads backwards: `offset`
+   * places the line).
+   */
   line: number;
   /** Byte offset of the line, -1 when unknown. */
   offset: number;

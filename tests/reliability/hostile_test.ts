@@ -14,6 +14,7 @@ import {
   SessionSyntaxError,
 } from "../../mod.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
+import { cliInProcess, CONTROL, writeHostileSession } from "../_cli.ts";
 
 const enc = new TextEncoder();
 const a = user("0000000a", null, "first");
@@ -202,21 +203,60 @@ Deno.test("Session.open() agrees both ways on a damaged line over 4 KiB on the p
     ]),
   );
   const contexts: string[] = [];
+  const issues: string[] = [];
   await bothWays(path, (s) => {
     const ctx = s.buildContext();
     equal(ctx.thinkingLevel, "high");
     equal(ctx.pathEnd, "root");
     contexts.push(JSON.stringify(ctx));
+    // The offset pins the line: a windowed open reads backwards and does
+    // not know line numbers (it gives 0).
+    issues.push(JSON.stringify(s.issues.map((i) => [i.kind, i.offset])));
   });
   equal(contexts[0], contexts[1]);
+  equal(issues[0], issues[1]); // the same damage, at the same place
+  ok(issues[0]!.includes("damaged-entry"), issues[0]);
 });
 
-Deno.test("Session.windowStats().bytesRead counts each byte read once", async () => {
+Deno.test("Session.open() on a header line over its 1 MiB bound: a clear SessionSyntaxError", async () => {
+  await using dir = await tempDir();
+  // Line 1 the title slot, line 2 a header of 2 MiB.
+  const slot = new TextDecoder().decode(sessionBytes([])).split("\n")[0]!;
+  const header = JSON.stringify({ ...HEADER, cwd: "/".repeat(2 * MB) });
+  const path = await fileOf(dir.path, enc.encode(`${slot}\n${header}\n`));
+  for (const window of [true, false]) {
+    await rejects(Session.open(path, { window }), (err) => {
+      ok(err instanceof SessionSyntaxError, String(err));
+      ok(/longer than/.test(err.message), err.message);
+      ok(err.message.includes(path), err.message);
+      return true;
+    });
+  }
+});
+
+Deno.test("Session.windowStats().bytesRead counts each block read once", async () => {
   await using dir = await tempDir();
   const bytes = sessionBytes([a, b]);
   const path = await fileOf(dir.path, bytes);
   await using s = await Session.open(path);
   equal(s.windowStats().bytesRead, bytes.length);
+  // Past the first 64 KiB read too: a file without a checkpoint is read
+  // back to its start, each byte once.
+  const entries = [a];
+  let parent = "0000000a";
+  for (let i = 0; i < 200; i++) {
+    const id = (0x100 + i).toString(16).padStart(8, "0");
+    entries.push(user(id, parent, "z".repeat(2_000)));
+    parent = id;
+  }
+  const large = sessionBytes(entries);
+  ok(large.length > 4 * 64 * 1024);
+  const path2 = await fileOf(dir.path, large);
+  await using s2 = await Session.open(path2);
+  // Each block is read once; a line of the window across a block's edge is
+  // read once more, whole (here blocks of 64, 128 and 256 KiB: at most 3).
+  const extra = s2.windowStats().bytesRead - large.length;
+  ok(extra >= 0 && extra <= 3 * 2_200, `${extra} bytes read twice`);
 });
 
 // --- The rest of the corpus: each case against a time bound -------------
@@ -286,6 +326,18 @@ Deno.test(
           "fork of a FIFO",
           () => rejects(forkSession(fifo, `${root}/copy.jsonl`), /FIFO/),
         );
+        for (const command of ["show", "context", "stats", "tree", "tail"]) {
+          const r = await within(
+            BOUND,
+            `cli ${command} of a FIFO`,
+            () => cliInProcess([command, fifo]),
+          );
+          equal(r.code, 1, `${command}: ${r.stderr}`);
+          ok(
+            r.stderr.includes("fifo.jsonl") && /FIFO/.test(r.stderr),
+            r.stderr,
+          );
+        }
       },
     );
 
@@ -297,6 +349,15 @@ Deno.test(
           "open of /dev/zero",
           () => rejects(Session.open("/dev/zero"), /it is a character device/),
         );
+        for (const command of ["show", "context", "stats"]) {
+          const r = await within(
+            BOUND,
+            `cli ${command} /dev/zero`,
+            () => cliInProcess([command, "/dev/zero"]),
+          );
+          equal(r.code, 1, `${command}: ${r.stderr}`);
+          ok(/character device/.test(r.stderr), r.stderr);
+        }
       },
     );
 
@@ -486,6 +547,51 @@ Deno.test(
           (await Deno.readTextFile(path)).trimEnd().split("\n").at(-1)!,
         );
         equal(typeof last.message.details.usage.cost.total, "number");
+      },
+    );
+
+    await t.step(
+      "terminal escapes and prototype-named types in a session: the CLI prints none and counts them",
+      async () => {
+        const root = await fresh();
+        const file = `${root}/hostile.jsonl`;
+        await writeHostileSession(file);
+        for (const command of ["context", "show", "stats", "tree", "tail"]) {
+          const r = await within(
+            BOUND,
+            `cli ${command}`,
+            () => cliInProcess([command, file]),
+          );
+          equal(r.code, 0, `${command}: ${r.stderr}`);
+          ok(
+            !CONTROL.test(r.stdout),
+            `${command}: ${JSON.stringify(r.stdout)}`,
+          );
+        }
+        const odd = await dataDirSession(
+          root,
+          sessionBytes([
+            a,
+            {
+              type: "constructor",
+              id: "0000000c",
+              parentId: "0000000a",
+              timestamp: HEADER.timestamp,
+            },
+            {
+              type: "__proto__",
+              id: "0000000d",
+              parentId: "0000000c",
+              timestamp: HEADER.timestamp,
+            },
+          ]),
+        );
+        const r = await cliInProcess(["stats", odd, "--json"]);
+        equal(r.code, 0, r.stderr);
+        const byType = JSON.parse(r.stdout).entriesByType;
+        equal(byType.constructor, 1);
+        equal(Object.getOwnPropertyDescriptor(byType, "__proto__")?.value, 1);
+        ok(!r.stdout.includes("NaN") && !r.stdout.includes("function"));
       },
     );
   },

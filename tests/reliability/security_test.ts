@@ -417,19 +417,14 @@ Deno.test({
 });
 
 /*
- * "whatever the umask" includes one that strips the owner's bits. Today
- * Session.#ensureOnDisk (src/session.ts) makes the session folders with
- * Deno.mkdir(..., { mode: 0o700 }) directly, outside the seam and without
- * the chmod SessionWriter.create would do (it then finds them present and
- * leaves them), and the writer's lock gate `.<name>.lock.os` is opened with
- * mode 0600 and never chmodded: under umask 0o277 the folders are 0500 and
- * the gate 0400. As a non-root user the session file cannot then be created
- * in its 0500 folder, and the second append cannot reopen the 0400 gate for
- * writing. Ignored until fixed (see the report).
+ * "whatever the umask" includes one that strips the owner's bits: the
+ * session folders and the writer's lock gate are made through the seam and
+ * chmodded after, so under umask 0o277 they are still 0700 and 0600 (a
+ * non-root user can then create the session file and reopen the gate).
  */
 Deno.test({
   name:
-    "Session, BlobStore and forkSession make files 0600 and folders 0700 under a umask that strips the owner's bits (0o277) (BUG)",
+    "Session, BlobStore and forkSession make files 0600 and folders 0700 under a umask that strips the owner's bits (0o277)",
 
   fn: async () => {
     await using dir = await tempDir();
