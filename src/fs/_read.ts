@@ -42,6 +42,28 @@ export async function readFull(
 }
 
 /**
+ * Read into `p` at `position` until it is full or the source ends.
+ *
+ * @param reader A positional reader.
+ * @param p Where the bytes go.
+ * @param position Where to read from.
+ * @returns The bytes read, fewer than `p.length` only at the end.
+ */
+export async function readFullAt(
+  reader: Pick<ReaderAt, "readAt">,
+  p: Uint8Array,
+  position: number,
+): Promise<number> {
+  let n = 0;
+  while (n < p.length) {
+    const got = await reader.readAt(p.subarray(n), position + n);
+    if (got === 0) break;
+    n += got;
+  }
+  return n;
+}
+
+/**
  * Positional reads over an open file, for a backward read.
  * Each read seeks then reads, so calls must not overlap (they do not in
  * `readLinesBackward`) and the file's cursor moves. The file is not closed.

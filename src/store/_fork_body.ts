@@ -7,7 +7,12 @@
  */
 
 import type { SessionEntry } from "../format/entries.ts";
-import { fileReaderAt, type Reader, type ReaderAt } from "../fs/_read.ts";
+import {
+  fileReaderAt,
+  type Reader,
+  type ReaderAt,
+  readFullAt,
+} from "../fs/_read.ts";
 import { type FsFile, type FsHandle, writeAll } from "../fs/_seam.ts";
 import { decodeLine, type IssueLog } from "../read/_decode.ts";
 import { LF, makeLine } from "../read/_line.ts";
@@ -89,7 +94,7 @@ export async function copyWholeLines(
     return end - start;
   }
   const bytes = new Uint8Array(tail + 1);
-  const n = await _readAll(reader, bytes.subarray(0, tail), end);
+  const n = await readFullAt(reader, bytes.subarray(0, tail), end);
   if (n < tail) _shrank(from, end + n);
   const value = decodeLine(
     makeLine(bytes.subarray(0, tail), end, lines, tail, false),
@@ -162,27 +167,12 @@ async function _afterLastLf(
   const scan = buffer.subarray(0, _SCAN_BYTES);
   for (let hi = reader.size; hi > start;) {
     const lo = Math.max(start, hi - scan.length);
-    const n = await _readAll(reader, scan.subarray(0, hi - lo), lo);
+    const n = await readFullAt(reader, scan.subarray(0, hi - lo), lo);
     const at = scan.subarray(0, n).lastIndexOf(LF);
     if (at !== -1) return lo + at + 1;
     hi = lo;
   }
   return start;
-}
-
-/** Read `p.length` bytes at `position`, fewer only at the end. */
-async function _readAll(
-  reader: ReaderAt,
-  p: Uint8Array,
-  position: number,
-): Promise<number> {
-  let n = 0;
-  while (n < p.length) {
-    const got = await reader.readAt(p.subarray(n), position + n);
-    if (got === 0) break;
-    n += got;
-  }
-  return n;
 }
 
 /** A reader that stops after `size` bytes, and says how many it missed. */

@@ -11,7 +11,7 @@ import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { headerVersion } from "../format/header.ts";
 import { type FsHandle, seam } from "../fs/_seam.ts";
-import { openRegular } from "../fs/_read.ts";
+import { openRegular, readFull } from "../fs/_read.ts";
 import { IssueLog } from "../read/_decode.ts";
 import { lastEntries, lastLineEnd, lineEndOf } from "./_backward.ts";
 import { entryOfLine, lineMigrator } from "./_entry_line.ts";
@@ -161,13 +161,7 @@ export class Follower {
 
   async #readAt(into: Uint8Array, position: number): Promise<number> {
     await this.#file.seek(position, Deno.SeekMode.Start);
-    let n = 0;
-    while (n < into.length) {
-      const got = await this.#file.read(into.subarray(n));
-      if (got === null || got === 0) break;
-      n += got;
-    }
-    return n;
+    return await readFull(this.#file, into);
   }
 
   /** Open the file at the path (again) and read its head; its size. */

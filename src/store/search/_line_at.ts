@@ -10,7 +10,12 @@
 
 import { SESSION_VERSION } from "../../format/header.ts";
 import { quote } from "../../fs/_errors.ts";
-import { fileReaderAt, openRegular, type ReaderAt } from "../../fs/_read.ts";
+import {
+  fileReaderAt,
+  openRegular,
+  type ReaderAt,
+  readFullAt,
+} from "../../fs/_read.ts";
 import type { FsHandle } from "../../fs/_seam.ts";
 import { CR, LF } from "../../read/_line.ts";
 import {
@@ -66,13 +71,15 @@ export class LinesAt implements Disposable {
     // The byte before the line too: both ends must be ends of lines.
     const want = (head ? Math.min(line.size, _TOO_LONG_HEAD) : line.size) + 1;
     const bytes = new Uint8Array(want);
-    if (await _readAt(file, bytes, line.offset - 1) < want) return undefined;
+    if (await readFullAt(file, bytes, line.offset - 1) < want) return undefined;
     if (bytes[0] !== LF) return undefined;
     let length: number;
     if (head) {
       const tail = new Uint8Array(2);
       const at = line.offset + line.size - 2;
-      if (await _readAt(file, tail, at) < 2 || tail[1] !== LF) return undefined;
+      if (await readFullAt(file, tail, at) < 2 || tail[1] !== LF) {
+        return undefined;
+      }
       length = line.size - (tail[0] === CR ? 2 : 1);
     } else {
       if (bytes[want - 1] !== LF) return undefined;
@@ -142,19 +149,4 @@ function _asRecorded(
   // A version 1 line read on its own has a stand-in id: keep the recorded one.
   if (legacy) return { ...found, entryId: want.entryId };
   return found.entryId === want.entryId ? found : undefined;
-}
-
-/** Read into `bytes` at `position` until full or the file ends; the count. */
-async function _readAt(
-  file: ReaderAt,
-  bytes: Uint8Array,
-  position: number,
-): Promise<number> {
-  let n = 0;
-  while (n < bytes.length) {
-    const got = await file.readAt(bytes.subarray(n), position + n);
-    if (got === 0) break;
-    n += got;
-  }
-  return n;
 }
