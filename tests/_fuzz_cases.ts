@@ -271,7 +271,9 @@ export function walkArb(): fc.Arbitrary<BackwardLinesOptions> {
     fc.record({
       plain: fc.boolean(),
       firstBlockBytes: fc.integer({ min: 1, max: 600 }),
-      blockBytes: fc.integer({ min: 1, max: 5000 }),
+      // Not under 256: a case may hold a 4 MiB line, and blocks of a few
+      // bytes (which never grow past this) would take a read per byte.
+      blockBytes: fc.integer({ min: 256, max: 5000 }),
       segmentBytes: fc.integer({ min: 1, max: 300 }),
     }),
   );
@@ -933,6 +935,12 @@ export interface RunFuzzOptions {
   onCase?: (stats: FuzzStats) => void;
   /** Replay one counterexample (`path` from a failure report). */
   path?: string;
+  /**
+   * Shrinking a failure stops after this many ms (each attempt may run to
+   * its timeout): the smallest case found by then is reported. Default
+   * 120,000.
+   */
+  shrinkMs?: number;
 }
 
 /**
@@ -958,7 +966,15 @@ export async function runFuzz(
     walks: {},
   };
   const timeoutMs = options.timeoutMs ?? 20_000;
+  // Shrinking reruns smaller failing cases, each up to its timeout: past
+  // the bound every further candidate passes, so the smallest failure found
+  // by then is the one reported.
+  const shrinkMs = options.shrinkMs ?? 120_000;
+  let failedAt: number | undefined;
   const property = fc.asyncProperty(caseArb(fixtures), async (c) => {
+    if (failedAt !== undefined && performance.now() - failedAt > shrinkMs) {
+      return;
+    }
     const bytes = applyCase(fixtures, c);
     const mayThrow = !headerIntact(fixtures[c.fixture]!, bytes);
     const r = await runner.run(bytes, mayThrow, timeoutMs, {
@@ -985,7 +1001,10 @@ export async function runFuzz(
       : "tiny, kernel";
     stats.walks[walk] = (stats.walks[walk] ?? 0) + 1;
     options.onCase?.(stats);
-    if (r.failure !== undefined) throw new Error(r.failure);
+    if (r.failure !== undefined) {
+      failedAt ??= performance.now();
+      throw new Error(r.failure);
+    }
   });
   try {
     const details = await fc.check(property, {
