@@ -8,6 +8,7 @@ import { deepStrictEqual, equal, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import {
   listSessions,
+  Session,
   SessionIndex,
   type UsageReport,
   usageReport,
@@ -227,6 +228,23 @@ Deno.test("usageReport() through an index a list made (heads only) counts every 
   // And the rows the list made are now whole: a refresh has nothing to read.
   using index = await SessionIndex.open(copy.dir);
   equal((await index.refresh()).refreshed, 0);
+});
+
+Deno.test("usageReport() through an index that opens recorded (rows whose facets are behind) counts every call, as the files do", async () => {
+  await using copy = await fixtureCopy("forks");
+  const files = await usageReport(copy.dir, { by: "session", index: false });
+  (await SessionIndex.open(copy.dir)).close(); // an empty index
+  const listed = await listSessions(copy.dir, {
+    includeSubagents: true,
+    index: false,
+  });
+  for (const { path } of listed) {
+    // An open records the file's row and state, not what the facets read.
+    await using _ = await Session.open(path);
+  }
+  const indexed = await usageReport(copy.dir, { by: "session" });
+  equal(indexed.source, "index");
+  deepStrictEqual({ ...indexed, source: "files" }, files);
 });
 
 /** The filesystem, recording each file opened. */

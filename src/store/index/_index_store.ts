@@ -288,20 +288,23 @@ export class IndexStore {
    * older version of itself): all of them, or only `path`.
    */
   behind(path?: string): Set<string> {
-    const where = path === undefined ? "WHERE" : "WHERE s.path = ? AND";
-    const args = path === undefined ? [] : [path];
-    const out = new Set<string>();
-    for (const facet of FACETS) {
-      const rows = prepared(
-        this.#db,
-        `SELECT s.path AS path FROM sessions s
-         LEFT JOIN facets f ON f.path = s.path AND f.facet = ?
-         ${where} s.offset IS NOT NULL
-           AND (f.path IS NULL OR f.version != ? OR f.offset != s.offset)`,
-      ).all(facet.name, ...args, facet.version) as { path: string }[];
-      for (const r of rows) out.add(r.path);
-    }
-    return out;
+    // One pass over the rows: each counts the facets that read it to its
+    // offset with their current version (a range of the facets' key).
+    const current = FACETS.map(() => "(f.facet = ? AND f.version = ?)")
+      .join(" OR ");
+    const rows = prepared(
+      this.#db,
+      `SELECT s.path AS path FROM sessions s
+       WHERE ${path === undefined ? "" : "s.path = ? AND"} s.offset IS NOT NULL
+         AND (SELECT count(*) FROM facets f
+              WHERE f.path = s.path AND f.offset = s.offset
+                AND (${current})) != ?`,
+    ).all(
+      ...(path === undefined ? [] : [path]),
+      ...FACETS.flatMap((facet) => [facet.name, facet.version]),
+      FACETS.length,
+    ) as { path: string }[];
+    return new Set(rows.map((r) => r.path));
   }
 
   /** A file is gone (or no longer a session): its row and what the facets hold of it. */
