@@ -27,20 +27,7 @@ export function uleb(n: number): number[] {
 
 /** A signed LEB128 number (a bigint for an i64 constant). */
 export function sleb(n: number | bigint): number[] {
-  if (typeof n === "bigint") return _slebBig(n);
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-function _slebBig(v: bigint): number[] {
+  let v = BigInt(n);
   const out: number[] = [];
   for (;;) {
     const b = Number(v & 0x7fn);
