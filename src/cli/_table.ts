@@ -51,8 +51,9 @@ export function formatTable(
   const all = [columns.map((c) => c.header), ...rows].map((r) =>
     r.map(sanitize)
   );
+  const cells = all.map((r) => columns.map((_, i) => textWidth(r[i] ?? "")));
   const natural = columns.map((_, i) =>
-    Math.max(...all.map((r) => textWidth(r[i] ?? "")))
+    cells.reduce((most, r) => Math.max(most, r[i]!), 0)
   );
   const least = (i: number): number =>
     columns[i]!.shrink === undefined
@@ -76,15 +77,21 @@ export function formatTable(
     widths[i]! -= give;
     excess -= give;
   }
-  const lines = all.map((r) =>
+  const lines = all.map((r, row) =>
     keep.map((i, k) => {
       const c = columns[i]!;
       const w = widths[i]!;
-      const fitted = truncate(r[i] ?? "", w, c.shrink ?? "end");
-      const pad = " ".repeat(Math.max(0, w - textWidth(fitted)));
+      const whole = cells[row]![i]!;
+      const fitted = whole <= w
+        ? r[i] ?? ""
+        : truncate(r[i] ?? "", w, c.shrink ?? "end");
+      const used = whole <= w ? whole : textWidth(fitted);
+      const pad = " ".repeat(Math.max(0, w - used));
       if (c.right === true) return pad + fitted;
       return k === keep.length - 1 ? fitted : fitted + pad;
     }).join(" ".repeat(_GAP))
   );
+  // Each line is at most the columns' widths and gaps: cut only if over.
+  if (span(keep, (i) => widths[i]!) <= width) return lines.join("\n");
   return lines.map((l) => truncate(l, width, "end")).join("\n");
 }

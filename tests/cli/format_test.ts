@@ -1,7 +1,9 @@
 import { equal } from "node:assert/strict";
+import fc from "fast-check";
 import {
   formatBytes,
   formatBytesOf,
+  graphemeCells,
   sanitize,
   textWidth,
   truncate,
@@ -15,6 +17,82 @@ Deno.test("textWidth() counts terminal cells", () => {
   equal(textWidth("🐛🐛"), 4);
   equal(textWidth("e\u0301"), 1);
   equal(textWidth("✓"), 1);
+});
+
+Deno.test("textWidth() and truncate() cut graphemes as Intl.Segmenter does, with or without its help", () => {
+  // Pieces of every kind the width walks itself or leaves to the segmenter:
+  // CJK, Hangul syllables and jamo, combining and spacing marks, a virama
+  // (Indic conjunct), variation selectors, emoji with modifiers, joiners
+  // and flags, a prepended letter, a soft hyphen.
+  // Pieces the width walks itself, and pieces it leaves to the segmenter
+  // (a spacing mark, joiners, flags, a soft hyphen, a keycap); most texts
+  // are drawn from the first alone, so that their walk is what is tested.
+  const simple = [
+    "a",
+    " ",
+    "—",
+    "é",
+    "e\u0301",
+    "去",
+    "ファ",
+    "세",
+    "क",
+    "\u094d",
+    "ष",
+    "\u0d4e",
+    "\u1100\u1161",
+    "\u11a8",
+    "🛠",
+    "\ufe0f",
+    "\ufe0e",
+    "🐛",
+    "👍🏽",
+    "✓",
+    "©",
+    "\u{20000}",
+    "\u0300",
+  ];
+  const other = [
+    "\u093e",
+    "\u200d",
+    "👩\u200d💻",
+    "🇫🇷",
+    "🇩",
+    "\u00ad",
+    "1\ufe0f\u20e3",
+  ];
+  const text = fc.oneof(
+    {
+      arbitrary: fc.array(fc.constantFrom(...simple), { maxLength: 8 }),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.array(fc.constantFrom(...simple, ...other), {
+        maxLength: 12,
+      }),
+      weight: 1,
+    },
+  ).map((p) => p.join(""));
+  const segmenter = new Intl.Segmenter();
+  fc.assert(
+    fc.property(text, fc.integer({ min: 0, max: 20 }), (t, width) => {
+      const graphemes = Array.from(segmenter.segment(t), (s) => s.segment);
+      const cells = graphemes.map(graphemeCells);
+      equal(textWidth(t), cells.reduce((n, c) => n + c, 0));
+      // The cut keeps whole graphemes from the start, up to width - 1 cells.
+      const cut = truncate(t, width);
+      if (textWidth(t) <= width) equal(cut, t);
+      else if (width > 0) {
+        let used = 1;
+        let kept = 0;
+        while (kept < graphemes.length && used + cells[kept]! <= width) {
+          used += cells[kept++]!;
+        }
+        equal(cut, graphemes.slice(0, kept).join("") + "…");
+      }
+    }),
+    { numRuns: 3000 },
+  );
 });
 
 Deno.test("truncate() cuts at a grapheme and marks the cut", () => {
