@@ -133,15 +133,24 @@ function _json(s: SessionInfo): Record<string, unknown> {
   };
 }
 
-/** The shortest prefix length, at least 8, that tells every id apart. */
+/**
+ * The shortest prefix length, at least 8, that tells every id apart: one
+ * more than the longest prefix two neighbours share once sorted.
+ */
 function _uniquePrefix(ids: readonly string[]): number {
-  const longest = Math.max(_SHORT_ID, ...ids.map((id) => id.length));
-  for (let n = _SHORT_ID; n < longest; n++) {
-    if (new Set(ids.map((id) => id.slice(0, n))).size === new Set(ids).size) {
-      return n;
-    }
+  const sorted = [...new Set(ids)].sort();
+  let n = _SHORT_ID;
+  let longest = _SHORT_ID;
+  for (let i = 0; i < sorted.length; i++) {
+    const b = sorted[i]!;
+    longest = Math.max(longest, b.length);
+    if (i === 0) continue;
+    const a = sorted[i - 1]!;
+    let shared = 0;
+    while (shared < a.length && a[shared] === b[shared]) shared++;
+    n = Math.max(n, shared + 1);
   }
-  return longest;
+  return Math.min(n, longest);
 }
 
 /** `2026-09-28 10:05` in local time. */

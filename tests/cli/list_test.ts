@@ -30,6 +30,33 @@ Deno.test("cli list prints the sessions newest first as a table", async () => {
   ok(!r.stdout.includes("…"));
 });
 
+Deno.test("cli list shows ids by the shortest prefix (8 at least) that tells them apart", async () => {
+  await using d = await makeDataDir();
+  const ids: string[] = JSON.parse(
+    (await cli(["list", "--data-dir", d.root, "--json"])).stdout,
+  ).map((s: { id: string }) => s.id);
+  // Every pair compared: one more than the longest prefix two ids share.
+  let want = 8;
+  for (const a of ids) {
+    for (const b of ids) {
+      if (a === b) continue;
+      let k = 0;
+      while (a[k] === b[k]) k++;
+      want = Math.max(want, k + 1);
+    }
+  }
+  ok(want > 8, "the fixtures' ids share more than 8 characters");
+  const r = await cli(["list", "--data-dir", d.root]);
+  const cells = r.stdout.trimEnd().split("\n").slice(1).map((l) =>
+    l.split(/ {2,}/)[1]!
+  );
+  equal(cells.length, ids.length);
+  for (const cell of cells) {
+    equal(cell.length, want, cell);
+    ok(ids.some((id) => id.startsWith(cell)), cell);
+  }
+});
+
 Deno.test("cli list --json prints an array; --all adds subagents", async (t) => {
   await using d = await makeDataDir();
   // A subagent's session lives in its parent's artifacts folder.
