@@ -92,7 +92,6 @@ export interface Fs {
   link(oldPath: string, newPath: string): Promise<void>;
   remove(path: string): Promise<void>;
   realPath(path: string): Promise<string>;
-  readDir(path: string): AsyncIterable<Deno.DirEntry>;
   /**
    * Synchronous calls for the lock taken around every append: a handful of
    * tiny operations where each asynchronous call would cost ~40 µs.
@@ -103,6 +102,11 @@ export interface Fs {
   statSync(path: string): Deno.FileInfo;
   lstatSync(path: string): Deno.FileInfo;
   chmodSync(path: string, mode: number): void;
+  /**
+   * A folder's entries, read at once: listing 100 folders of 10,000
+   * sessions took 100–240 ms through `Deno.readDir`, 14–41 ms this way.
+   */
+  readDirSync(path: string): Iterable<Deno.DirEntry>;
 }
 
 /** The real filesystem, backed by the `Deno` namespace. */
@@ -118,13 +122,13 @@ export const realFs: Fs = {
   link: (oldPath, newPath) => Deno.link(oldPath, newPath),
   remove: (path) => Deno.remove(path),
   realPath: (path) => Deno.realPath(path),
-  readDir: (path) => Deno.readDir(path),
   openSync: (path, options) => Deno.openSync(path, options),
   readFileSync: (path) => Deno.readFileSync(path),
   removeSync: (path) => Deno.removeSync(path),
   statSync: (path) => Deno.statSync(path),
   lstatSync: (path) => Deno.lstatSync(path),
   chmodSync: (path, mode) => Deno.chmodSync(path, mode),
+  readDirSync: (path) => Deno.readDirSync(path),
 };
 
 let current: Fs = realFs;

@@ -52,19 +52,19 @@ export async function sessionFiles(
 ): Promise<FoundFile[]> {
   const root = sessionsDir(dataDir);
   const folders = options.cwd === undefined
-    ? await _subfolders(root)
+    ? _subfolders(root)
     : [join(root, await canonicalCwdSlug(options.cwd))];
   const depth = options.includeSubagents === true ? _MAX_NESTING : 0;
   const out: FoundFile[] = [];
-  for (const folder of folders) await _collect(folder, depth, 0, out);
+  for (const folder of folders) _collect(folder, depth, 0, out);
   return out;
 }
 
 /** The folders right under `root`; none when it does not exist. */
-async function _subfolders(root: string): Promise<string[]> {
+function _subfolders(root: string): string[] {
   const out: string[] = [];
   try {
-    for await (const e of seam().readDir(root)) {
+    for (const e of seam().readDirSync(root)) {
       if (e.isDirectory) out.push(join(root, e.name));
     }
   } catch (err) {
@@ -74,16 +74,16 @@ async function _subfolders(root: string): Promise<string[]> {
   return out;
 }
 
-async function _collect(
+function _collect(
   folder: string,
   depth: number,
   level: number,
   out: FoundFile[],
-): Promise<void> {
+): void {
   const files = new Set<string>();
   const dirs: string[] = [];
   try {
-    for await (const e of seam().readDir(folder)) {
+    for (const e of seam().readDirSync(folder)) {
       if (e.isFile && e.name.endsWith(".jsonl")) files.add(e.name);
       else if (e.isDirectory) dirs.push(e.name);
     }
@@ -97,7 +97,7 @@ async function _collect(
   if (depth <= 0) return;
   for (const dir of dirs) {
     if (files.has(`${dir}.jsonl`)) {
-      await _collect(join(folder, dir), depth - 1, level + 1, out);
+      _collect(join(folder, dir), depth - 1, level + 1, out);
     }
   }
 }
