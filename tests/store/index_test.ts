@@ -374,6 +374,49 @@ Deno.test("SessionIndex of an older schema (version 3: the search facet kept eac
   );
 });
 
+Deno.test("SessionIndex of schema version 4 gains version 5's indexes in place, keeping every row", async () => {
+  await using dir = await tempDir();
+  await plain(dir.path, "s.jsonl", 2);
+  const file = join(dir.path, "index.sqlite");
+  const made = await SessionIndex.open(dir.path);
+  await made.refresh();
+  made.close();
+  // What 0.3.1 left: no covering indexes, schema 4; and a row a remake
+  // would lose (as it would lose the usage of deleted files).
+  const old = new DatabaseSync(file);
+  old.exec("DROP INDEX sessions_heads");
+  old.exec("DROP INDEX facets_read");
+  old.exec("UPDATE meta SET value = '4' WHERE key = 'schema'");
+  old.exec("INSERT INTO meta VALUES ('kept', 'yes')");
+  old.close();
+  using index = await SessionIndex.open(dir.path);
+  const refreshed = await index.refresh();
+  index.close();
+  assert.equal(refreshed.refreshed, 0, "the rows were kept: nothing to read");
+  const db = new DatabaseSync(file);
+  const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'")
+    .get() as { value: string };
+  const kept = db.prepare("SELECT value FROM meta WHERE key = 'kept'").get();
+  const indexes = db.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_heads', 'facets_read')",
+  ).all();
+  // The list and a refresh read the head columns from the index alone.
+  const plan = db.prepare(
+    `EXPLAIN QUERY PLAN SELECT path, dev, ino, size, mtimeMs, id, cwd, title,
+      titleSource, parentSession, timestamp, version, subagent, bodyStart,
+      headHash FROM sessions`,
+  ).all().map((r) => (r as { detail: string }).detail).join();
+  db.close();
+  assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
+  assert.ok(kept !== undefined);
+  assert.equal(indexes.length, 2);
+  assert.match(plan, /COVERING INDEX sessions_heads/);
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
+});
+
 Deno.test("SessionIndex waits a bounded time for a lock, then goes on without saving, with a warning", async () => {
   await using dir = await tempDir();
   await plain(dir.path, "s.jsonl", 2);

@@ -12,7 +12,11 @@ import { join } from "node:path";
 import { IS_WINDOWS, seam } from "../../fs/_seam.ts";
 import { quote } from "../../fs/_errors.ts";
 import { FILE_MODE, makeFolders } from "../../write/_folders.ts";
-import { INDEX_SCHEMA, INDEX_SCHEMA_VERSION } from "./_schema.ts";
+import {
+  INDEX_SCHEMA,
+  INDEX_SCHEMA_VERSION,
+  INDEX_UPGRADABLE_FROM,
+} from "./_schema.ts";
 
 /** The index file's name in a data dir. */
 export const INDEX_FILE = "index.sqlite";
@@ -98,11 +102,14 @@ function _version(db: DatabaseSync): number {
   return row === undefined ? 0 : Number(row.value);
 }
 
-/** Make the schema; an older one (a cache) is dropped and made anew. */
+/**
+ * Make the schema; an older one (a cache) is dropped and made anew, unless
+ * only what this one adds is missing.
+ */
 function _create(db: DatabaseSync, old: number): void {
   db.exec("BEGIN IMMEDIATE");
   try {
-    if (old > 0) {
+    if (old > 0 && old < INDEX_UPGRADABLE_FROM) {
       const tables = db.prepare(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
       ).all() as { name: string }[];

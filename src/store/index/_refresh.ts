@@ -17,7 +17,7 @@ import {
 } from "../_session_files.ts";
 import { wholeLinesEnd } from "./_facets.ts";
 import { type IndexStore, stateOf } from "./_index_store.ts";
-import type { HeadRow, StateRow } from "./_rows.ts";
+import type { StateRow, StatRow } from "./_rows.ts";
 import { headRow, sameStat } from "./_row_values.ts";
 
 /** Options for a refresh. */
@@ -59,7 +59,7 @@ export async function refreshAll(
   const started = performance.now();
   if (options.rebuild === true) store.forgetAll();
   const files = await sessionFiles(store.dataDir, { includeSubagents: true });
-  const rows = store.rows.heads();
+  const rows = store.rows.stats();
   const shallow = store.rows.shallow(); // heads only (a list made them): read whole
   const behind = store.behind();
   const result = { sessions: 0, refreshed: 0, removed: 0, skipped: 0, ms: 0 };
@@ -128,7 +128,7 @@ export async function refreshOne(
 async function _refreshFile(
   store: IndexStore,
   file: FoundFile,
-  known: HeadRow | undefined,
+  known: StatRow | undefined,
   behind: boolean,
 ): Promise<"read" | "unchanged" | "skipped"> {
   const { path, depth } = file;
@@ -186,7 +186,7 @@ async function _refreshFile(
 async function _catchUpFacets(
   store: IndexStore,
   file: FoundFile,
-  known: HeadRow,
+  known: StatRow,
 ): Promise<void> {
   const row = store.rows.get(file.path);
   if (row?.offset === null || row?.offset === undefined) return;

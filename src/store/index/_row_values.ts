@@ -59,7 +59,10 @@ export function headRow(
 }
 
 /** Whether a row was made from a file that still has this inode, size and mtime. */
-export function sameStat(row: HeadRow, info: Deno.FileInfo): boolean {
+export function sameStat(
+  row: Pick<HeadRow, "size" | "mtimeMs" | "ino" | "dev">,
+  info: Deno.FileInfo,
+): boolean {
   return row.size === info.size &&
     row.mtimeMs === (info.mtime?.getTime() ?? 0) &&
     row.ino === (info.ino ?? 0) && row.dev === (info.dev ?? 0);

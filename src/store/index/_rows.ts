@@ -121,6 +121,12 @@ const _STATE_COLUMNS = [
   "ids",
 ] as const;
 
+/** What a refresh compares of a row with its file (see {@linkcode SessionRows.stats}). */
+export type StatRow = Pick<
+  HeadRow,
+  "path" | "dev" | "ino" | "size" | "mtimeMs" | "bodyStart"
+>;
+
 /** A row's head columns as an array, in the order of `_HEAD_COLUMNS`. */
 type _HeadArray = [
   string,
@@ -143,6 +149,7 @@ type _HeadArray = [
 /** The statements over the `sessions` table, prepared once per database. */
 export class SessionRows {
   readonly #heads: StatementSync;
+  readonly #stats: StatementSync;
   readonly #arrays: boolean;
   readonly #get: StatementSync;
   readonly #putHead: StatementSync;
@@ -164,6 +171,9 @@ export class SessionRows {
     };
     arrays.setReturnArrays?.(true);
     this.#arrays = arrays.setReturnArrays !== undefined;
+    this.#stats = db.prepare(
+      "SELECT path, dev, ino, size, mtimeMs, bodyStart FROM sessions",
+    );
     this.#get = db.prepare("SELECT * FROM sessions WHERE path = ?");
     const heads = _HEAD_COLUMNS.join(", ");
     const marks = _HEAD_COLUMNS.map(() => "?").join(", ");
@@ -231,6 +241,19 @@ export class SessionRows {
         bodyStart: a[13],
         headHash: a[14],
       });
+    }
+    return out;
+  }
+
+  /**
+   * Every row's columns a refresh compares with its file, by path (a
+   * fifth of the head columns: a refresh of 10,000 unchanged files makes
+   * no title, cwd or hash strings).
+   */
+  stats(): Map<string, StatRow> {
+    const out = new Map<string, StatRow>();
+    for (const row of this.#stats.all() as unknown as StatRow[]) {
+      out.set(row.path, row);
     }
     return out;
   }

@@ -9,10 +9,18 @@ import { FACETS } from "./_facet_list.ts";
 import { FACET_SCHEMA } from "./_facets.ts";
 
 /**
- * The schema's version; a file of an older version is remade, a newer one
- * left alone. A new facet or a facet's new tables raise it.
+ * The schema's version; a file of an older version is remade (or, from
+ * {@linkcode INDEX_UPGRADABLE_FROM}, given what it lacks), a newer one left
+ * alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
+
+/**
+ * The oldest version whose tables are this version's: it is brought up to
+ * date by the schema's statements (each `IF NOT EXISTS`) without losing a
+ * row, the usage of deleted files among them. Version 5 only added indexes.
+ */
+export const INDEX_UPGRADABLE_FROM = 4;
 
 /** The statements that make the schema. */
 export const INDEX_SCHEMA: readonly string[] = [
@@ -59,6 +67,12 @@ export const INDEX_SCHEMA: readonly string[] = [
     ids BLOB
   )`,
   `CREATE INDEX IF NOT EXISTS sessions_cwd ON sessions (cwd)`,
+  // Every head column (and the offset): the list and a refresh read these
+  // of every row, from this index instead of the rows (10,000 rows: 40 ->
+  // 13 ms; the table's pages hold the resume state too).
+  `CREATE INDEX IF NOT EXISTS sessions_heads ON sessions (path, dev, ino,
+    size, mtimeMs, id, cwd, title, titleSource, parentSession, timestamp,
+    version, subagent, bodyStart, headHash, offset)`,
   ...FACET_SCHEMA,
   ...FACETS.flatMap((facet) => facet.schema),
 ];
