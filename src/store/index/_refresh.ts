@@ -42,6 +42,9 @@ export interface RefreshResult {
   ms: number;
 }
 
+/** What a refresh did with one file. */
+type _Outcome = "read" | "unchanged" | "skipped";
+
 /** Files read at once by a refresh. */
 const _CONCURRENCY = 4;
 
@@ -64,26 +67,44 @@ export async function refreshAll(
   const behind = store.behind();
   const result = { sessions: 0, refreshed: 0, removed: 0, skipped: 0, ms: 0 };
   let done = 0;
+  const count = (outcome: _Outcome): void => {
+    if (outcome === "read") result.refreshed++;
+    if (outcome === "skipped") result.skipped++;
+    else result.sessions++;
+    options.onProgress?.(++done, files.length);
+  };
+  // First every file's stat, at once: most are unchanged and need nothing
+  // else (10,000 of them went through the workers' awaits before).
+  const changed: [FoundFile, Deno.FileInfo, StatRow | undefined][] = [];
+  const fs = seam();
+  for (const file of files) {
+    let info: Deno.FileInfo;
+    try {
+      info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
+    } catch {
+      count("skipped");
+      continue;
+    }
+    const known = shallow.has(file.path) ? undefined : rows.get(file.path);
+    if (
+      known !== undefined && sameStat(known, info) && !behind.has(file.path)
+    ) {
+      count("unchanged");
+    } else changed.push([file, info, known]);
+  }
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < files.length) {
-      const file = files[next++]!;
-      const outcome = await _refreshFile(
-        store,
-        file,
-        shallow.has(file.path) ? undefined : rows.get(file.path),
-        behind.has(file.path),
+    while (next < changed.length) {
+      const [file, info, known] = changed[next++]!;
+      count(
+        await _refreshFile(store, file, info, known, behind.has(file.path)),
       );
-      if (outcome === "read") result.refreshed++;
-      if (outcome === "skipped") result.skipped++;
-      else result.sessions++;
-      options.onProgress?.(++done, files.length);
     }
   };
   // Small files' writes are saved a group at a time (see IndexStore.batched).
   await store.batched(() =>
     Promise.all(
-      Array.from({ length: Math.min(_CONCURRENCY, files.length) }, worker),
+      Array.from({ length: Math.min(_CONCURRENCY, changed.length) }, worker),
     )
   );
   const found = new Set(files.map((f) => f.path));
@@ -109,11 +130,18 @@ export async function refreshOne(
   path: string,
 ): Promise<boolean> {
   path = resolve(path);
+  let info: Deno.FileInfo;
+  try {
+    info = await seam().stat(path);
+  } catch {
+    return false;
+  }
   // A row with a head only (a list made it) is read as a new file.
   const known = store.rows.isShallow(path) ? undefined : store.rows.get(path);
   const outcome = await _refreshFile(
     store,
     { path, depth: store.depthOf(path) },
+    info,
     known,
     known === undefined || store.behind(path).has(path),
   );
@@ -128,16 +156,11 @@ export async function refreshOne(
 async function _refreshFile(
   store: IndexStore,
   file: FoundFile,
+  info: Deno.FileInfo,
   known: StatRow | undefined,
   behind: boolean,
-): Promise<"read" | "unchanged" | "skipped"> {
+): Promise<_Outcome> {
   const { path, depth } = file;
-  let info: Deno.FileInfo;
-  try {
-    info = seam().statSync(path);
-  } catch {
-    return "skipped";
-  }
   if (known !== undefined && sameStat(known, info)) {
     if (behind) await _catchUpFacets(store, file, known);
     return "unchanged";
