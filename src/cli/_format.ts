@@ -7,7 +7,12 @@
  */
 
 const _ELLIPSIS = "…";
-const _segmenter = new Intl.Segmenter();
+let _segmenterMade: Intl.Segmenter | undefined;
+
+/** The grapheme segmenter, made on first use (making one costs ~20 ms). */
+function _segmenter(): Intl.Segmenter {
+  return _segmenterMade ??= new Intl.Segmenter();
+}
 
 /**
  * Text safe to print on a terminal: control characters (C0, C1, the line and
@@ -41,7 +46,7 @@ export function textWidth(text: string): number {
   if (_ASCII.test(text)) return text.length;
   if (_needsSegmenter(text)) {
     let n = 0;
-    for (const { segment } of _segmenter.segment(text)) {
+    for (const { segment } of _segmenter().segment(text)) {
       n += graphemeCells(segment);
     }
     return n;
@@ -110,7 +115,7 @@ const _EXTEND = /[\p{Mn}\p{Me}\p{Emoji_Modifier}]/u;
 /** Each grapheme of `text` with its cells. */
 function* _graphemes(text: string): Generator<[string, number]> {
   if (_needsSegmenter(text)) {
-    for (const { segment } of _segmenter.segment(text)) {
+    for (const { segment } of _segmenter().segment(text)) {
       yield [segment, graphemeCells(segment)];
     }
     return;
@@ -209,6 +214,19 @@ export function graphemeCells(grapheme: string): number {
   }
   const cp = grapheme.codePointAt(0)!;
   return _WIDE.some(([lo, hi]) => cp >= lo && cp <= hi) ? 2 : 1;
+}
+
+let _counts: Intl.NumberFormat | undefined;
+
+/**
+ * A count for people, digits grouped: `1,234,567` (the format is made on
+ * first use: making one costs milliseconds every command would pay).
+ *
+ * @param n A number.
+ * @returns The text.
+ */
+export function formatCount(n: number): string {
+  return (_counts ??= new Intl.NumberFormat("en-US")).format(n);
 }
 
 /** Binary units, labelled as `gen --size` reads them (`M` = 1024²). */

@@ -11,7 +11,7 @@ import {
   fileFigures,
   totalFigures,
 } from "./_figures.ts";
-import { formatBytes, sanitizeLines } from "./_format.ts";
+import { formatBytes, formatCount, sanitizeLines } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
 import {
@@ -187,8 +187,6 @@ function _sum(counts: Map<string, number>): number {
   return [...counts.values()].reduce((a, b) => a + b, 0);
 }
 
-const _numbers = new Intl.NumberFormat("en-US");
-
 function _n(n: number): string {
-  return _numbers.format(n);
+  return formatCount(n);
 }

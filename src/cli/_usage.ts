@@ -18,7 +18,7 @@ import {
   writeJson,
 } from "./_command.ts";
 import { attempt } from "./_failure.ts";
-import { sanitize, textWidth } from "./_format.ts";
+import { formatCount, sanitize, textWidth } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { type Progress, progressBar } from "./_progress.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
@@ -261,13 +261,13 @@ function _table(report: UsageReport, width: number, compact: boolean): string {
   return formatTable(columns, rows, width);
 }
 
-const _whole = (x: number): string => _numbers.format(x);
-const _numbers = new Intl.NumberFormat("en-US");
-const _short = new Intl.NumberFormat("en-US", {
-  notation: "compact",
-  maximumFractionDigits: 1,
-});
-const _compact = (x: number): string => _short.format(x);
+const _whole = formatCount;
+let _short: Intl.NumberFormat | undefined;
+const _compact = (x: number): string =>
+  (_short ??= new Intl.NumberFormat("en-US", {
+    notation: "compact",
+    maximumFractionDigits: 1,
+  })).format(x);
 
 /**
  * Dollars for people: cents from $1 up (`$1,234.56`), four decimals below

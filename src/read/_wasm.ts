@@ -27,6 +27,19 @@ export function uleb(n: number): number[] {
 
 /** A signed LEB128 number (a bigint for an i64 constant). */
 export function sleb(n: number | bigint): number[] {
+  if (typeof n === "number" && (n | 0) === n) {
+    // An i32: shifts on numbers (BigInt steps cost every command's start).
+    const out: number[] = [];
+    for (;;) {
+      const b = n & 0x7f;
+      n >>= 7;
+      if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
+        out.push(b);
+        return out;
+      }
+      out.push(b | 0x80);
+    }
+  }
   let v = BigInt(n);
   const out: number[] = [];
   for (;;) {

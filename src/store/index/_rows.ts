@@ -174,6 +174,7 @@ export class SessionRows {
     this.#stats = db.prepare(
       "SELECT path, dev, ino, size, mtimeMs, bodyStart FROM sessions",
     );
+    (this.#stats as unknown as typeof arrays).setReturnArrays?.(true);
     this.#get = db.prepare("SELECT * FROM sessions WHERE path = ?");
     const heads = _HEAD_COLUMNS.join(", ");
     const marks = _HEAD_COLUMNS.map(() => "?").join(", ");
@@ -252,8 +253,22 @@ export class SessionRows {
    */
   stats(): Map<string, StatRow> {
     const out = new Map<string, StatRow>();
-    for (const row of this.#stats.all() as unknown as StatRow[]) {
-      out.set(row.path, row);
+    if (!this.#arrays) {
+      for (const row of this.#stats.all() as unknown as StatRow[]) {
+        out.set(row.path, row);
+      }
+      return out;
+    }
+    type Stat = [string, number, number, number, number, number];
+    for (const a of this.#stats.all() as unknown as Stat[]) {
+      out.set(a[0], {
+        path: a[0],
+        dev: a[1],
+        ino: a[2],
+        size: a[3],
+        mtimeMs: a[4],
+        bodyStart: a[5],
+      });
     }
     return out;
   }
