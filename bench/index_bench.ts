@@ -87,6 +87,69 @@ Deno.bench({
   },
 });
 
+Deno.bench({
+  name: "only readdir and one stat per file (what no true list can skip)",
+  group: "list 10,000",
+  n: 20,
+  warmup: 2,
+  fn() {
+    let files = 0;
+    for (const folder of Deno.readDirSync(sessions)) {
+      const dir = join(sessions, folder.name);
+      for (const file of Deno.readDirSync(dir)) {
+        if (Deno.statSync(join(dir, file.name)).size > 0) files++;
+      }
+    }
+    if (files !== SESSIONS) throw new Error(`${files}`);
+  },
+});
+
+/** `cli list` in a fresh process, as people run it; its output thrown away. */
+async function cliList(...args: string[]): Promise<void> {
+  const cli = new URL("../cli.ts", import.meta.url).pathname;
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", cli, "list", "--data-dir", root, ...args],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (code !== 0) throw new Error(`cli list exited with ${code}`);
+}
+
+Deno.bench({
+  name: "cli list --no-index, a fresh process (the table)",
+  group: "cli list 10,000",
+  baseline: true,
+  n: 3,
+  warmup: 1,
+  async fn() {
+    await cliList("--no-index");
+  },
+});
+
+Deno.bench({
+  name: "cli list, a fresh process (the table)",
+  group: "cli list 10,000",
+  n: 5,
+  warmup: 1,
+  async fn() {
+    await cliList();
+  },
+});
+
+Deno.bench({
+  name: "cli --help, a fresh process (the start of every command)",
+  group: "cli list 10,000",
+  n: 5,
+  warmup: 1,
+  async fn() {
+    const cli = new URL("../cli.ts", import.meta.url).pathname;
+    await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", cli, "--help"],
+      stdout: "null",
+    }).output();
+  },
+});
+
 const changed = join(sessions, "-work-project-7", "s-777.jsonl");
 const line = new TextEncoder().encode(
   JSON.stringify({
