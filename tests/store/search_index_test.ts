@@ -205,3 +205,30 @@ Deno.test("searchSessions() walks a word in thousands of rows newest first, ties
   const [scan, indexed] = await both(dir.path, "c8", { limit: 5 });
   deepEqual(indexed.hits, scan.hits);
 });
+
+Deno.test("searchSessions() scans a file whose search rows another facet version wrote, as if it had none", async () => {
+  await using dir = await tempDir();
+  await writeSession(dir.path, ["first line", "needleversion here"]);
+  {
+    using index = await SessionIndex.open(dir.path);
+    await index.refresh();
+  }
+  const file = join(dir.path, "index.sqlite");
+  const edit = (sql: string) => {
+    const db = new DatabaseSync(file);
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+  };
+  const asItIs = { refresh: false };
+  // Rows gone behind a current version: the index is trusted, no hit.
+  edit("DELETE FROM search_entries");
+  deepEqual(ids(await searchSessions(dir.path, "needleversion", asItIs)), []);
+  // The same rows of another version: the file is scanned, the hit found.
+  edit("UPDATE facets SET version = version + 100 WHERE facet = 'search'");
+  deepEqual(ids(await searchSessions(dir.path, "needleversion", asItIs)), [
+    "00000002",
+  ]);
+});
