@@ -217,33 +217,23 @@ export class SessionRows {
 
   /** Every row's head columns, by path. */
   heads(): Map<string, HeadRow> {
-    const out = new Map<string, HeadRow>();
-    if (!this.#arrays) {
-      for (const row of this.#heads.all() as unknown as HeadRow[]) {
-        out.set(row.path, row);
-      }
-      return out;
-    }
-    for (const a of this.#heads.all() as unknown as _HeadArray[]) {
-      out.set(a[0], {
-        path: a[0],
-        dev: a[1],
-        ino: a[2],
-        size: a[3],
-        mtimeMs: a[4],
-        id: a[5],
-        cwd: a[6],
-        title: a[7],
-        titleSource: a[8],
-        parentSession: a[9],
-        timestamp: a[10],
-        version: a[11],
-        subagent: a[12],
-        bodyStart: a[13],
-        headHash: a[14],
-      });
-    }
-    return out;
+    return this.#byPath(this.#heads, (a: _HeadArray) => ({
+      path: a[0],
+      dev: a[1],
+      ino: a[2],
+      size: a[3],
+      mtimeMs: a[4],
+      id: a[5],
+      cwd: a[6],
+      title: a[7],
+      titleSource: a[8],
+      parentSession: a[9],
+      timestamp: a[10],
+      version: a[11],
+      subagent: a[12],
+      bodyStart: a[13],
+      headHash: a[14],
+    }));
   }
 
   /**
@@ -252,23 +242,32 @@ export class SessionRows {
    * no title, cwd or hash strings).
    */
   stats(): Map<string, StatRow> {
-    const out = new Map<string, StatRow>();
+    type Stat = [string, number, number, number, number, number];
+    return this.#byPath(this.#stats, (a: Stat) => ({
+      path: a[0],
+      dev: a[1],
+      ino: a[2],
+      size: a[3],
+      mtimeMs: a[4],
+      bodyStart: a[5],
+    }));
+  }
+
+  /** A statement's rows by path: made from arrays where SQLite gives them. */
+  #byPath<T extends { path: string }, A extends unknown[]>(
+    statement: StatementSync,
+    fromArray: (a: A) => T,
+  ): Map<string, T> {
+    const out = new Map<string, T>();
     if (!this.#arrays) {
-      for (const row of this.#stats.all() as unknown as StatRow[]) {
+      for (const row of statement.all() as unknown as T[]) {
         out.set(row.path, row);
       }
       return out;
     }
-    type Stat = [string, number, number, number, number, number];
-    for (const a of this.#stats.all() as unknown as Stat[]) {
-      out.set(a[0], {
-        path: a[0],
-        dev: a[1],
-        ino: a[2],
-        size: a[3],
-        mtimeMs: a[4],
-        bodyStart: a[5],
-      });
+    for (const a of statement.all() as unknown as A[]) {
+      const row = fromArray(a);
+      out.set(row.path, row);
     }
     return out;
   }
