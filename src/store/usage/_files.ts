@@ -62,14 +62,12 @@ export async function tallyFiles(
   const scratch = new Uint8Array(_CHUNK);
   const fs = seam();
   let done = 0;
+  let number = 0;
   for (const file of files) {
-    const ids = new Set<string>();
+    const at = number++;
     let where: CountedIn = { sessionId: "", cwd: "" };
     const count = (u: RequestUsage): void => {
-      if (ids.has(u.entryId)) return; // an id the file already gave
-      ids.add(u.entryId);
-      if (!seen.add(u.entryId, u.timestamp)) return; // a copy of an earlier file's call
-      tally.add(u, where);
+      if (seen.add(u.entryId, u.timestamp, at)) tally.add(u, where);
     };
     try {
       using handle = await _open(fs, file.path);
@@ -88,28 +86,46 @@ export async function tallyFiles(
   return files.length;
 }
 
+/** What {@linkcode _Seen} keeps of an id. */
+interface _Id {
+  /** The last file (its number) that gave the id. */
+  file: number;
+  /** The time of its first counted call. */
+  time: number;
+  /** The times of its other counted calls (a rare id reused at another time). */
+  others: Set<number> | undefined;
+}
+
 /**
- * The calls counted, by entry id and time. Most ids come with one time, so
- * an id maps to the time it first came with, and only an id seen at
- * another time gets a key of both (`id\0time`) in a set: making that key
- * for every call (a 13-digit time written out, then hashed) cost more
- * than counting the call.
+ * The calls counted, by entry id: which file last gave an id (an id a file
+ * already gave is passed over) and at what times it was counted (a copy
+ * of an earlier file's call has its id and time). One map lookup a call,
+ * one more for a new id: these tables outgrow the caches while a big
+ * file streams through them, so each lookup costs a few cache misses, and
+ * a set per file plus a key string per call (a 13-digit time written out)
+ * cost more than counting the call.
  */
 class _Seen {
-  readonly #first = new Map<string, number>();
-  readonly #others = new Set<string>();
+  readonly #ids = new Map<string, _Id>();
 
-  /** Mark (id, time) counted: false when it already was. */
-  add(id: string, time: number): boolean {
-    const first = this.#first.get(id);
-    if (first === undefined) {
-      this.#first.set(id, time);
+  /**
+   * Mark a call of file number `file` counted.
+   *
+   * @returns False when it is not to be counted: the file already gave
+   * its id, or an earlier file gave its id and time.
+   */
+  add(id: string, time: number, file: number): boolean {
+    const seen = this.#ids.get(id);
+    if (seen === undefined) {
+      this.#ids.set(id, { file, time, others: undefined });
       return true;
     }
-    if (first === time) return false;
-    const key = `${id}\u0000${time}`;
-    if (this.#others.has(key)) return false;
-    this.#others.add(key);
+    if (seen.file === file) return false;
+    seen.file = file;
+    if (seen.time === time) return false;
+    seen.others ??= new Set();
+    if (seen.others.has(time)) return false;
+    seen.others.add(time);
     return true;
   }
 }
