@@ -129,6 +129,29 @@ Deno.test("usageFinder() finds what findUsage() finds, in WebAssembly", () => {
   );
 });
 
+Deno.test("usageFinder() finds line feeds as indexOf() and lastIndexOf() do, in WebAssembly", () => {
+  const finder = usageFinder(4096);
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(0x0a, 0x61, 0x8a, 0x0b), { maxLength: 300 }),
+      fc.nat(300),
+      fc.nat(300),
+      (bytes, x, y) => {
+        const b = Uint8Array.from(bytes);
+        finder.bytes.fill(0x0a, b.length, b.length + 32); // past the end: not to be found
+        finder.bytes.set(b);
+        const from = Math.min(x, y, b.length);
+        const to = Math.min(Math.max(x, y), b.length);
+        const first = b.subarray(0, to).indexOf(0x0a, from);
+        equal(finder.lf(from, to), first);
+        const last = to > 0 ? b.lastIndexOf(0x0a, to - 1) : -1;
+        equal(finder.lfBack(from, to), last >= from ? last : -1);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
 Deno.test("chunkLineRequest() reads a line through its skeleton as lineRequest() reads it whole", () => {
   const finder = usageFinder(1 << 16);
   const enc = new TextEncoder();

@@ -70,9 +70,9 @@ export async function passFile(
     let p = finder.find(from - chunkStart, n);
     let jump: number | undefined;
     while (p !== -1) {
-      const before = buf.lastIndexOf(LF, p);
+      const before = finder.lfBack(0, p);
       const start = before === -1 ? lineStart : chunkStart + before + 1;
-      const after = buf.subarray(0, n).indexOf(LF, p);
+      const after = finder.lf(p, n);
       if (start >= chunkStart && after !== -1) {
         _take(finder, start - chunkStart, after, sink);
         p = finder.find(after + 1, n);
@@ -90,7 +90,7 @@ export async function passFile(
       chunkStart = lineStart = from = jump;
       n = await reader.fill(buf.subarray(0, finder.capacity), chunkStart);
     } else {
-      const last = buf.lastIndexOf(LF, n - 1);
+      const last = finder.lfBack(0, n);
       if (last !== -1) lineStart = Math.max(lineStart, chunkStart + last + 1);
       // Keep the last bytes not yet passed (6 at most: a "usage" may
       // straddle the two chunks) and read on after them.
