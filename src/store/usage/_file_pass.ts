@@ -132,6 +132,9 @@ function _takeLine(line: Uint8Array, sink: FileSink): void {
   if (u !== undefined) sink.request(u);
 }
 
+/** Bytes of a line read by itself taken at first. */
+const _FIRST_READ = 1 << 16;
+
 interface _ReaderAt {
   /** Fill `p` from `position` (short only at the end); the bytes read. */
   fill(p: Uint8Array, position: number): Promise<number>;
@@ -181,7 +184,12 @@ async function _lineAt(
   let parts: Uint8Array[] | undefined = [];
   let length = 0;
   for (let pos = start;;) {
-    const k = await reader.fill(scratch, pos);
+    // A line is read by itself where it crosses a chunk's end: most are
+    // a few KiB, so the first read takes 64 KiB, not the whole scratch.
+    const k = await reader.fill(
+      pos === start ? scratch.subarray(0, _FIRST_READ) : scratch,
+      pos,
+    );
     if (k === 0) return {};
     const i = scratch.subarray(0, k).indexOf(LF);
     const piece = scratch.subarray(0, i === -1 ? k : i);
