@@ -262,6 +262,18 @@ Deno.test("usageReport() reads calls at a chunk's edges, from the files as from 
     const pad = chunk - header - key + shift;
     cases.push([`key at chunk end ${shift}`, `${line("a", pad)}\n`, 1]);
   }
+  // A short call across the first two chunks (kept whole into the
+  // second), after a line without one, its "usage" before, across or after
+  // the chunk's end.
+  for (const before of [1, 40, 120, 200, 400]) {
+    const call = line("c", 100);
+    const filler = JSON.stringify({ type: "custom", data: "" });
+    const pad = chunk - header - before - filler.length - 1;
+    const text = `${filler.slice(0, -2)}${"x".repeat(pad)}"}\n${call}\n${
+      line("d")
+    }\n`;
+    cases.push([`a short call ${before} bytes before the chunk end`, text, 2]);
+  }
   cases.push([
     "a call longer than three chunks",
     `${line("a", 3 * chunk)}\n${line("b")}\n`,

@@ -1,7 +1,8 @@
 /**
  * One file of a usage pass: its head, then every line holding `"usage"`,
- * read in chunks into the finder's buffer; a line longer than a chunk is
- * read again by itself only when it holds them.
+ * read in chunks into the finder's buffer. A line across a chunk's end is
+ * kept whole into the next chunk when it is short (a quarter of a chunk);
+ * a longer one is read again by itself only when it holds them.
  *
  * @module
  */
@@ -93,16 +94,23 @@ export async function passFile(
       const last = finder.lfBack(0, n);
       if (last !== -1) lineStart = Math.max(lineStart, chunkStart + last + 1);
       // Keep the last bytes not yet passed (6 at most: a "usage" may
-      // straddle the two chunks) and read on after them.
+      // straddle the two chunks) and read on after them; keep the whole
+      // unfinished last line when it is short, so that a call in it is
+      // taken from the next chunk, not read again by itself.
       const next = Math.max(from, chunkStart + n - 6);
-      const keep = chunkStart + n - next;
+      const line = chunkStart + n - lineStart;
+      const kept = lineStart >= chunkStart && line <= finder.capacity / 4
+        ? Math.min(lineStart, next)
+        : next;
+      const keep = chunkStart + n - kept;
       buf.copyWithin(0, n - keep, n);
       const got = await reader.fill(
         buf.subarray(keep, finder.capacity),
         chunkStart + n,
       );
       if (got === 0) return undefined;
-      from = chunkStart = next;
+      chunkStart = kept;
+      from = next;
       n = keep + got;
     }
     if (n === 0) return undefined;
