@@ -129,6 +129,29 @@ Deno.test("usageFinder() finds what findUsage() finds, in WebAssembly", () => {
   );
 });
 
+Deno.test("usageFinder() finds line feeds as indexOf() and lastIndexOf() do, in WebAssembly", () => {
+  const finder = usageFinder(4096);
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(0x0a, 0x61, 0x8a, 0x0b), { maxLength: 300 }),
+      fc.nat(300),
+      fc.nat(300),
+      (bytes, x, y) => {
+        const b = Uint8Array.from(bytes);
+        finder.bytes.fill(0x0a, b.length, b.length + 32); // past the end: not to be found
+        finder.bytes.set(b);
+        const from = Math.min(x, y, b.length);
+        const to = Math.min(Math.max(x, y), b.length);
+        const first = b.subarray(0, to).indexOf(0x0a, from);
+        equal(finder.lf(from, to), first);
+        const last = to > 0 ? b.lastIndexOf(0x0a, to - 1) : -1;
+        equal(finder.lfBack(from, to), last >= from ? last : -1);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
 Deno.test("chunkLineRequest() reads a line through its skeleton as lineRequest() reads it whole", () => {
   const finder = usageFinder(1 << 16);
   const enc = new TextEncoder();
@@ -238,6 +261,18 @@ Deno.test("usageReport() reads calls at a chunk's edges, from the files as from 
     const key = probe.indexOf('"usage"');
     const pad = chunk - header - key + shift;
     cases.push([`key at chunk end ${shift}`, `${line("a", pad)}\n`, 1]);
+  }
+  // A short call across the first two chunks (kept whole into the
+  // second), after a line without one, its "usage" before, across or after
+  // the chunk's end.
+  for (const before of [1, 40, 120, 200, 400]) {
+    const call = line("c", 100);
+    const filler = JSON.stringify({ type: "custom", data: "" });
+    const pad = chunk - header - before - filler.length - 1;
+    const text = `${filler.slice(0, -2)}${"x".repeat(pad)}"}\n${call}\n${
+      line("d")
+    }\n`;
+    cases.push([`a short call ${before} bytes before the chunk end`, text, 2]);
   }
   cases.push([
     "a call longer than three chunks",

@@ -1,7 +1,8 @@
 /**
  * One file of a usage pass: its head, then every line holding `"usage"`,
- * read in chunks into the finder's buffer; a line longer than a chunk is
- * read again by itself only when it holds them.
+ * read in chunks into the finder's buffer. A line across a chunk's end is
+ * kept whole into the next chunk when it is short (a quarter of a chunk);
+ * a longer one is read again by itself only when it holds them.
  *
  * @module
  */
@@ -70,9 +71,9 @@ export async function passFile(
     let p = finder.find(from - chunkStart, n);
     let jump: number | undefined;
     while (p !== -1) {
-      const before = buf.lastIndexOf(LF, p);
+      const before = finder.lfBack(0, p);
       const start = before === -1 ? lineStart : chunkStart + before + 1;
-      const after = buf.subarray(0, n).indexOf(LF, p);
+      const after = finder.lf(p, n);
       if (start >= chunkStart && after !== -1) {
         _take(finder, start - chunkStart, after, sink);
         p = finder.find(after + 1, n);
@@ -90,19 +91,26 @@ export async function passFile(
       chunkStart = lineStart = from = jump;
       n = await reader.fill(buf.subarray(0, finder.capacity), chunkStart);
     } else {
-      const last = buf.lastIndexOf(LF, n - 1);
+      const last = finder.lfBack(0, n);
       if (last !== -1) lineStart = Math.max(lineStart, chunkStart + last + 1);
       // Keep the last bytes not yet passed (6 at most: a "usage" may
-      // straddle the two chunks) and read on after them.
+      // straddle the two chunks) and read on after them; keep the whole
+      // unfinished last line when it is short, so that a call in it is
+      // taken from the next chunk, not read again by itself.
       const next = Math.max(from, chunkStart + n - 6);
-      const keep = chunkStart + n - next;
+      const line = chunkStart + n - lineStart;
+      const kept = lineStart >= chunkStart && line <= finder.capacity / 4
+        ? Math.min(lineStart, next)
+        : next;
+      const keep = chunkStart + n - kept;
       buf.copyWithin(0, n - keep, n);
       const got = await reader.fill(
         buf.subarray(keep, finder.capacity),
         chunkStart + n,
       );
       if (got === 0) return undefined;
-      from = chunkStart = next;
+      chunkStart = kept;
+      from = next;
       n = keep + got;
     }
     if (n === 0) return undefined;
@@ -131,6 +139,9 @@ function _takeLine(line: Uint8Array, sink: FileSink): void {
   const u = lineRequest(bytes, true);
   if (u !== undefined) sink.request(u);
 }
+
+/** Bytes of a line read by itself taken at first. */
+const _FIRST_READ = 1 << 16;
 
 interface _ReaderAt {
   /** Fill `p` from `position` (short only at the end); the bytes read. */
@@ -181,7 +192,12 @@ async function _lineAt(
   let parts: Uint8Array[] | undefined = [];
   let length = 0;
   for (let pos = start;;) {
-    const k = await reader.fill(scratch, pos);
+    // A line is read by itself where it crosses a chunk's end: most are
+    // a few KiB, so the first read takes 64 KiB, not the whole scratch.
+    const k = await reader.fill(
+      pos === start ? scratch.subarray(0, _FIRST_READ) : scratch,
+      pos,
+    );
     if (k === 0) return {};
     const i = scratch.subarray(0, k).indexOf(LF);
     const piece = scratch.subarray(0, i === -1 ? k : i);

@@ -48,6 +48,10 @@ export interface UsageFinder {
   skeleton(from: number, end: number): number;
   /** Where {@linkcode UsageFinder.skeleton} writes. */
   readonly out: Uint8Array;
+  /** The first line feed in `[from, end)` of `bytes`, or -1. */
+  lf(from: number, end: number): number;
+  /** The last line feed in `[from, at)` of `bytes`, or -1. */
+  lfBack(from: number, at: number): number;
 }
 
 /**
@@ -74,10 +78,17 @@ export function usageFinder(capacity: number): UsageFinder {
   ) => number;
   const all = new Uint8Array(memory.buffer);
   all.set(skeletonTable(), tableAt);
+  const lf = instance.exports.lf as (from: number, end: number) => number;
+  const lfBack = instance.exports.lfBack as (
+    from: number,
+    at: number,
+  ) => number;
   return {
     bytes: all.subarray(0, capacity + _SLACK),
     capacity,
     find,
+    lf,
+    lfBack,
     skeleton: (from, end) => {
       const n = skeleton(from, end, outAt, tableAt);
       return n < 0 ? -1 : n - outAt;
@@ -112,6 +123,14 @@ function _jsFinder(capacity: number): UsageFinder {
     bytes,
     capacity,
     find: (from, end) => findUsage(bytes, from, end),
+    lf: (from, end) => {
+      const i = bytes.indexOf(0x0a, from);
+      return i < end ? i : -1;
+    },
+    lfBack: (from, at) => {
+      const i = at > 0 ? bytes.lastIndexOf(0x0a, at - 1) : -1;
+      return i >= from ? i : -1;
+    },
     skeleton: () => -1,
     out: new Uint8Array(0),
   };

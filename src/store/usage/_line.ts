@@ -9,6 +9,7 @@
 
 import type { SessionEntry } from "../../format/entries.ts";
 import { type RequestUsage, requestUsage } from "../../format/usage.ts";
+import { entryFields } from "./_fields.ts";
 import { findUsage, type UsageFinder } from "./_finder.ts";
 import { SKELETON_PLACEHOLDER } from "./_wasm.ts";
 
@@ -40,10 +41,11 @@ export function lineRequest(
 
 /**
  * {@linkcode lineRequest} of a line in a finder's buffer, through its
- * skeleton (its long strings left out): the same answer, parsed at a
- * fraction of the cost. A line whose skeleton cannot be made, or whose
- * call names a long string where a short one is expected (an id, a model),
- * is parsed whole.
+ * skeleton (its long strings left out): the same answer, at a fraction of
+ * the cost. The skeleton's wanted fields are read by a walk
+ * (`_fields.ts`), else it is parsed; a line whose skeleton cannot be made,
+ * or whose call names a long string where a short one is expected (an id,
+ * a model), is parsed whole.
  *
  * @param finder The buffer the line is in.
  * @param start Where the line starts.
@@ -59,6 +61,8 @@ export function chunkLineRequest(
   if (end - start < _SKELETON_FROM) return whole();
   const n = finder.skeleton(start, end);
   if (n < 0) return whole();
+  const fields = entryFields(finder.out, 0, n);
+  if (fields !== undefined) return _request(fields);
   let value: unknown;
   try {
     value = JSON.parse(_decoder.decode(finder.out.subarray(0, n)));

@@ -9,7 +9,13 @@
 
 /** Adds numbers without losing any bit; {@linkcode ExactSum.value} rounds once. */
 export class ExactSum {
+  /**
+   * The partials: the first `#count` hold the sum. The array is never
+   * shortened (setting an array's length is a call into the runtime, and
+   * a sum of a day's calls is added to for every call).
+   */
   #partials: number[] = [];
+  #count = 0;
 
   /**
    * Add a finite number.
@@ -18,29 +24,35 @@ export class ExactSum {
    */
   add(value: number): void {
     const p = this.#partials;
+    const count = this.#count;
     let x = value;
     let n = 0;
-    for (let i = 0; i < p.length; i++) {
+    for (let i = 0; i < count; i++) {
       let y = p[i]!;
-      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x];
+      if (Math.abs(x) < Math.abs(y)) {
+        const t = x;
+        x = y;
+        y = t;
+      }
       const hi = x + y;
       const lo = y - (hi - x);
       if (lo !== 0) p[n++] = lo;
       x = hi;
     }
-    p.length = n;
-    p.push(x);
+    if (n < p.length) p[n] = x;
+    else p.push(x);
+    this.#count = n + 1;
   }
 
   /** The partials (their exact sum is the sum so far): what another sum can add. */
   partials(): readonly number[] {
-    return this.#partials;
+    return this.#partials.slice(0, this.#count);
   }
 
   /** The sum, correctly rounded. */
   value(): number {
     const p = this.#partials;
-    let n = p.length;
+    let n = this.#count;
     if (n === 0) return 0;
     let hi = p[--n]!;
     let lo = 0;

@@ -4,6 +4,10 @@
  *
  * - `find(from, end)`: the first `"usage"` in `[from, end)`, 16 bytes a
  *   step with 128-bit SIMD.
+ * - `lf(from, end)` and `lfBack(from, at)`: the first line feed in
+ *   `[from, end)`, the last in `[from, at)`, 16 bytes a step (V8's
+ *   `indexOf` and `lastIndexOf` take a byte at a time: a line's start,
+ *   found back from its `"usage"`, cost ~0.7 µs).
  * - `skeleton(from, end, out, table)`: the JSON text of `[from, end)` with
  *   every string longer than {@linkcode SKELETON_KEEP} bytes written as
  *   `"\u0001"`, so parsing it costs what its structure costs, not what its
@@ -33,6 +37,7 @@ const I32_GE_S = 0x4e, I32_GE_U = 0x4f, I64_EQ = 0x51, I32_CTZ = 0x68;
 const I32_ADD = 0x6a, I32_SUB = 0x6b, I32_AND = 0x71, I64_AND = 0x83;
 const SIMD = 0xfd, V128_LOAD = 0x00, SPLAT = 0x0f, EQ = 0x23, AND = 0x4e;
 const LT_U = 0x26, OR = 0x50, BITMASK = 0x64, TEE = 0x22, I32_GT_U = 0x4b;
+const ANY_TRUE = 0x53, I32_GT_S = 0x4a, I32_LT_S = 0x48, I32_CLZ = 0x67;
 const MEMORY_COPY = [0xfc, 0x0a, 0x00, 0x00];
 
 const _const = (n: number): number[] => [I32_CONST, ...sleb(n)];
@@ -45,6 +50,31 @@ function _eqAt(k: number, c: number): number[] {
     SIMD, EQ];
 }
 
+/**
+ * 64 bytes at `local 2` (i) ruled out fast: lanes where a quote is
+ * followed 4 bytes on by a `g` (as in `"usage"`, and rarely elsewhere), in
+ * four blocks of 16 or'ed together, then one branch. Most of a transcript
+ * is tool output and text, where such lanes are rare, so the search runs
+ * at memory speed and checks a block closely only when it may hold one.
+ */
+function _skip64(): number[] {
+  const pair = (k: number): number[] => [
+    ..._eqAt(k, 0x22),
+    ..._eqAt(k + 4, 0x67),
+    SIMD,
+    AND,
+  ];
+  // deno-fmt-ignore
+  return [
+    BLOCK, EMPTY, LOOP, EMPTY,                       // for (;;) {
+    GET, 2, ..._const(64 + 6), I32_ADD, GET, 1, I32_GT_S, BR_IF, 1, // too near the end
+    ...pair(0), ...pair(16), SIMD, OR, ...pair(32), SIMD, OR, ...pair(48),
+    SIMD, OR, SIMD, ANY_TRUE, BR_IF, 1,              // a lane may match: look closely
+    GET, 2, ..._const(64), I32_ADD, SET, 2, BR, 0,   // i += 64
+    END, END,                                        // }
+  ];
+}
+
 /** `find(from, end) -> i32`: offsets whose bytes +0, +4, +6 are `"`, `g`, `"`, then 7 bytes as one i64. */
 function _find(): number[] {
   // locals: 0 from, 1 end, 2 i, 3 mask, 4 p
@@ -52,6 +82,7 @@ function _find(): number[] {
   const code = [
     GET, 0, SET, 2,                                  // i = from
     BLOCK, EMPTY, LOOP, EMPTY,                       // for (;;) {
+    ..._skip64(),                                    // skip blocks that cannot hold one
     GET, 2, GET, 1, ..._const(6), I32_SUB, I32_GE_S, BR_IF, 1, // if (i >= end - 6) break
     ..._eqAt(0, 0x22), ..._eqAt(4, 0x67), SIMD, AND, // lanes: '"' at i, 'g' at i+4,
     ..._eqAt(6, 0x22), SIMD, AND,                    //   '"' at i+6
@@ -165,20 +196,73 @@ function _skeleton(): number[] {
   return [1, 4, I32, ...code];
 }
 
+/** The 16 bytes at `local 0` compared with a line feed, as a bitmask. */
+const _lfMask = (): number[] => [..._lanes(EQ, 0x0a), SIMD, BITMASK];
+
+/** `lf(i, end) -> i32`: the first line feed in `[i, end)`, or -1; 16 bytes a step. */
+function _lf(): number[] {
+  // params: 0 i, 1 end; locals: 2 mask
+  // deno-fmt-ignore
+  const code = [
+    BLOCK, EMPTY, LOOP, EMPTY,                       // while (i + 16 <= end) {
+    GET, 0, ..._const(16), I32_ADD, GET, 1, I32_GT_S, BR_IF, 1,
+    ..._lfMask(), TEE, 2,
+    IF, EMPTY, GET, 0, GET, 2, I32_CTZ, I32_ADD, RETURN, END,
+    GET, 0, ..._const(16), I32_ADD, SET, 0, BR, 0,   // i += 16 }
+    END, END,
+    BLOCK, EMPTY, LOOP, EMPTY,                       // the last bytes, one at a time
+    GET, 0, GET, 1, I32_GE_S, BR_IF, 1,
+    GET, 0, ..._load8, ..._const(0x0a), I32_EQ, IF, EMPTY, GET, 0, RETURN, END,
+    GET, 0, ..._const(1), I32_ADD, SET, 0, BR, 0,
+    END, END,
+    ..._const(-1),
+    END,
+  ];
+  return [1, 1, I32, ...code];
+}
+
+/** `lfBack(from, i) -> i32`: the last line feed in `[from, i)`, or -1; 16 bytes a step. */
+function _lfBack(): number[] {
+  // params: 0 from, 1 i; locals: 2 mask. The loads go through local 0,
+  // so the two swap: 0 is i, 1 is from.
+  // deno-fmt-ignore
+  const code = [
+    GET, 0, SET, 2, GET, 1, SET, 0, GET, 2, SET, 1,  // swap: 0 = i, 1 = from
+    BLOCK, EMPTY, LOOP, EMPTY,                       // while (i - 16 >= from) {
+    GET, 0, ..._const(16), I32_SUB, GET, 1, I32_LT_S, BR_IF, 1,
+    GET, 0, ..._const(16), I32_SUB, SET, 0,          // i -= 16
+    ..._lfMask(), TEE, 2,
+    IF, EMPTY, GET, 0, ..._const(31), I32_ADD, GET, 2, I32_CLZ, I32_SUB,
+    RETURN, END,                                     // the highest lane
+    BR, 0,                                           // }
+    END, END,
+    BLOCK, EMPTY, LOOP, EMPTY,                       // the first bytes, one at a time
+    GET, 0, GET, 1, I32_LE_S, BR_IF, 1,
+    GET, 0, ..._const(1), I32_SUB, SET, 0,
+    GET, 0, ..._load8, ..._const(0x0a), I32_EQ, IF, EMPTY, GET, 0, RETURN, END,
+    BR, 0,
+    END, END,
+    ..._const(-1),
+    END,
+  ];
+  return [1, 1, I32, ...code];
+}
+
 function _code(...bodies: number[][]): number[] {
   return [bodies.length, ...bodies.flatMap((b) => [...uleb(b.length), ...b])];
 }
 
-/** The module: memory imported as `env.memory`, `find` and `skeleton` exported. */
+/** The module: memory imported as `env.memory`, `find`, `skeleton`, `lf` and `lfBack` exported. */
 // deno-fmt-ignore
 export const USAGE_WASM: Uint8Array<ArrayBuffer> = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,                // magic, version
   ...section(1, [2, 0x60, 2, I32, I32, 1, I32,                  // (i32, i32) -> i32
     0x60, 4, I32, I32, I32, I32, 1, I32]),                      // (i32 x4) -> i32
   ...section(2, [1, ...wasmName("env"), ...wasmName("memory"), 0x02, 0x00, 1]),
-  ...section(3, [2, 0, 1]),
-  ...section(7, [2, ...wasmName("find"), 0x00, 0, ...wasmName("skeleton"), 0x00, 1]),
-  ...section(10, _code(_find(), _skeleton())),
+  ...section(3, [4, 0, 1, 0, 0]),
+  ...section(7, [4, ...wasmName("find"), 0x00, 0, ...wasmName("skeleton"), 0x00, 1,
+    ...wasmName("lf"), 0x00, 2, ...wasmName("lfBack"), 0x00, 3]),
+  ...section(10, _code(_find(), _skeleton(), _lf(), _lfBack())),
 ]);
 
 /**

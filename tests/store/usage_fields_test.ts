@@ -1,0 +1,276 @@
+/**
+ * The walk that reads a call's fields from a line's skeleton without
+ * `JSON.parse` (`_fields.ts`): the same call as the parse gives, over
+ * generated transcripts, the usage fixtures, odd but valid JSON (where it
+ * may give up and the line is parsed) and damaged lines.
+ */
+
+import { deepStrictEqual, equal, notEqual } from "node:assert/strict";
+import { join } from "node:path";
+import fc from "fast-check";
+import { generateTranscript } from "../../src/gen/_generate.ts";
+import { entryFields } from "../../src/store/usage/_fields.ts";
+import { usageFinder } from "../../src/store/usage/_finder.ts";
+import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
+import { requestUsage } from "../../src/format/usage.ts";
+import type { SessionEntry } from "../../src/format/entries.ts";
+
+const enc = new TextEncoder();
+const finder = usageFinder(1 << 20);
+
+/** The call the walk reads from a line's skeleton, or "unsure". */
+function walked(line: Uint8Array): unknown {
+  finder.bytes.set(line);
+  const n = finder.skeleton(0, line.length);
+  if (n < 0) return "no skeleton";
+  const fields = entryFields(finder.out, 0, n);
+  return fields === undefined
+    ? "unsure"
+    : requestUsage(fields as unknown as SessionEntry);
+}
+
+/** Both ways agree on `text` (padded past the skeleton's threshold). */
+function agree(text: string): void {
+  const bytes = enc.encode(text.padEnd(600, " "));
+  finder.bytes.set(bytes);
+  deepStrictEqual(
+    chunkLineRequest(finder, 0, bytes.length),
+    lineRequest(bytes, true),
+    text,
+  );
+}
+
+function call(more: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: "message",
+    id: "e1",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text: "x".repeat(200) }],
+      api: "a",
+      provider: "p",
+      model: "m",
+      usage: {
+        input: 10,
+        output: 2,
+        cacheRead: 3,
+        cacheWrite: 4,
+        totalTokens: 19,
+        cost: { input: 0.1, output: 0.2, total: 0.30000000000000004 },
+      },
+      stopReason: "stop",
+      timestamp: 1767603644421,
+      ...more,
+    },
+  };
+}
+
+async function transcriptLines(size: number, seed: number): Promise<string[]> {
+  const parts: Uint8Array[] = [];
+  await generateTranscript({
+    write: (p: Uint8Array) => {
+      parts.push(p.slice());
+      return Promise.resolve(p.length);
+    },
+  }, { size, seed });
+  const text = new TextDecoder().decode(
+    new Uint8Array(parts.flatMap((p) => [...p])),
+  );
+  return text.split("\n").filter((l) => l.includes('"usage"'));
+}
+
+async function fixtureLines(): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) await walk(path);
+      else if (e.name.endsWith(".jsonl")) {
+        const text = await Deno.readTextFile(path);
+        out.push(...text.split("\n").filter((l) => l.includes('"usage"')));
+      }
+    }
+  };
+  await walk(new URL("../../fixtures/usage/", import.meta.url).pathname);
+  return out;
+}
+
+Deno.test("entryFields() reads every call of generated transcripts as JSON.parse does", async () => {
+  let walkedCalls = 0;
+  for (const seed of [1, 2, 3]) {
+    for (const line of await transcriptLines(1 << 20, seed)) {
+      const bytes = enc.encode(line);
+      const parsed = requestUsage(JSON.parse(line));
+      const got = walked(bytes);
+      deepStrictEqual(got, parsed);
+      walkedCalls++;
+    }
+  }
+  notEqual(walkedCalls, 0);
+});
+
+Deno.test("entryFields() reads the usage fixtures' calls as JSON.parse does, or gives up", async () => {
+  let sure = 0;
+  for (const line of await fixtureLines()) {
+    const bytes = enc.encode(line.padEnd(600, " "));
+    const got = walked(bytes);
+    if (got !== "unsure" && got !== "no skeleton") {
+      sure++;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        value = undefined;
+      }
+      deepStrictEqual(
+        got,
+        typeof value === "object" && value !== null && !Array.isArray(value)
+          ? requestUsage(value as SessionEntry)
+          : undefined,
+        line,
+      );
+    }
+    agree(line);
+  }
+  notEqual(sure, 0);
+});
+
+Deno.test("entryFields() gives up on what it cannot be sure of, and the line is parsed", async (t) => {
+  const base = JSON.stringify(call());
+  await t.step("odd but valid JSON agrees with the parse", () => {
+    const odd = [
+      // Whitespace everywhere JSON allows it.
+      JSON.stringify(call(), null, 2).replaceAll("\n", " "),
+      base.replaceAll(":", " :\t").replaceAll(",", " , "),
+      ` \t${base}\r `,
+      // Keys in another order, the envelope last.
+      JSON.stringify({ message: call().message, id: "e1", type: "message" }),
+      // An escaped key, in the envelope and in the usage.
+      base.replace('"type"', '"typ\\u0065"'),
+      base.replace('"usage"', '"us\\u0061ge"'),
+      base.replace('"input":10', '"inp\\u0075t":10'),
+      // Duplicate keys: the last one counts.
+      base.replace('"input":10', '"input":10,"input":"x"'),
+      base.replace('"input":10', '"input":"x","input":10'),
+      base.replace('"role":"assistant"', '"role":"assistant","role":"user"'),
+      base.replace('"type":"message"', '"type":"message","type":"model_usage"'),
+      // Numbers in every form.
+      ...[
+        "1e2",
+        "1E+2",
+        "1.5e-3",
+        "-0",
+        "0.0",
+        "-0.5",
+        "12345678901234567890",
+        "1.0",
+        "0.1234567890123456789",
+        "123456789012345.5",
+        "1e999",
+        "-1e999",
+        "9007199254740993",
+      ].flatMap((n) => [
+        base.replace('"input":10', `"input":${n}`),
+        base.replace('"total":0.30000000000000004', `"total":${n}`),
+      ]),
+      // Values of other types where a call's fields are.
+      base.replace('"input":10', '"input":[1]'),
+      base.replace('"input":10', '"input":{"a":1}'),
+      base.replace('"input":10', '"input":true'),
+      base.replace('"input":10', '"input":null'),
+      base.replace('"stopReason":"stop"', '"stopReason":["error"]'),
+      base.replace('"stopReason":"stop"', '"stopReason":7'),
+      base.replace('"stopReason":"stop"', '"stopReason":null'),
+      base.replace('"stopReason":"stop"', '"errorMessage":"a\\"b"'),
+      base.replace('"stopReason":"stop"', '"errorMessage":""'),
+      base.replace('"stopReason":"stop"', '"errorMessage":{}'),
+      base.replace('"usage":{', '"usage":[{').replace(
+        ',"stopReason"',
+        '],"stopReason"',
+      ),
+      base.replace('"model":"m"', '"model":"m\\u00e9"'),
+      base.replace('"model":"m"', '"model":"modèle 😀"'),
+      base.replace('"id":"e1"', '"id":"\\u0065\\u0031"'),
+      base.replace('"id":"e1"', `"id":"${"i".repeat(200)}"`),
+      // Deep content, empty containers.
+      base.replace(
+        '"content":[',
+        `"content":[${"[".repeat(600)}${"]".repeat(600)},{},[],`,
+      ),
+      base.replace('"content":[', '"content":[{"usage":{"input":99}},'),
+      // Another kind of value at the top.
+      `[${base}]`,
+      `"usage"`,
+    ];
+    for (const line of odd) agree(line);
+  });
+  await t.step("an escaped key or wanted string is given up on", () => {
+    for (
+      const line of [
+        base.replace('"usage"', '"us\\u0061ge"'),
+        base.replace('"model":"m"', '"model":"m\\u00e9"'),
+        base.replace('"id":"e1"', `"id":"${"i".repeat(200)}"`),
+      ]
+    ) equal(walked(enc.encode(line)), "unsure", line);
+  });
+  await t.step("damaged lines agree with the parse (no call)", () => {
+    const damaged = [
+      base.slice(0, -1),
+      `${base}}`,
+      `${base},`,
+      `${base} x`,
+      base.replace(',"stopReason"', '"stopReason"'),
+      base.replace('"input":10', '"input":10,'),
+      base.replace('"input":10', '"input" 10'),
+      base.replace('"input":10', '"input":tru'),
+      base.replace('"input":10', '"input":nul'),
+      base.replace('"input":10', '"input":01'),
+      base.replace('"input":10', '"input":1.'),
+      base.replace('"input":10', '"input":.5'),
+      base.replace('"input":10', '"input":+1'),
+      base.replace('"input":10', '"input":-'),
+      base.replace('"input":10', '"input":1e'),
+      base.replace('"content":[', '"content":[}'),
+      base.replace('"content":[', '"content":[1 2,'),
+      base.replace('"content":[', '"content":[{"a"},'),
+      base.replace('"content":[', '"content":[{,"a":1},'),
+      base.replace('"content":[', '"content":[{"a":1,},'),
+    ];
+    for (const line of damaged) agree(line);
+    // Cuts of the line, as a torn write leaves it.
+    for (let cut = 1; cut < base.length; cut += 7) agree(base.slice(0, cut));
+  });
+});
+
+Deno.test("entryFields() agrees with JSON.parse on calls with any JSON added", () => {
+  const extra = fc.dictionary(
+    fc.constantFrom("a", "usage", "input", "cost", "model", "id", "message"),
+    fc.jsonValue({ maxDepth: 3 }),
+    { maxKeys: 3 },
+  );
+  fc.assert(
+    fc.property(
+      extra,
+      extra,
+      extra,
+      fc.constantFrom("", " ", "\t", "\n", "\r\n "),
+      (top, message, usage, space) => {
+        const c = call() as Record<string, Record<string, unknown>>;
+        const m = c.message!;
+        const entry = {
+          ...c,
+          ...top,
+          message: {
+            ...m,
+            ...message,
+            usage: { ...(m.usage as object), ...usage },
+          },
+        };
+        agree(JSON.stringify(entry, null, space.length > 0 ? space : 0));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
