@@ -12,9 +12,9 @@ import { quote } from "../../fs/_errors.ts";
 import { seam } from "../../fs/_seam.ts";
 import { readSessionHead, sessionInfo } from "../_session_files.ts";
 import type { HitList } from "./_hits.ts";
-import { makeKernel } from "../../read/_kernel.ts";
+import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
-import { scanFile } from "./_scan.ts";
+import { type ScanContext, scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";
 
 /** A session's id and title, for its hits. */
@@ -52,7 +52,22 @@ export async function scanFiles(
 ): Promise<Map<string, SessionLabel>> {
   const labels = new Map<string, SessionLabel>();
   if (paths.length === 0) return labels;
-  const ctx = { kernel: makeKernel(), needle: options.needle, hits };
+  const ctx = { kernel: borrowKernel(), needle: options.needle, hits };
+  try {
+    await _scanEach(paths, ctx, labels, options);
+  } finally {
+    releaseKernel(ctx.kernel);
+  }
+  return labels;
+}
+
+async function _scanEach(
+  paths: readonly string[],
+  ctx: ScanContext,
+  labels: Map<string, SessionLabel>,
+  options: ScanFilesOptions,
+): Promise<void> {
+  const hits = ctx.hits;
   for (const path of paths) {
     try {
       if (options.sinceMs !== undefined) {
@@ -86,5 +101,4 @@ export async function scanFiles(
       options.onFile?.();
     }
   }
-  return labels;
 }
