@@ -71,3 +71,103 @@ Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in lo
     equal(one.hits.length, 1, token);
   }
 });
+
+Deno.test("searchSessions() scanning settles the active path as the reader does, whatever its last line is", async (t) => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const ts = (s: number) => `2026-10-01T09:00:0${s}.000Z`;
+  const message = (id: string, parentId: string | null, s: number) =>
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: ts(s),
+      message: { role: "user", content: `needlepath ${id}` },
+    });
+  // 1 is the root; 2 and 3 are its children; the last line decides.
+  const tree = [
+    message("00000001", null, 1),
+    message("00000002", "00000001", 2),
+    message("00000003", "00000001", 3),
+  ];
+  const marker = { customType: "branch", data: { to: "00000002" } };
+  const cases: [string, string, string[]][] = [
+    ["the last message", "", [
+      "00000003 user",
+      "00000002 user off",
+      "00000001 user",
+    ]],
+    [
+      "a branch marker, envelope first",
+      JSON.stringify({
+        type: "custom",
+        id: "00000004",
+        parentId: "00000003",
+        timestamp: ts(4),
+        ...marker,
+      }),
+      ["00000003 user off", "00000002 user", "00000001 user"],
+    ],
+    [
+      "a branch marker as omp writes it (its own fields first)",
+      JSON.stringify({
+        type: "custom",
+        ...marker,
+        id: "00000004",
+        parentId: "00000003",
+        timestamp: ts(4),
+      }),
+      ["00000003 user off", "00000002 user", "00000001 user"],
+    ],
+    [
+      "a marker to an id no entry has",
+      JSON.stringify({
+        type: "custom",
+        id: "00000004",
+        parentId: "00000002",
+        timestamp: ts(4),
+        customType: "branch",
+        data: { to: "0000beef" },
+      }),
+      ["00000003 user off", "00000002 user", "00000001 user"],
+    ],
+    [
+      "a message whose envelope is not first",
+      JSON.stringify({
+        id: "00000004",
+        type: "message",
+        parentId: "00000002",
+        timestamp: ts(4),
+        message: { role: "user", content: "needlepath 00000004" },
+      }),
+      [
+        "00000004 user",
+        "00000003 user off",
+        "00000002 user",
+        "00000001 user",
+      ],
+    ],
+  ];
+  for (const [i, [name, last, want]] of cases.entries()) {
+    await t.step(name, async () => {
+      const root = join(dir.path, `d${i}`);
+      const sessions = join(root, "sessions", "--home-dev-app--");
+      await Deno.mkdir(sessions, { recursive: true });
+      await Deno.writeFile(
+        join(sessions, "s.jsonl"),
+        sessionBytes(last === "" ? tree : [...tree, last]),
+      );
+      (await SessionIndex.open(root)).close();
+      const scan = await searchSessions(root, "needlepath", { index: false });
+      const indexed = await searchSessions(root, "needlepath");
+      deepEqual(
+        scan.hits.map((h) =>
+          `${h.entryId} ${h.role}${h.onActivePath ? "" : " off"}`
+        ),
+        want,
+      );
+      deepEqual(indexed.hits, scan.hits);
+    });
+  }
+});

@@ -50,36 +50,40 @@ export interface ScanContext {
   hits: HitList;
 }
 
-/** The last entry seen, for the leaf. */
-interface _Last {
-  id: string;
-  /** Its line when it is a `custom` entry (maybe a branch marker), to read again. */
-  custom?: { offset: number; size: number };
-  /** Its branch marker's target, when parsed. */
-  target?: string;
-}
+/**
+ * The last entry seen, for the leaf: where its line is (its envelope is
+ * read again at the end, so no line's id is made into a string meanwhile),
+ * or, for a line that had to be parsed, its id and branch marker target.
+ */
+type _Last =
+  | { offset: number; size: number }
+  | { offset?: undefined; id: string; target: string | undefined };
+
+/** Finds the active path, once asked: only a file with hits is asked. */
+export type ActivePath = () => Promise<{ has(id: string): boolean }>;
+
+const _CUSTOM = new TextEncoder().encode("custom");
 
 /**
- * Scan a version 3 file's entries for the query; returns the ids on its
- * active path.
+ * Scan a version 3 file's entries for the query.
  *
  * @param file The open file.
  * @param path Its path (for the hits).
  * @param bodyStart Where its entries start.
  * @param ctx Kernel, needle, hits.
- * @returns The active path's ids.
+ * @returns What finds its active path (while the file is open).
  */
 export async function scanFile(
   file: FsHandle,
   path: string,
   bodyStart: number,
   ctx: ScanContext,
-): Promise<{ has(id: string): boolean }> {
+): Promise<ActivePath> {
   const size = (await file.stat()).size;
   const source = fileReaderAt(file, size);
   const s = new _FileScan(source, path, bodyStart, ctx);
   await s.run();
-  return s.activePath(await s.lastTarget());
+  return async () => s.activePath(await s.lastLeaf());
 }
 
 class _FileScan {
@@ -160,24 +164,34 @@ class _FileScan {
     }
   }
 
-  /** The target of a last branch marker, when there is one. */
-  async lastTarget(): Promise<string | undefined> {
+  /** The last entry's id and the target of its branch marker, if it is one. */
+  async lastLeaf(): Promise<{ id: string; target: string | undefined }> {
     const last = this.#last;
-    if (last?.custom === undefined) return last?.target;
-    if (last.custom.size > SEARCH_LINE_BYTES) return undefined;
-    const bytes = await this.#read(last.custom.offset, last.custom.size);
-    const entry = parseEntryLine(bytes);
-    return entry === undefined ? undefined : branchMarkerTarget(entry);
+    if (last === undefined) return { id: "", target: undefined };
+    if (last.offset === undefined) return last;
+    const head = await this.#read(last.offset, Math.min(last.size, _HEAD));
+    const env = this.#env;
+    if (!readEnvelope(head, 0, head.length, env)) {
+      return { id: "", target: undefined }; // changed since it was read
+    }
+    const id = env.id();
+    if (!env.typeIs(_CUSTOM) || last.size > SEARCH_LINE_BYTES) {
+      return { id, target: undefined };
+    }
+    const entry = parseEntryLine(await this.#read(last.offset, last.size));
+    const target = entry === undefined ? undefined : branchMarkerTarget(entry);
+    return { id, target };
   }
 
-  /** The ids on the active path, given the last marker's target. */
-  activePath(target: string | undefined): { has(id: string): boolean } {
-    const last = this.#last;
-    if (last === undefined) return this.#tree.path(null);
-    const leaf = target !== undefined && this.#tree.has(target)
-      ? target
-      : last.id;
-    return this.#tree.path(leaf);
+  /** The ids on the active path, given the last entry (and marker target). */
+  activePath(
+    leaf: { id: string; target: string | undefined },
+  ): { has(id: string): boolean } {
+    if (this.#last === undefined) return this.#tree.path(null);
+    const { id, target } = leaf;
+    return this.#tree.path(
+      target !== undefined && this.#tree.has(target) ? target : id,
+    );
   }
 
   /** Save the start of the line under way before the buffer moves on. */
@@ -207,34 +221,30 @@ class _FileScan {
     const size = end - start;
     if (size === 0 || size > DEFAULT_MAX_LINE_BYTES) return; // blank; or skipped by the reader
     const inBuffer = start >= this.#base;
-    const head = inBuffer
-      ? buffer.subarray(
-        start - this.#base,
-        Math.min(at, start - this.#base + _HEAD),
-      )
-      : this.#head.subarray(0, Math.min(headLength, size));
-    if (head[0] === 0) return; // NUL fill
+    // The line's first bytes: in the buffer, or kept while it spanned reads.
+    const hb = inBuffer ? buffer : this.#head;
+    const h0 = inBuffer ? start - this.#base : 0;
+    const h1 = inBuffer ? Math.min(at, h0 + _HEAD) : Math.min(headLength, size);
+    if (hb[h0] === 0) return; // NUL fill
     const env = this.#env;
     if (
-      buffer[last] === _CLOSE_BRACE && readEnvelope(head, 0, head.length, env)
+      buffer[last] === _CLOSE_BRACE && readEnvelope(hb, h0, h1, env)
     ) {
       this.#tree.addBytes(
-        head,
+        hb,
         env.idStart,
         env.idEnd,
         env.parentStart,
         env.parentEnd,
       );
-      const custom = env.type() === "custom";
-      this.#last = custom
-        ? { id: env.id(), custom: { offset: start, size } }
-        : { id: env.id() };
-      if (!flagged || textlessType(head)) return;
+      this.#last = { offset: start, size };
+      if (!flagged || textlessType(hb.subarray(h0, h1))) return;
       return _then(
         this.#bytes(buffer, start, end, inBuffer, size),
         (bytes) => this.#take(start, lineText(bytes, size)),
       );
     }
+    const head = hb.subarray(h0, h1);
     if (size > SEARCH_LINE_BYTES) {
       // Too long to parse: left out of the tree; searched by its first bytes.
       if (!flagged || textlessType(head)) return;
@@ -255,9 +265,7 @@ class _FileScan {
   #noteEntry(entry: SessionEntry): void {
     this.#tree.add(entry.id, entry.parentId ?? null);
     const target = branchMarkerTarget(entry);
-    this.#last = target === undefined
-      ? { id: entry.id }
-      : { id: entry.id, target };
+    this.#last = { id: entry.id, target };
   }
 
   #take(offset: number, found: LineText | undefined): void {

@@ -87,12 +87,13 @@ async function _scanEach(
       const version = headerVersion(read.head.header);
       const bodyStart = read.head.bodyStart;
       using file = await openRegular(path, `Cannot search ${quote(path)}`);
-      const onPath = version < SESSION_VERSION
+      const activePath = version < SESSION_VERSION
         ? await scanLegacyFile(file, path, version, bodyStart, hits)
         : await scanFile(file, path, bodyStart, ctx);
-      for (const hit of hits.hits) {
-        if (hit.path === path) hit.onActivePath = onPath.has(hit.entryId);
-      }
+      const ours = hits.hits.filter((hit) => hit.path === path);
+      if (ours.length === 0) continue; // no tree walked for a file without hits
+      const onPath = await activePath();
+      for (const hit of ours) hit.onActivePath = onPath.has(hit.entryId);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) continue; // gone meanwhile
       const why = err instanceof Error ? err.message : String(err);

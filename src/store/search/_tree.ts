@@ -94,39 +94,48 @@ export class EntryTree {
    * @returns The ids, as a set to ask.
    */
   path(leafId: string | null): { has(id: string): boolean } {
-    const keys = new Set<number>();
+    // A mark per slot of the table while the ids are hex: no strings made.
+    const marks = new Uint8Array(this.#keys.length);
     const others = new Set<string>();
     const onPath = {
       has: (x: string): boolean => {
         const k = hexKey(x);
-        return k >= 0 ? keys.has(k) : others.has(x);
+        if (k < 0) return others.has(x);
+        const slot = this.#slot(k);
+        return slot >= 0 && marks[slot] === 1;
       },
     };
     if (leafId === null || !this.has(leafId)) return onPath;
-    // By key while the ids are hex: no strings made.
     let key = hexKey(leafId);
     let id = leafId;
     for (;;) {
       if (key >= 0) {
-        if (keys.has(key)) break; // a cycle
-        keys.add(key);
-        const parent = this.#get(key);
+        const slot = this.#slot(key);
+        if (slot < 0) break; // a missing parent
+        if (marks[slot] === 1) break; // a cycle
+        marks[slot] = 1;
+        const parent = this.#parents[slot]!;
         if (parent === _ROOT) break;
         if (parent === _OTHER) [key, id] = [-1, this.#otherParents.get(key)!];
         else key = parent;
       } else {
-        if (others.has(id)) break;
+        if (!this.#others.has(id) || others.has(id)) break; // missing; a cycle
         others.add(id);
         const parent = this.#others.get(id) ?? null;
         if (parent === null) break;
         [key, id] = [hexKey(parent), parent];
       }
-      const known = key >= 0
-        ? !Number.isNaN(this.#get(key))
-        : this.#others.has(id);
-      if (!known) break; // a missing parent
     }
     return onPath;
+  }
+
+  /** The slot holding `key`, or -1. */
+  #slot(key: number): number {
+    const mask = this.#keys.length - 1;
+    for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
+      if (Number.isNaN(this.#parents[i]!)) return -1;
+      if (this.#keys[i] === key) return i;
+    }
   }
 
   #get(key: number): number {
