@@ -5,7 +5,7 @@ import {
   fold,
   foldCodePoint,
 } from "../../src/store/search/_fold.ts";
-import { makeKernel } from "../../src/read/_kernel.ts";
+import { CANDIDATE, ESCAPE, makeKernel } from "../../src/read/_kernel.ts";
 import { ByteNeedle } from "../../src/store/search/_needle.ts";
 import { SearchQuery } from "../../src/store/search/_query.ts";
 
@@ -109,6 +109,7 @@ function escapedJson(text: string): string {
 
 Deno.test("ByteNeedle never drops a line whose text matches, however the JSON was written", () => {
   const enc = new TextEncoder();
+  const kernel = makeKernel();
   const unit = fc.constantFrom(...'aAkKsSéÉσΣς<&"\\/\n\t 検索😀-'.split(""));
   fc.assert(
     fc.property(
@@ -127,12 +128,27 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
         if (needle === undefined) return;
         const json = foreign ? escapedJson(text) : JSON.stringify(text);
         const bytes = enc.encode(json);
-        let found = false;
-        for (let p = 0; p < bytes.length && !found; p++) {
-          found = needle.at(bytes, p, bytes.length);
-        }
-        for (const m of json.matchAll(/\\u([0-9a-f]{4})/g)) {
-          found ||= needle.escapes.has(parseInt(m[1]!, 16));
+        // As the scan asks: the kernel's candidates and escapes, checked.
+        kernel.buffer.fill(0, 0, bytes.length + 128);
+        kernel.buffer.set(bytes);
+        const a = needle.anchors;
+        const count = kernel.scan({
+          start: 0,
+          end: bytes.length,
+          first: a?.first ?? -1,
+          second: a?.second ?? 0,
+          firstBytes: a?.firstBytes ?? [0, 0],
+          secondBytes: a?.secondBytes ?? [0, 0],
+          escapes: needle.escapes.size > 0,
+        });
+        let found = a === undefined;
+        for (const event of kernel.events.subarray(0, count)) {
+          const at = event & 0x0fffffff;
+          if (event >>> 28 === CANDIDATE) {
+            found ||= needle.at(kernel.buffer, at, bytes.length);
+          } else if (event >>> 28 === ESCAPE) {
+            found ||= needle.escapeAt(kernel.buffer, at, bytes.length);
+          }
         }
         ok(found, `${word} in ${json}`);
       },
