@@ -39,6 +39,8 @@ const _HEAD = 512;
 /** Bytes kept before the part scanned, so a line's last bytes are at hand. */
 const _HISTORY = 2;
 const _CLOSE_BRACE = 0x7d;
+/** A guess at an entry's bytes, to size the tree for a file up front. */
+const _BYTES_PER_ENTRY = 4096;
 
 /** What a scan needs besides the file. */
 export interface ScanContext {
@@ -90,7 +92,7 @@ class _FileScan {
   readonly #source: ReaderAt;
   readonly #path: string;
   readonly #ctx: ScanContext;
-  readonly #tree = new EntryTree();
+  readonly #tree: EntryTree;
   readonly #env = new EnvelopeAt();
   readonly #head = new Uint8Array(_HEAD);
   #headLength = 0;
@@ -107,6 +109,7 @@ class _FileScan {
     ctx: ScanContext,
   ) {
     this.#source = source;
+    this.#tree = new EntryTree(source.size / _BYTES_PER_ENTRY);
     this.#path = path;
     this.#ctx = ctx;
     this.#base = bodyStart - _HISTORY;
