@@ -313,7 +313,7 @@ function _mainLoop(escapes: boolean, atStart: boolean): number[] {
   // deno-fmt-ignore
   return [
     ...BLOCK, ...LOOP,
-    ...get(_END), ...get(_P), ...SUB, ...i32(_STRIDE), ...LT, ...brIf(1),
+    ...get(_END), ...get(_P), ...i32(_STRIDE), ...ADD, ...LT, ...brIf(1),
     ...get(_P), ...get(_FIRST), ...ADD, ...set(_PF),
     ...get(_P), ...get(_SECOND), ...ADD, ...set(_PS),
     ...any, ...anyTrue, ...IF,

@@ -171,3 +171,50 @@ Deno.test("searchSessions() scanning settles the active path as the reader does,
     });
   }
 });
+
+Deno.test("searchSessions() scanning finds a long word cut by a read at every place", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const word = "Longneedle" + "x".repeat(50); // 60 bytes: the kernel keeps 59
+  const enc = new TextEncoder();
+  const bodyStart = sessionBytes([]).length;
+  // Reads end where the file's offset is a multiple of 64, 1 MiB apart.
+  const boundary = (k: number) => bodyStart - (bodyStart % 64) + k * (1 << 20);
+  const shifts = [0, 1, 2, 30, 58, 59, 60, 63];
+  const lines: string[] = [];
+  let offset = bodyStart;
+  let n = 0;
+  /** A line whose text starts at `at` (absolute), or after `pad` bytes. */
+  const line = (text: string, at: number | undefined, pad = 0) => {
+    n++;
+    const id = n.toString(16).padStart(8, "0");
+    const parentId = n === 1 ? null : (n - 1).toString(16).padStart(8, "0");
+    const head = JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: `2026-10-01T09:00:00.${String(n).padStart(3, "0")}Z`,
+      message: { role: "user", content: "" },
+    }).slice(0, -3); // up to the content's opening quote
+    if (at !== undefined) pad = at - offset - enc.encode(head).length;
+    const s = `${head}${"a ".repeat(pad >> 1)}${pad % 2 ? "a" : ""}${text}"}}`;
+    lines.push(s);
+    const start = offset + enc.encode(head).length + pad;
+    offset += enc.encode(s).length + 1;
+    return start;
+  };
+  const starts: number[] = [];
+  for (const [i, d] of shifts.entries()) {
+    const target = boundary(i + 1) - d; // where the word must start
+    while (target - offset > 40_000) line("filler", undefined, 30_000);
+    starts.push(line(`${i} ${word}`, target - 2) + 2);
+  }
+  await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
+  deepEqual(starts, shifts.map((d, i) => boundary(i + 1) - d));
+  const r = await searchSessions(dir.path, word, { index: false });
+  deepEqual(
+    r.hits.map((h) => Number(h.snippet.match(/(\d) Longneedle/)?.[1])).sort(),
+    shifts.map((_, i) => i),
+  );
+});
