@@ -204,7 +204,7 @@ function _plainKernel(): Kernel {
 // --- The WebAssembly module, assembled from its instructions. ---
 
 /** Bytes the main loop takes at a time: four 16-byte vectors. */
-const _STRIDE = 64;
+const _STRIDE = 128;
 
 // Parameters, then i32 locals, then v128 locals.
 const [_P, _END, _FIRST, _SECOND, _T0, _M0, _T1, _M1, _ESC] = [
