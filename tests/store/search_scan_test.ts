@@ -218,3 +218,52 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
     shifts.map((_, i) => i),
   );
 });
+
+Deno.test("searchSessions() scanning holds matching lines back and takes them newest first, as the index finds them", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const ts = (i: number) =>
+    `2026-10-01T09:${String(i % 60).padStart(2, "0")}:00.000Z`;
+  const lines: string[] = [];
+  // A damaged line first: its envelope intact, its JSON not.
+  lines.push(
+    `{"type":"message","id":"000000aa","parentId":null,"timestamp":"${
+      ts(0)
+    }","message":{"role":"user","content":"laterword"x}}`,
+  );
+  for (let i = 1; i <= 45; i++) {
+    // 45 lines of 150 KB: more than the 4 MiB held back at once.
+    const big = i === 20 ? 1_200_000 : 150_000; // one taken at once
+    lines.push(JSON.stringify({
+      type: "message",
+      id: i.toString(16).padStart(8, "0"),
+      parentId: i === 1 ? null : (i - 1).toString(16).padStart(8, "0"),
+      // Time order, but for the last line, the oldest.
+      timestamp: i === 45 ? ts(0) : ts(i),
+      message: {
+        role: i % 2 ? "user" : "assistant",
+        content: `laterword ${i} ${filler(big, i)}`,
+      },
+    }));
+  }
+  await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
+  (await SessionIndex.open(dir.path)).close();
+  for (const limit of [1, 3, 1000]) {
+    const scan = await searchSessions(dir.path, "laterword", {
+      index: false,
+      limit,
+    });
+    const indexed = await searchSessions(dir.path, "laterword", { limit });
+    const want = [44, 43, 42, 41].slice(0, Math.min(limit, 4));
+    deepEqual(
+      scan.hits.slice(0, 4).map((h) => parseInt(h.entryId, 16)),
+      want,
+    );
+    equal(scan.hits.length, Math.min(limit, 45));
+    equal(scan.skipped.length, 1);
+    equal(scan.skipped[0]!.reason, "damaged");
+    deepEqual(indexed.hits, scan.hits);
+    deepEqual(indexed.skipped, scan.skipped);
+  }
+});

@@ -15,6 +15,7 @@ import type { FsHandle } from "../../fs/_seam.ts";
 import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
 import type { HitList } from "./_hits.ts";
+import type { LaterLines } from "./_later_lines.ts";
 import {
   CANDIDATE,
   ESCAPE,
@@ -55,6 +56,8 @@ export interface ScanContext {
   needle: ByteNeedle | undefined;
   /** Where matches go. */
   hits: HitList;
+  /** Matching lines held back until the file is scanned. */
+  later: LaterLines;
 }
 
 /**
@@ -123,7 +126,8 @@ class _FileScan {
   }
 
   async run(): Promise<void> {
-    const { kernel, needle } = this.#ctx;
+    const { kernel, needle, later } = this.#ctx;
+    later.clear();
     const buffer = kernel.buffer;
     const keep = Math.max(needle === undefined ? 0 : needle.length - 1, 5);
     let position = this.#lineStart;
@@ -168,7 +172,10 @@ class _FileScan {
           this.#flagged = needle!.escapeAt(buffer, at, total);
         }
       }
-      if (eof) return; // a last line without "\n" is not searched
+      if (eof) { // a last line without "\n" is not searched
+        later.takeAll(this.#takeLine);
+        return;
+      }
       this.#keepHead(buffer, total);
       // The bytes not examined yet, and two before them, go just before
       // where the next read goes.
@@ -259,7 +266,7 @@ class _FileScan {
       if (!flagged || textlessType(hb.subarray(h0, h1))) return;
       return _then(
         this.#bytes(buffer, start, end, inBuffer, size),
-        (bytes) => this.#take(start, lineText(bytes, size)),
+        (bytes) => this.#ctx.later.add(start, size, bytes, this.#takeLine),
       );
     }
     const head = hb.subarray(h0, h1);
@@ -268,7 +275,7 @@ class _FileScan {
       if (!flagged || textlessType(head)) return;
       return _then(
         this.#bytes(buffer, start, end, inBuffer, size),
-        (bytes) => this.#take(start, lineText(bytes, size)),
+        (bytes) => this.#ctx.later.add(start, size, bytes, this.#takeLine),
       );
     }
     return _then(this.#bytes(buffer, start, end, inBuffer, size), (bytes) => {
@@ -285,6 +292,10 @@ class _FileScan {
     const target = branchMarkerTarget(entry);
     this.#last = { id: entry.id, target };
   }
+
+  /** Take a line held back: decoded, parsed, given to the hits. */
+  readonly #takeLine = (offset: number, size: number, bytes: Uint8Array) =>
+    this.#take(offset, lineText(bytes, size));
 
   #take(offset: number, found: LineText | undefined): void {
     if (found !== undefined) this.#ctx.hits.take(this.#path, offset, found);

@@ -14,6 +14,7 @@ import { readSessionHead, sessionInfo } from "../_session_files.ts";
 import type { HitList } from "./_hits.ts";
 import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
+import { LaterLines } from "./_later_lines.ts";
 import { type ScanContext, scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";
 
@@ -52,7 +53,12 @@ export async function scanFiles(
 ): Promise<Map<string, SessionLabel>> {
   const labels = new Map<string, SessionLabel>();
   if (paths.length === 0) return labels;
-  const ctx = { kernel: borrowKernel(), needle: options.needle, hits };
+  const ctx = {
+    kernel: borrowKernel(),
+    needle: options.needle,
+    hits,
+    later: new LaterLines(),
+  };
   try {
     await _scanEach(paths, ctx, labels, options);
   } finally {
