@@ -14,6 +14,9 @@
 /** Bytes of lines held back at most (a longer line is taken at once). */
 export const LATER_BYTES = 4 << 20;
 
+/** A buffer given back by a finished scan, for the next (fresh pages cost). */
+let _idle: Uint8Array | undefined;
+
 /** A line's offset in its file, its size, and its bytes held. */
 export type LaterTake = (
   offset: number,
@@ -39,7 +42,10 @@ export class LaterLines {
   add(offset: number, size: number, bytes: Uint8Array, take: LaterTake): void {
     if (bytes.length > LATER_BYTES / 4) return take(offset, size, bytes);
     if (this.#used + bytes.length > LATER_BYTES) this.takeAll(take);
-    this.#bytes ??= new Uint8Array(LATER_BYTES);
+    if (this.#bytes === undefined) {
+      this.#bytes = _idle ?? new Uint8Array(LATER_BYTES);
+      _idle = undefined;
+    }
     this.#bytes.set(bytes, this.#used);
     this.#lines.push(offset, size, this.#used, bytes.length);
     this.#used += bytes.length;
@@ -68,5 +74,12 @@ export class LaterLines {
   clear(): void {
     this.#lines.length = 0;
     this.#used = 0;
+  }
+
+  /** Forget the lines held and give the buffer back, for the next scan. */
+  release(): void {
+    this.clear();
+    if (this.#bytes !== undefined) _idle = this.#bytes;
+    this.#bytes = undefined;
   }
 }

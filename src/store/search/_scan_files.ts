@@ -63,6 +63,7 @@ export async function scanFiles(
     await _scanEach(paths, ctx, labels, options);
   } finally {
     releaseKernel(ctx.kernel);
+    ctx.later.release();
   }
   return labels;
 }
