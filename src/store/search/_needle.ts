@@ -19,8 +19,6 @@ import type { SearchQuery } from "./_query.ts";
 /** The longest stretch used (the kernel looks this far ahead). */
 export const NEEDLE_MAX_BYTES = 64;
 
-const _encoder = new TextEncoder();
-
 /** A stretch of a word, as bytes. */
 export class ByteNeedle {
   /** Its length in bytes. */
@@ -208,8 +206,20 @@ function _weight(b: number): number {
   return 5; // punctuation
 }
 
-function _utf8(c: number): Uint8Array {
-  return _encoder.encode(String.fromCodePoint(c));
+/** A code point's UTF-8 bytes (a lone surrogate's as TextEncoder writes it, U+FFFD). */
+function _utf8(c: number): number[] {
+  if (c < 0x80) return [c];
+  if (c < 0x800) return [0xc0 | (c >> 6), 0x80 | (c & 0x3f)];
+  if (c >= 0xd800 && c <= 0xdfff) return [0xef, 0xbf, 0xbd];
+  if (c < 0x10000) {
+    return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)];
+  }
+  return [
+    0xf0 | (c >> 18),
+    0x80 | ((c >> 12) & 0x3f),
+    0x80 | ((c >> 6) & 0x3f),
+    0x80 | (c & 0x3f),
+  ];
 }
 
 /**
