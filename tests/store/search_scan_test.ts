@@ -267,3 +267,32 @@ Deno.test("searchSessions() scanning holds matching lines back and takes them ne
     deepEqual(indexed.skipped, scan.skipped);
   }
 });
+
+Deno.test("searchSessions() scans at the same time do not share a buffer", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  for (let f = 0; f < 3; f++) {
+    const lines: string[] = [];
+    for (let i = 1; i <= 40; i++) {
+      lines.push(JSON.stringify({
+        type: "message",
+        id: i.toString(16).padStart(8, "0"),
+        parentId: i === 1 ? null : (i - 1).toString(16).padStart(8, "0"),
+        timestamp: `2026-10-0${f + 1}T09:00:${String(i).padStart(2, "0")}Z`,
+        message: {
+          role: "user",
+          content: `${filler(40_000, i + f)} same${i % 3} file${f}x${i}`,
+        },
+      }));
+    }
+    await Deno.writeFile(join(folder, `s${f}.jsonl`), sessionBytes(lines));
+  }
+  const queries = ["same0", "same1", "same2", "file1x7", "検索"];
+  const one = async (q: string) =>
+    (await searchSessions(dir.path, q, { index: false, limit: 1000 })).hits;
+  const alone: unknown[] = [];
+  for (const q of queries) alone.push(await one(q));
+  deepEqual(await Promise.all(queries.map(one)), alone);
+  equal((alone[0] as unknown[]).length, 3 * 13);
+});
