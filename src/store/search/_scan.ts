@@ -3,8 +3,10 @@
  * the byte kernel, which finds the newlines and the places the query's
  * byte needle may be. A line is decoded only when the needle (or an escape
  * that may hide it) is in it, or when its envelope is not at its start and
- * the tree needs its id; every other line costs an envelope read. The tree
- * (ids and parents) is kept as it goes, for `onActivePath`.
+ * the tree needs its id; every other line costs an envelope read. A line
+ * with the needle is held back and decoded once the file is scanned, the
+ * last first (`_later_lines.ts`). The tree (ids and parents) is kept as it
+ * goes, and walked for `onActivePath` only when the file has hits.
  *
  * @module
  */
