@@ -147,7 +147,7 @@ export class ByteNeedle {
       for (let j = i + 1; j < usable.length; j++) {
         const [x, y] = [usable[i]!, usable[j]!];
         const near = _NEAR[Math.min(y.at - x.at, _NEAR.length - 1)]!;
-        const score = x.weight * y.weight * near;
+        const score = x.weight * y.weight * near / (x.at === 0 ? _AT_START : 1);
         if (score < best) [best, first, second] = [score, x, y];
       }
     }
@@ -159,6 +159,13 @@ export class ByteNeedle {
     };
   }
 }
+
+/**
+ * How much a first anchor at the stretch's start is preferred: the kernel
+ * then compares the bytes it loaded for newlines, one load fewer per 16
+ * bytes (10–15% of its time, measured), worth a few more candidates.
+ */
+const _AT_START = 4;
 
 /** How much more often two anchors match together at distance 1, 2, 3, 4+. */
 const _NEAR = [Infinity, 16, 4, 2, 1];
