@@ -50,6 +50,9 @@ function _digit(c: number): number {
   return -1;
 }
 
+/** Each byte's value as a lowercase hex digit, or -1. */
+const _DIGITS = Int8Array.from({ length: 256 }, (_, c) => _digit(c));
+
 /**
  * The 8 lowercase hex digits of `bytes[start, end)` as a number, or -1.
  *
@@ -66,7 +69,7 @@ export function hexKeyOfBytes(
   if (end - start !== 8) return -1;
   let v = 0;
   for (let i = start; i < end; i++) {
-    const d = _digit(bytes[i]!);
+    const d = _DIGITS[bytes[i]!]!;
     if (d < 0) return -1;
     v = v * 16 + d;
   }

@@ -88,6 +88,7 @@ export const STORE = [0x36, 2, 0]; // i32.store, align 4, offset 0
 export const BLOCK = [0x02, _VOID];
 export const LOOP = [0x03, _VOID];
 export const IF = [0x04, _VOID];
+export const ELSE = [0x05];
 export const END = [0x0b];
 export const br = (depth: number): number[] => [0x0c, depth];
 export const brIf = (depth: number): number[] => [0x0d, depth];

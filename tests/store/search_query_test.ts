@@ -5,7 +5,7 @@ import {
   fold,
   foldCodePoint,
 } from "../../src/store/search/_fold.ts";
-import { makeKernel } from "../../src/read/_kernel.ts";
+import { CANDIDATE, ESCAPE, makeKernel } from "../../src/read/_kernel.ts";
 import { ByteNeedle } from "../../src/store/search/_needle.ts";
 import { SearchQuery } from "../../src/store/search/_query.ts";
 
@@ -109,6 +109,7 @@ function escapedJson(text: string): string {
 
 Deno.test("ByteNeedle never drops a line whose text matches, however the JSON was written", () => {
   const enc = new TextEncoder();
+  const kernel = makeKernel();
   const unit = fc.constantFrom(...'aAkKsSéÉσΣς<&"\\/\n\t 検索😀-'.split(""));
   fc.assert(
     fc.property(
@@ -127,12 +128,27 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
         if (needle === undefined) return;
         const json = foreign ? escapedJson(text) : JSON.stringify(text);
         const bytes = enc.encode(json);
-        let found = false;
-        for (let p = 0; p < bytes.length && !found; p++) {
-          found = needle.at(bytes, p, bytes.length);
-        }
-        for (const m of json.matchAll(/\\u([0-9a-f]{4})/g)) {
-          found ||= needle.escapes.has(parseInt(m[1]!, 16));
+        // As the scan asks: the kernel's candidates and escapes, checked.
+        kernel.buffer.fill(0, 0, bytes.length + 128);
+        kernel.buffer.set(bytes);
+        const a = needle.anchors;
+        const count = kernel.scan({
+          start: 0,
+          end: bytes.length,
+          first: a?.first ?? -1,
+          second: a?.second ?? 0,
+          firstBytes: a?.firstBytes ?? [0, 0],
+          secondBytes: a?.secondBytes ?? [0, 0],
+          escapes: needle.escapes.size > 0,
+        });
+        let found = a === undefined;
+        for (const event of kernel.events.subarray(0, count)) {
+          const at = event & 0x0fffffff;
+          if (event >>> 28 === CANDIDATE) {
+            found ||= needle.at(kernel.buffer, at, bytes.length);
+          } else if (event >>> 28 === ESCAPE) {
+            found ||= needle.escapeAt(kernel.buffer, at, bytes.length);
+          }
         }
         ok(found, `${word} in ${json}`);
       },
@@ -144,25 +160,34 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
 Deno.test("makeKernel(): the WebAssembly kernel reports exactly what the plain loop does", () => {
   const wasm = makeKernel();
   const plain = makeKernel(true);
+  const alphabet = [10, 0x5c, 0x75, 97, 65, 98, 0xe6, 0x9c];
+  const anchor = fc.tuple(
+    fc.constantFrom(...alphabet),
+    fc.constantFrom(...alphabet),
+  );
   fc.assert(
     fc.property(
-      fc.uint8Array({ minLength: 1, maxLength: 300 }),
+      // Past 64 bytes the main loop takes them 64 at a time.
+      fc.uint8Array({ minLength: 1, maxLength: 700 }),
       fc.integer({ min: -1, max: 3 }),
       fc.nat(6),
       fc.boolean(),
-      (raw, first, gap, escapes) => {
-        const bytes = raw.map((b) => [10, 0x5c, 0x75, 97, 65, 98][b % 6]!);
-        wasm.buffer.fill(0, 0, 400);
-        plain.buffer.fill(0, 0, 400);
+      fc.nat(140),
+      anchor,
+      anchor,
+      (raw, first, gap, escapes, start, firstBytes, secondBytes) => {
+        const bytes = raw.map((b) => alphabet[b % alphabet.length]!);
+        wasm.buffer.fill(0, 0, 800);
+        plain.buffer.fill(0, 0, 800);
         wasm.buffer.set(bytes);
         plain.buffer.set(bytes);
         const spec = {
-          start: Math.min(2, bytes.length),
+          start: Math.min(start, bytes.length + 70), // past the end too: no events
           end: bytes.length,
           first,
           second: Math.max(first, 0) + gap,
-          firstBytes: [97, 65] as const,
-          secondBytes: [98, 98] as const,
+          firstBytes,
+          secondBytes,
           escapes,
         };
         const a = wasm.scan(spec);
@@ -173,6 +198,6 @@ Deno.test("makeKernel(): the WebAssembly kernel reports exactly what the plain l
         );
       },
     ),
-    { numRuns: 2000 },
+    { numRuns: 3000 },
   );
 });

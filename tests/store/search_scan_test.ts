@@ -71,3 +71,228 @@ Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in lo
     equal(one.hits.length, 1, token);
   }
 });
+
+Deno.test("searchSessions() scanning settles the active path as the reader does, whatever its last line is", async (t) => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const ts = (s: number) => `2026-10-01T09:00:0${s}.000Z`;
+  const message = (id: string, parentId: string | null, s: number) =>
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: ts(s),
+      message: { role: "user", content: `needlepath ${id}` },
+    });
+  // 1 is the root; 2 and 3 are its children; the last line decides.
+  const tree = [
+    message("00000001", null, 1),
+    message("00000002", "00000001", 2),
+    message("00000003", "00000001", 3),
+  ];
+  const marker = { customType: "branch", data: { to: "00000002" } };
+  const cases: [string, string, string[]][] = [
+    ["the last message", "", [
+      "00000003 user",
+      "00000002 user off",
+      "00000001 user",
+    ]],
+    [
+      "a branch marker, envelope first",
+      JSON.stringify({
+        type: "custom",
+        id: "00000004",
+        parentId: "00000003",
+        timestamp: ts(4),
+        ...marker,
+      }),
+      ["00000003 user off", "00000002 user", "00000001 user"],
+    ],
+    [
+      "a branch marker as omp writes it (its own fields first)",
+      JSON.stringify({
+        type: "custom",
+        ...marker,
+        id: "00000004",
+        parentId: "00000003",
+        timestamp: ts(4),
+      }),
+      ["00000003 user off", "00000002 user", "00000001 user"],
+    ],
+    [
+      "a marker to an id no entry has",
+      JSON.stringify({
+        type: "custom",
+        id: "00000004",
+        parentId: "00000002",
+        timestamp: ts(4),
+        customType: "branch",
+        data: { to: "0000beef" },
+      }),
+      ["00000003 user off", "00000002 user", "00000001 user"],
+    ],
+    [
+      "a message whose envelope is not first",
+      JSON.stringify({
+        id: "00000004",
+        type: "message",
+        parentId: "00000002",
+        timestamp: ts(4),
+        message: { role: "user", content: "needlepath 00000004" },
+      }),
+      [
+        "00000004 user",
+        "00000003 user off",
+        "00000002 user",
+        "00000001 user",
+      ],
+    ],
+  ];
+  for (const [i, [name, last, want]] of cases.entries()) {
+    await t.step(name, async () => {
+      const root = join(dir.path, `d${i}`);
+      const sessions = join(root, "sessions", "--home-dev-app--");
+      await Deno.mkdir(sessions, { recursive: true });
+      await Deno.writeFile(
+        join(sessions, "s.jsonl"),
+        sessionBytes(last === "" ? tree : [...tree, last]),
+      );
+      (await SessionIndex.open(root)).close();
+      const scan = await searchSessions(root, "needlepath", { index: false });
+      const indexed = await searchSessions(root, "needlepath");
+      deepEqual(
+        scan.hits.map((h) =>
+          `${h.entryId} ${h.role}${h.onActivePath ? "" : " off"}`
+        ),
+        want,
+      );
+      deepEqual(indexed.hits, scan.hits);
+    });
+  }
+});
+
+Deno.test("searchSessions() scanning finds a long word cut by a read at every place", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const word = "Longneedle" + "x".repeat(50); // 60 bytes: the kernel keeps 59
+  const enc = new TextEncoder();
+  const bodyStart = sessionBytes([]).length;
+  // Reads end where the file's offset is a multiple of 64, 1 MiB apart.
+  const boundary = (k: number) => bodyStart - (bodyStart % 64) + k * (1 << 20);
+  const shifts = [0, 1, 2, 30, 58, 59, 60, 63];
+  const lines: string[] = [];
+  let offset = bodyStart;
+  let n = 0;
+  /** A line whose text starts at `at` (absolute), or after `pad` bytes. */
+  const line = (text: string, at: number | undefined, pad = 0) => {
+    n++;
+    const id = n.toString(16).padStart(8, "0");
+    const parentId = n === 1 ? null : (n - 1).toString(16).padStart(8, "0");
+    const head = JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: `2026-10-01T09:00:00.${String(n).padStart(3, "0")}Z`,
+      message: { role: "user", content: "" },
+    }).slice(0, -3); // up to the content's opening quote
+    if (at !== undefined) pad = at - offset - enc.encode(head).length;
+    const s = `${head}${"a ".repeat(pad >> 1)}${pad % 2 ? "a" : ""}${text}"}}`;
+    lines.push(s);
+    const start = offset + enc.encode(head).length + pad;
+    offset += enc.encode(s).length + 1;
+    return start;
+  };
+  const starts: number[] = [];
+  for (const [i, d] of shifts.entries()) {
+    const target = boundary(i + 1) - d; // where the word must start
+    while (target - offset > 40_000) line("filler", undefined, 30_000);
+    starts.push(line(`${i} ${word}`, target - 2) + 2);
+  }
+  await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
+  deepEqual(starts, shifts.map((d, i) => boundary(i + 1) - d));
+  const r = await searchSessions(dir.path, word, { index: false });
+  deepEqual(
+    r.hits.map((h) => Number(h.snippet.match(/(\d) Longneedle/)?.[1])).sort(),
+    shifts.map((_, i) => i),
+  );
+});
+
+Deno.test("searchSessions() scanning holds matching lines back and takes them newest first, as the index finds them", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const ts = (i: number) =>
+    `2026-10-01T09:${String(i % 60).padStart(2, "0")}:00.000Z`;
+  const lines: string[] = [];
+  // A damaged line first: its envelope intact, its JSON not.
+  lines.push(
+    `{"type":"message","id":"000000aa","parentId":null,"timestamp":"${
+      ts(0)
+    }","message":{"role":"user","content":"laterword"x}}`,
+  );
+  for (let i = 1; i <= 45; i++) {
+    // 45 lines of 150 KB: more than the 4 MiB held back at once.
+    const big = i === 20 ? 1_200_000 : 150_000; // one taken at once
+    lines.push(JSON.stringify({
+      type: "message",
+      id: i.toString(16).padStart(8, "0"),
+      parentId: i === 1 ? null : (i - 1).toString(16).padStart(8, "0"),
+      // Time order, but for the last line, the oldest.
+      timestamp: i === 45 ? ts(0) : ts(i),
+      message: {
+        role: i % 2 ? "user" : "assistant",
+        content: `laterword ${i} ${filler(big, i)}`,
+      },
+    }));
+  }
+  await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
+  (await SessionIndex.open(dir.path)).close();
+  for (const limit of [1, 3, 1000]) {
+    const scan = await searchSessions(dir.path, "laterword", {
+      index: false,
+      limit,
+    });
+    const indexed = await searchSessions(dir.path, "laterword", { limit });
+    const want = [44, 43, 42, 41].slice(0, Math.min(limit, 4));
+    deepEqual(
+      scan.hits.slice(0, 4).map((h) => parseInt(h.entryId, 16)),
+      want,
+    );
+    equal(scan.hits.length, Math.min(limit, 45));
+    equal(scan.skipped.length, 1);
+    equal(scan.skipped[0]!.reason, "damaged");
+    deepEqual(indexed.hits, scan.hits);
+    deepEqual(indexed.skipped, scan.skipped);
+  }
+});
+
+Deno.test("searchSessions() scans at the same time do not share a buffer", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  for (let f = 0; f < 3; f++) {
+    const lines: string[] = [];
+    for (let i = 1; i <= 40; i++) {
+      lines.push(JSON.stringify({
+        type: "message",
+        id: i.toString(16).padStart(8, "0"),
+        parentId: i === 1 ? null : (i - 1).toString(16).padStart(8, "0"),
+        timestamp: `2026-10-0${f + 1}T09:00:${String(i).padStart(2, "0")}Z`,
+        message: {
+          role: "user",
+          content: `${filler(40_000, i + f)} same${i % 3} file${f}x${i}`,
+        },
+      }));
+    }
+    await Deno.writeFile(join(folder, `s${f}.jsonl`), sessionBytes(lines));
+  }
+  const queries = ["same0", "same1", "same2", "file1x7", "検索"];
+  const one = async (q: string) =>
+    (await searchSessions(dir.path, q, { index: false, limit: 1000 })).hits;
+  const alone: unknown[] = [];
+  for (const q of queries) alone.push(await one(q));
+  deepEqual(await Promise.all(queries.map(one)), alone);
+  equal((alone[0] as unknown[]).length, 3 * 13);
+});

@@ -58,4 +58,15 @@ Deno.test("EntryTree.path() walks from the leaf to the root, as the reader does"
     equal(path.has("00000001"), true);
     equal(path.has((5001).toString(16).padStart(8, "0")), false);
   });
+  await t.step("the lowest and highest hex ids; a tree sized up front", () => {
+    for (const tree of [new EntryTree(), new EntryTree(1e9)]) {
+      tree.add("00000000", null);
+      tree.add("ffffffff", "00000000");
+      tree.add("fffffffe", "ffffffff");
+      equal(
+        ids(tree, "fffffffe", ["00000000", "ffffffff", "fffffffe", "x"]),
+        "00000000 ffffffff fffffffe",
+      );
+    }
+  });
 });

@@ -109,13 +109,13 @@ export class HitList {
     const { role, since } = this.#filter;
     if (role !== undefined && found.role !== role) return;
     if (since !== undefined && found.timestamp < since) return;
-    const span = this.#query.match(found.text);
-    if (span === undefined) return;
     const { entryId, timestamp } = found;
     const hit = { path, offset, entryId, role: found.role, timestamp };
     if (this.full && newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) {
-      return; // older than every hit kept: no snippet made
+      return; // older than every hit kept: not matched, no snippet made
     }
+    const span = this.#query.match(found.text);
+    if (span === undefined) return;
     const { snippet, start, end } = snippetOf(found.text, span);
     this.add({ ...hit, snippet, match: { start, end } });
   }

@@ -12,9 +12,10 @@ import { quote } from "../../fs/_errors.ts";
 import { seam } from "../../fs/_seam.ts";
 import { readSessionHead, sessionInfo } from "../_session_files.ts";
 import type { HitList } from "./_hits.ts";
-import { makeKernel } from "../../read/_kernel.ts";
+import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
-import { scanFile } from "./_scan.ts";
+import { LaterLines } from "./_later_lines.ts";
+import { type ScanContext, scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";
 
 /** A session's id and title, for its hits. */
@@ -52,7 +53,28 @@ export async function scanFiles(
 ): Promise<Map<string, SessionLabel>> {
   const labels = new Map<string, SessionLabel>();
   if (paths.length === 0) return labels;
-  const ctx = { kernel: makeKernel(), needle: options.needle, hits };
+  const ctx = {
+    kernel: borrowKernel(),
+    needle: options.needle,
+    hits,
+    later: new LaterLines(),
+  };
+  try {
+    await _scanEach(paths, ctx, labels, options);
+  } finally {
+    releaseKernel(ctx.kernel);
+    ctx.later.release();
+  }
+  return labels;
+}
+
+async function _scanEach(
+  paths: readonly string[],
+  ctx: ScanContext,
+  labels: Map<string, SessionLabel>,
+  options: ScanFilesOptions,
+): Promise<void> {
+  const hits = ctx.hits;
   for (const path of paths) {
     try {
       if (options.sinceMs !== undefined) {
@@ -72,12 +94,13 @@ export async function scanFiles(
       const version = headerVersion(read.head.header);
       const bodyStart = read.head.bodyStart;
       using file = await openRegular(path, `Cannot search ${quote(path)}`);
-      const onPath = version < SESSION_VERSION
+      const activePath = version < SESSION_VERSION
         ? await scanLegacyFile(file, path, version, bodyStart, hits)
         : await scanFile(file, path, bodyStart, ctx);
-      for (const hit of hits.hits) {
-        if (hit.path === path) hit.onActivePath = onPath.has(hit.entryId);
-      }
+      const ours = hits.hits.filter((hit) => hit.path === path);
+      if (ours.length === 0) continue; // no tree walked for a file without hits
+      const onPath = await activePath();
+      for (const hit of ours) hit.onActivePath = onPath.has(hit.entryId);
     } catch (err) {
       if (err instanceof Deno.errors.NotFound) continue; // gone meanwhile
       const why = err instanceof Error ? err.message : String(err);
@@ -86,5 +109,4 @@ export async function scanFiles(
       options.onFile?.();
     }
   }
-  return labels;
 }

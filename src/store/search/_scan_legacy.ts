@@ -14,6 +14,7 @@ import { decodeEntryLine, IssueLog } from "../../read/_decode.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
 import { readLinesFromReader } from "../../read/_lines_forward.ts";
 import type { HitList } from "./_hits.ts";
+import type { ActivePath } from "./_scan.ts";
 import { entryLineText, textlessType } from "./_line.ts";
 import { EntryTree } from "./_tree.ts";
 
@@ -25,7 +26,7 @@ import { EntryTree } from "./_tree.ts";
  * @param version Its header's version.
  * @param bodyStart Where its entries start.
  * @param hits Where matches go.
- * @returns The active path's ids.
+ * @returns What gives the active path's ids.
  */
 export async function scanLegacyFile(
   file: FsHandle,
@@ -33,7 +34,7 @@ export async function scanLegacyFile(
   version: number,
   bodyStart: number,
   hits: HitList,
-): Promise<{ has(id: string): boolean }> {
+): Promise<ActivePath> {
   await file.seek(bodyStart, Deno.SeekMode.Start);
   const migrate = recordMigrator(version);
   const tree = new EntryTree();
@@ -63,6 +64,8 @@ export async function scanLegacyFile(
     const found = entryLineText(line.bytes, entry);
     if (found !== undefined) hits.take(path, line.offset, found);
   }
-  if (leaf === undefined) return tree.path(null);
-  return tree.path(target !== undefined && tree.has(target) ? target : leaf);
+  const onPath = leaf === undefined
+    ? tree.path(null)
+    : tree.path(target !== undefined && tree.has(target) ? target : leaf);
+  return () => Promise.resolve(onPath);
 }

@@ -1,8 +1,8 @@
 /**
  * The entry tree as a scan sees it, one line at a time: each id's parent,
- * in 8 bytes an entry for the ids omp and this library mint (8 hex
- * digits), so a scan of a 1 GB file remembers its 100,000 entries in a
- * couple of megabytes. At the end it gives the active path, as the reader
+ * in 9 bytes a slot (at most 4 slots an entry) for the ids omp and this
+ * library mint (8 hex digits), so a scan of a 1 GB file remembers its
+ * 100,000 entries in a few megabytes. At the end it gives the active path, as the reader
  * settles it: the last entry (or the target of a last branch marker), then
  * parents up to the root, a missing parent or a repeated id.
  *
@@ -11,20 +11,44 @@
 
 import { hexKey, hexKeyOfBytes } from "../../format/_entry_id.ts";
 
-const _ROOT = -1;
-const _OTHER = -2;
 const _utf8 = new TextDecoder();
+
+/** A slot's kind: empty, or its entry's parent (a key, none, or not hex). */
+const _EMPTY = 0;
+const _KEY = 1;
+const _ROOT = 2;
+const _OTHER = 3;
+
+/** Slots a tree starts with, at least (it doubles when half full). */
+const _MIN_SLOTS = 1 << 10;
+/** Slots a tree starts with, at most, whatever it expects. */
+const _MAX_START_SLOTS = 1 << 17;
 
 /** Each entry's parent. */
 export class EntryTree {
-  #keys = new Uint32Array(1 << 10);
-  /** The parent's key, {@linkcode _ROOT}, {@linkcode _OTHER}, or NaN for an empty slot. */
-  #parents = new Float64Array(1 << 10).fill(NaN);
+  #keys: Uint32Array;
+  /** The parent's key, when the slot's kind is {@linkcode _KEY}. */
+  #parents: Uint32Array;
+  #kinds: Uint8Array;
   #count = 0;
   /** Parents that are not 8 hex digits, by the child's key. */
   readonly #otherParents = new Map<number, string>();
   /** Entries whose id is not 8 hex digits. */
   readonly #others = new Map<string, string | null>();
+
+  /**
+   * An empty tree.
+   *
+   * @param expected About how many entries it will hold (so it does not
+   * grow step by step from a small table); a guess is fine.
+   */
+  constructor(expected = 0) {
+    let slots = _MIN_SLOTS;
+    while (slots < expected * 2 && slots < _MAX_START_SLOTS) slots *= 2;
+    this.#keys = new Uint32Array(slots);
+    this.#parents = new Uint32Array(slots);
+    this.#kinds = new Uint8Array(slots);
+  }
 
   /**
    * Add an entry (a later one with the same id wins, as in the reader).
@@ -40,16 +64,16 @@ export class EntryTree {
     }
     if (parentId === null || parentId === "") {
       this.#otherParents.delete(key);
-      this.#put(key, _ROOT);
+      this.#put(key, _ROOT, 0);
       return;
     }
     const parent = hexKey(parentId);
     if (parent < 0) {
       this.#otherParents.set(key, parentId);
-      this.#put(key, _OTHER);
+      this.#put(key, _OTHER, 0);
     } else {
       this.#otherParents.delete(key);
-      this.#put(key, parent);
+      this.#put(key, _KEY, parent);
     }
   }
 
@@ -66,9 +90,9 @@ export class EntryTree {
   ): void {
     const key = hexKeyOfBytes(bytes, idStart, idEnd);
     const parent = parentStart < 0
-      ? _ROOT
+      ? 0
       : hexKeyOfBytes(bytes, parentStart, parentEnd);
-    if (key < 0 || (parentStart >= 0 && parent < 0)) {
+    if (key < 0 || parent < 0) {
       this.add(
         _utf8.decode(bytes.subarray(idStart, idEnd)),
         parentStart < 0
@@ -77,14 +101,14 @@ export class EntryTree {
       );
       return;
     }
-    this.#otherParents.delete(key);
-    this.#put(key, parent);
+    if (this.#otherParents.size > 0) this.#otherParents.delete(key);
+    this.#put(key, parentStart < 0 ? _ROOT : _KEY, parent);
   }
 
   /** Whether an entry has this id. */
   has(id: string): boolean {
     const key = hexKey(id);
-    return key < 0 ? this.#others.has(id) : !Number.isNaN(this.#get(key));
+    return key < 0 ? this.#others.has(id) : this.#slot(key) >= 0;
   }
 
   /**
@@ -94,60 +118,65 @@ export class EntryTree {
    * @returns The ids, as a set to ask.
    */
   path(leafId: string | null): { has(id: string): boolean } {
-    const keys = new Set<number>();
+    // A mark per slot of the table while the ids are hex: no strings made.
+    const marks = new Uint8Array(this.#keys.length);
     const others = new Set<string>();
     const onPath = {
       has: (x: string): boolean => {
         const k = hexKey(x);
-        return k >= 0 ? keys.has(k) : others.has(x);
+        if (k < 0) return others.has(x);
+        const slot = this.#slot(k);
+        return slot >= 0 && marks[slot] === 1;
       },
     };
     if (leafId === null || !this.has(leafId)) return onPath;
-    // By key while the ids are hex: no strings made.
     let key = hexKey(leafId);
     let id = leafId;
     for (;;) {
       if (key >= 0) {
-        if (keys.has(key)) break; // a cycle
-        keys.add(key);
-        const parent = this.#get(key);
-        if (parent === _ROOT) break;
-        if (parent === _OTHER) [key, id] = [-1, this.#otherParents.get(key)!];
-        else key = parent;
+        const slot = this.#slot(key);
+        if (slot < 0) break; // a missing parent
+        if (marks[slot] === 1) break; // a cycle
+        marks[slot] = 1;
+        const kind = this.#kinds[slot]!;
+        if (kind === _ROOT) break;
+        if (kind === _OTHER) [key, id] = [-1, this.#otherParents.get(key)!];
+        else key = this.#parents[slot]!;
       } else {
-        if (others.has(id)) break;
+        if (!this.#others.has(id) || others.has(id)) break; // missing; a cycle
         others.add(id);
         const parent = this.#others.get(id) ?? null;
         if (parent === null) break;
         [key, id] = [hexKey(parent), parent];
       }
-      const known = key >= 0
-        ? !Number.isNaN(this.#get(key))
-        : this.#others.has(id);
-      if (!known) break; // a missing parent
     }
     return onPath;
   }
 
-  #get(key: number): number {
+  /** The slot holding `key`, or -1. */
+  #slot(key: number): number {
     const mask = this.#keys.length - 1;
     for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
-      const parent = this.#parents[i]!;
-      if (Number.isNaN(parent) || this.#keys[i] === key) return parent;
+      if (this.#kinds[i] === _EMPTY) return -1;
+      if (this.#keys[i] === key) return i;
     }
   }
 
-  #put(key: number, parent: number): void {
+  #put(key: number, kind: number, parent: number): void {
     if ((this.#count + 1) * 2 > this.#keys.length) this.#grow();
-    const mask = this.#keys.length - 1;
+    const keys = this.#keys;
+    const kinds = this.#kinds;
+    const mask = keys.length - 1;
     for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
-      if (Number.isNaN(this.#parents[i]!)) {
-        this.#keys[i] = key;
+      if (kinds[i] === _EMPTY) {
+        keys[i] = key;
+        kinds[i] = kind;
         this.#parents[i] = parent;
         this.#count++;
         return;
       }
-      if (this.#keys[i] === key) {
+      if (keys[i] === key) {
+        kinds[i] = kind;
         this.#parents[i] = parent;
         return;
       }
@@ -155,13 +184,13 @@ export class EntryTree {
   }
 
   #grow(): void {
-    const keys = this.#keys;
-    const parents = this.#parents;
+    const [keys, parents, kinds] = [this.#keys, this.#parents, this.#kinds];
     this.#keys = new Uint32Array(keys.length * 2);
-    this.#parents = new Float64Array(keys.length * 2).fill(NaN);
+    this.#parents = new Uint32Array(keys.length * 2);
+    this.#kinds = new Uint8Array(keys.length * 2);
     this.#count = 0;
     for (let i = 0; i < keys.length; i++) {
-      if (!Number.isNaN(parents[i]!)) this.#put(keys[i]!, parents[i]!);
+      if (kinds[i] !== _EMPTY) this.#put(keys[i]!, kinds[i]!, parents[i]!);
     }
   }
 }
