@@ -159,7 +159,7 @@ export async function usageReport(
         });
         const tally = new UsageTally(by, keys, range);
         const excluded = options.excludeDeleted === true;
-        index.read((db) => tallyIndex(db, by, range, excluded, tally));
+        index.read((db) => tallyIndex(db, range, excluded, tally));
         return report(tally, "index");
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
