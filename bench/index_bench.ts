@@ -16,7 +16,7 @@
 import { join } from "node:path";
 import { listSessions } from "../src/store/list.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
-import { generateTranscript } from "../src/gen/_generate.ts";
+import { generateBytes } from "../src/gen/_generate.ts";
 
 const SESSIONS = 10_000;
 const root = new URL("./out/index-10k/", import.meta.url).pathname;
@@ -29,14 +29,7 @@ async function prepare(): Promise<void> {
   await Deno.remove(root, { recursive: true }).catch(() => {});
   const bytes: Uint8Array[] = [];
   for (let seed = 1; seed <= 20; seed++) {
-    const parts: Uint8Array[] = [];
-    await generateTranscript({
-      write: (p: Uint8Array) => {
-        parts.push(p.slice());
-        return Promise.resolve(p.length);
-      },
-    }, { size: 8 * 1024, seed });
-    bytes.push(_concat(parts));
+    bytes.push(await generateBytes({ size: 8 * 1024, seed }));
   }
   for (let i = 0; i < SESSIONS; i++) {
     const dir = join(sessions, `-work-project-${Math.floor(i / 100)}`);
@@ -44,16 +37,6 @@ async function prepare(): Promise<void> {
     await Deno.writeFile(join(dir, `s-${i}.jsonl`), bytes[i % bytes.length]!);
   }
   await Deno.writeTextFile(marker, "");
-}
-
-function _concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 await prepare();

@@ -21,8 +21,11 @@
 import { join } from "node:path";
 import { usageReport } from "../src/store/usage/usage_report.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
-import { generateTranscript } from "../src/gen/_generate.ts";
-import { parseSize } from "../src/gen/_generate.ts";
+import {
+  generateBytes,
+  generateTranscript,
+  parseSize,
+} from "../src/gen/_generate.ts";
 import { reportMemory, writeImageSession } from "../tests/store/_usage_dirs.ts";
 
 const SESSIONS = 10_000;
@@ -35,20 +38,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 async function transcript(size: number, seed: number): Promise<string> {
-  const parts: Uint8Array[] = [];
-  await generateTranscript({
-    write: (p: Uint8Array) => {
-      parts.push(p.slice());
-      return Promise.resolve(p.length);
-    },
-  }, { size, seed });
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return new TextDecoder().decode(out);
+  return new TextDecoder().decode(await generateBytes({ size, seed }));
 }
 
 /** 100 cwd folders of 100 sessions; every tenth a fork of the one before. */

@@ -72,6 +72,44 @@ export async function generateTranscript(
 }
 
 /**
+ * A transcript generated into memory: its bytes, whole (for tests and
+ * benchmarks that write it many times or read it as text).
+ *
+ * @param options Size, seed and shape of the transcript.
+ * @returns Its bytes.
+ * @throws {TypeError} If an option has the wrong type.
+ * @throws {RangeError} If an option is out of range.
+ *
+ * @example A small transcript's lines
+ * ```ts
+ * import { generateBytes } from "./_generate.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const bytes = await generateBytes({ size: 16 * 1024, seed: 1 });
+ * const lines = new TextDecoder().decode(bytes).trimEnd().split("\n");
+ * assert.equal(JSON.parse(lines[1]!).type, "session");
+ * ```
+ */
+export async function generateBytes(
+  options: GenerateOptions,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  const { bytes } = await generateTranscript({
+    write: (p: Uint8Array) => {
+      parts.push(p.slice()); // the writer reuses its buffer
+      return Promise.resolve(p.length);
+    },
+  }, options);
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
  * Create (or truncate) `path` with mode 0600 and generate a transcript into it.
  *
  * @param path The file to write.

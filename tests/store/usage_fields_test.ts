@@ -8,7 +8,7 @@
 import { deepStrictEqual, equal, notEqual } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { generateTranscript } from "../../src/gen/_generate.ts";
+import { generateBytes } from "../../src/gen/_generate.ts";
 import { entryFields } from "../../src/store/usage/_fields.ts";
 import { usageFinder } from "../../src/store/usage/_finder.ts";
 import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
@@ -68,16 +68,7 @@ function call(more: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 async function transcriptLines(size: number, seed: number): Promise<string[]> {
-  const parts: Uint8Array[] = [];
-  await generateTranscript({
-    write: (p: Uint8Array) => {
-      parts.push(p.slice());
-      return Promise.resolve(p.length);
-    },
-  }, { size, seed });
-  const text = new TextDecoder().decode(
-    new Uint8Array(parts.flatMap((p) => [...p])),
-  );
+  const text = new TextDecoder().decode(await generateBytes({ size, seed }));
   return text.split("\n").filter((l) => l.includes('"usage"'));
 }
 
