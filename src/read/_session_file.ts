@@ -17,6 +17,7 @@ import {
   readFull,
 } from "../fs/_read.ts";
 import type { FsHandle } from "../fs/_seam.ts";
+import { pathOf, type ReadFrom } from "../fs/_snapshot.ts";
 import { IssueLog } from "./_decode.ts";
 import { type Head, HEAD_LINE_MAX_BYTES, tryParseHead } from "./_head.ts";
 import { DEFAULT_MAX_LINE_BYTES, type Line } from "./_line.ts";
@@ -51,17 +52,21 @@ export interface ReadSessionOptions {
 /**
  * Read a session file: windowed when possible, else whole.
  *
- * @param path The file.
+ * @param from The file, or a snapshot of it (a regular file's, by
+ * `takeSnapshot`).
  * @param options How to read it.
  * @returns What was read.
  * @throws {SessionSyntaxError} When the header is missing or malformed.
  */
 export async function readSessionFile(
-  path: string,
+  from: ReadFrom,
   options: ReadSessionOptions,
 ): Promise<LoadedSession> {
+  const path = pathOf(from);
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const file = await openRegular(path, `Cannot open ${quote(path)}`);
+  const file = typeof from === "string"
+    ? await openRegular(path, `Cannot open ${quote(path)}`)
+    : from.handle();
   let loaded: LoadedSession | undefined;
   try {
     if (options.window) {

@@ -10,6 +10,7 @@ import { SessionSyntaxError } from "../format/errors.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
 import { readFull } from "../fs/_read.ts";
 import { seam } from "../fs/_seam.ts";
+import { openToRead, pathOf, type ReadFrom } from "../fs/_snapshot.ts";
 import { type Head, parseHead } from "../read/_head.ts";
 import { canonicalCwdSlug } from "./cwd_slug.ts";
 import type { SessionInfo } from "./session_info.ts";
@@ -113,14 +114,15 @@ export type HeadRead =
  * A file's metadata and head from its first {@linkcode HEAD_BYTES} (one
  * read call on a local file).
  *
- * @param path The file.
+ * @param from The file, or a snapshot of it.
  * @returns The head, or the reason it was skipped.
  */
-export async function readSessionHead(path: string): Promise<HeadRead> {
+export async function readSessionHead(from: ReadFrom): Promise<HeadRead> {
+  const path = pathOf(from);
   let info: Deno.FileInfo;
   let bytes: Uint8Array;
   try {
-    using file = await seam().openHandle(path, { read: true });
+    using file = await openToRead(from);
     info = await file.stat();
     const buffer = new Uint8Array(HEAD_BYTES);
     const want = Math.min(info.size, HEAD_BYTES);

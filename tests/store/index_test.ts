@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { listSessions, Session, SessionIndex } from "../../mod.ts";
 import type { ListSessionsOptions } from "../../src/store/list.ts";
 import { generateFile } from "../../src/gen/_generate.ts";
@@ -8,6 +9,8 @@ import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -656,4 +659,117 @@ Deno.test("SessionIndex.dataDirOf finds the data dir holding an index above a se
   (await SessionIndex.open(dir.path)).close();
   assert.equal(await SessionIndex.dataDirOf(path), dir.path);
   assert.equal(await SessionIndex.dataDirOf("/tmp/x.jsonl"), undefined);
+});
+
+/** Which tables of two {@linkcode dump}s differ (a diff of thousands of rows takes minutes to print). */
+function differing(
+  a: Record<string, unknown[]>,
+  b: Record<string, unknown[]>,
+): string[] {
+  return Object.keys({ ...a, ...b }).filter((t) =>
+    !isDeepStrictEqual(a[t], b[t])
+  );
+}
+
+/** Every table the refresh writes, and the full-text index's trigrams, as stored. */
+function dump(dataDir: string): Record<string, unknown[]> {
+  const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
+    readOnly: true,
+  });
+  try {
+    const out: Record<string, unknown[]> = {};
+    for (const table of ["sessions", "facets"]) {
+      out[table] = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).all();
+    }
+    // Ids of files and which copy of a call counts first follow the order
+    // files were read in: each call is named by its file's path, and each
+    // call counted once.
+    out.usage = db.prepare(
+      `SELECT f.path, f.sessionId, f.cwd, f.created, f.deleted, u.entryId,
+         u.timestamp, u.provider, u.model, u.stopReason, u.input, u.output,
+         u.cacheRead, u.cacheWrite, u.cost, u.malformed, u.unpriced
+       FROM usage u JOIN usage_files f USING (file)
+       ORDER BY f.path, u.entryId`,
+    ).all();
+    out.counted = db.prepare(
+      `SELECT entryId, timestamp, sum(first) AS n FROM usage
+       GROUP BY entryId, timestamp ORDER BY entryId, timestamp`,
+    ).all();
+    out.search_entries = db.prepare(
+      `SELECT path, offset, size, entryId, role, timestamp, skip
+       FROM search_entries ORDER BY path, offset`,
+    ).all();
+    out.trigrams = db.prepare(
+      "SELECT term, doc FROM search_vocab ORDER BY term",
+    ).all();
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("SessionIndex reads a small file once, from memory, into the index reading it through the file would make", async () => {
+  await using dir = await tempDir();
+  await fixtureDataDir(dir.path);
+  const small = await plain(dir.path, "small.jsonl", 4);
+  const big = join(dir.path, "sessions", "-w", "big.jsonl");
+  await generateFile(big, { size: 3 << 20, seed: 7 }); // past the snapshot size
+  let opens = 0;
+  const counting: Fs = {
+    ...realFs,
+    openHandle: (path, options) => {
+      opens++;
+      return realFs.openHandle(path, options);
+    },
+  };
+  // Files opened synchronously cannot read: no snapshot, each reader opens the file.
+  const throughFiles: Fs = {
+    ...counting,
+    openSync: (path, options) => {
+      const file = realFs.openSync(path, options);
+      return {
+        writeSync: (p) => file.writeSync(p),
+        statSync: () => file.statSync(),
+        tryLockSync: (exclusive) => file.tryLockSync(exclusive),
+        unlockSync: () => file.unlockSync(),
+        close: () => file.close(),
+        [Symbol.dispose]: () => file.close(),
+      };
+    },
+  };
+  const index = join(dir.path, "index.sqlite");
+  const refresh = async (fs: Fs) => {
+    opens = 0;
+    await withFs(fs, async () => {
+      using index = await SessionIndex.open(dir.path, quiet);
+      await index.refresh();
+    });
+    return dump(dir.path);
+  };
+  const fromMemory = await refresh(counting);
+  const bigOnly = opens; // the big file's readers, each opening it
+  await Deno.remove(index);
+  assert.deepEqual(differing(await refresh(throughFiles), fromMemory), []);
+  assert.equal(bigOnly > 0, true);
+  assert.equal(opens >= bigOnly + 18 * 3, true, `${bigOnly}, then ${opens}`);
+  assert.equal((fromMemory.search_entries ?? []).length > 100, true);
+  // Appended files resume from their rows, both ways alike.
+  const before = await Deno.readFile(index);
+  for (const path of [small, big]) {
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(user("a0000001", "00000004", "appended later")) + "\n",
+      { append: true },
+    );
+  }
+  const grown = await refresh(counting);
+  await Deno.remove(index);
+  await Deno.writeFile(index, before);
+  assert.deepEqual(differing(await refresh(throughFiles), grown), []);
+  assert.deepEqual(differing(grown, fromMemory), [
+    "sessions",
+    "facets",
+    "search_entries",
+    "trigrams",
+  ]);
 });

@@ -16,7 +16,11 @@ import { asEntry, type SessionEntry } from "../../format/entries.ts";
 import type { SessionHeader } from "../../format/header.ts";
 import { recordMigrator } from "../../format/_migrate.ts";
 import { readFull } from "../../fs/_read.ts";
-import { seam } from "../../fs/_seam.ts";
+import {
+  type FileSnapshot,
+  openToRead,
+  type ReadFrom,
+} from "../../fs/_snapshot.ts";
 import { decodeEntryLine, IssueLog } from "../../read/_decode.ts";
 import type { Line } from "../../read/_line.ts";
 import { readLinesFromReader } from "../../read/_lines_forward.ts";
@@ -32,6 +36,8 @@ export interface FacetFile {
   depth: number;
   /** The header. */
   header: SessionHeader;
+  /** The file's bytes, when the refresh read it whole (a small file). */
+  snapshot?: FileSnapshot | undefined;
 }
 
 /** One whole line handed to a facet. */
@@ -150,7 +156,10 @@ export async function feedFacets(
       p.offset >= bodyStart && p.offset <= end
     ) {
       if (!hashes.has(p.offset)) {
-        hashes.set(p.offset, await tailHashAt(file.path, p.offset));
+        hashes.set(
+          p.offset,
+          await tailHashAt(file.snapshot ?? file.path, p.offset),
+        );
       }
       if (hashes.get(p.offset) === p.tailHash) start = p.offset;
     }
@@ -168,7 +177,7 @@ export async function feedFacets(
   let first = true;
   const flush = async (upTo: number): Promise<boolean> => {
     const tail = (upTo === end ? range.endHash : undefined) ??
-      await tailHashAt(file.path, upTo) ?? "";
+      await tailHashAt(file.snapshot ?? file.path, upTo) ?? "";
     const lines = batch;
     const weight = bytes;
     batch = [];
@@ -249,15 +258,15 @@ export function forgetFile(
  * The hash of the bytes just before `offset` (what a row or a facet checks
  * to trust that the bytes it read are still there).
  *
- * @param path The file.
+ * @param from The file, or a snapshot of it.
  * @param offset The end of the bytes hashed.
  * @returns The hash, or undefined when the file is shorter.
  */
 export async function tailHashAt(
-  path: string,
+  from: ReadFrom,
   offset: number,
 ): Promise<string | undefined> {
-  using file = await seam().openHandle(path, { read: true });
+  using file = await openToRead(from);
   const start = Math.max(0, offset - TAIL_HASH_BYTES);
   await file.seek(start, Deno.SeekMode.Start);
   const bytes = new Uint8Array(offset - start);
@@ -270,17 +279,17 @@ export async function tailHashAt(
  * after `from`: how far the facets read a file the index keeps no state of
  * (one read whole, such as a version 1 or 2 file).
  *
- * @param path The file.
+ * @param source The file, or a snapshot of it.
  * @param size Its size.
  * @param from Where its entries start.
  * @returns The offset; `from` when no line after it is whole.
  */
 export async function wholeLinesEnd(
-  path: string,
+  source: ReadFrom,
   size: number,
   from: number,
 ): Promise<number> {
-  using file = await seam().openHandle(path, { read: true });
+  using file = await openToRead(source);
   const block = new Uint8Array(64 * 1024);
   for (let end = size; end > from;) {
     const start = Math.max(from, end - block.length);
@@ -300,7 +309,7 @@ async function* facetLines(
   from: number,
   end: number,
 ): AsyncGenerator<FacetLine> {
-  using handle = await seam().openHandle(file.path, { read: true });
+  using handle = await openToRead(file.snapshot ?? file.path);
   await handle.seek(from, Deno.SeekMode.Start);
   let left = end - from;
   const reader = {

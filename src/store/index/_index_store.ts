@@ -12,6 +12,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { foldSettings } from "../../context/settings.ts";
 import { pathTo } from "../../context/tree.ts";
 import { seam } from "../../fs/_seam.ts";
+import { pathOf, type ReadFrom } from "../../fs/_snapshot.ts";
 import type { LoadedSession } from "../../read/_records.ts";
 import type { ResumeFrom } from "../../read/_resume.ts";
 import { sessionsDir } from "../places.ts";
@@ -214,18 +215,22 @@ export class IndexStore {
   }
 
   /**
-   * What a windowed open of `path` can resume from: the row's state, when
+   * What a windowed open of a file can resume from: the row's state, when
    * the file is the same inode, at least as long, with the same head end
    * and the same bytes just before the row's offset.
+   *
+   * @param from The file, or a snapshot of it.
+   * @param bodyStart Where its entries start now.
+   * @returns What to resume from, or undefined to read the file.
    */
   async resumeFor(
-    path: string,
+    from: ReadFrom,
     bodyStart: number,
   ): Promise<ResumeFrom | undefined> {
-    const row = this.rows.get(path);
+    const row = this.rows.get(pathOf(from));
     if (row === undefined || row.offset === null) return undefined;
     if (row.bodyStart !== bodyStart) return undefined;
-    if (!await _tailUnchanged(path, row)) return undefined;
+    if (!await _tailUnchanged(from, row)) return undefined;
     try {
       return resumeOfRow(row);
     } catch {
@@ -333,18 +338,18 @@ export class IndexStore {
 /**
  * The state columns of a read that recorded the file.
  *
- * @param path The file.
+ * @param from The file, or the snapshot it was read from.
  * @param loaded What the read gave.
  * @returns The columns, or undefined when the read recorded nothing.
  */
 export async function stateOf(
-  path: string,
+  from: ReadFrom,
   loaded: LoadedSession,
 ): Promise<StateRow | undefined> {
   const record = loaded.record;
   const end = loaded.recordEnd;
   if (record === undefined || end === undefined) return undefined;
-  const tail = await tailHashAt(path, end);
+  const tail = await tailHashAt(from, end);
   if (tail === undefined) return undefined;
   const window = pathTo(loaded.leafId ?? null, loaded.byId).entries;
   const settings = foldSettings(window, loaded.base?.settings);
@@ -371,12 +376,15 @@ export async function stateOf(
 }
 
 /** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */
-async function _tailUnchanged(path: string, row: SessionRow): Promise<boolean> {
+async function _tailUnchanged(
+  from: ReadFrom,
+  row: SessionRow,
+): Promise<boolean> {
   try {
-    const info = seam().statSync(path);
+    const info = typeof from === "string" ? seam().statSync(from) : from.info;
     if (info.ino !== row.ino || info.dev !== row.dev) return false;
     if (row.offset === null || info.size < row.offset) return false;
-    return await tailHashAt(path, row.offset) === row.tailHash;
+    return await tailHashAt(from, row.offset) === row.tailHash;
   } catch {
     return false;
   }
