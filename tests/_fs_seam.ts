@@ -1,5 +1,5 @@
 /** Shared by the tests that swap the private filesystem seam. */
-import { type Fs, setSeam } from "../src/fs/_seam.ts";
+import { type Fs, realFs, setSeam } from "../src/fs/_seam.ts";
 
 /** Runs `fn` with `fs` as the filesystem seam, then restores the previous one. */
 export async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
@@ -10,3 +10,23 @@ export async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
     restore();
   }
 }
+
+/**
+ * The real filesystem, but a file opened synchronously cannot read: no
+ * snapshot of a small file is taken (`takeSnapshot`), and each of its
+ * readers opens the file, as a large file's do.
+ */
+export const noSnapshots: Fs = {
+  ...realFs,
+  openSync: (path, options) => {
+    const file = realFs.openSync(path, options);
+    return {
+      writeSync: (p) => file.writeSync(p),
+      statSync: () => file.statSync(),
+      tryLockSync: (exclusive) => file.tryLockSync(exclusive),
+      unlockSync: () => file.unlockSync(),
+      close: () => file.close(),
+      [Symbol.dispose]: () => file.close(),
+    };
+  },
+};

@@ -11,6 +11,13 @@
 
 import { type FsHandle, seam } from "./_seam.ts";
 
+/**
+ * The largest file the passes over many files (an index refresh, a search
+ * scan) read whole into a snapshot; a larger one is read in blocks, where
+ * the calls cost little beside the bytes.
+ */
+export const SNAPSHOT_BYTES = 1 << 20;
+
 /** Where a file's bytes are read from: the file itself, or a snapshot of it. */
 export type ReadFrom = string | FileSnapshot;
 

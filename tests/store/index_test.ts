@@ -10,7 +10,7 @@ import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { withFs } from "../_fs_seam.ts";
+import { noSnapshots, withFs } from "../_fs_seam.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -722,21 +722,7 @@ Deno.test("SessionIndex reads a small file once, from memory, into the index rea
       return realFs.openHandle(path, options);
     },
   };
-  // Files opened synchronously cannot read: no snapshot, each reader opens the file.
-  const throughFiles: Fs = {
-    ...counting,
-    openSync: (path, options) => {
-      const file = realFs.openSync(path, options);
-      return {
-        writeSync: (p) => file.writeSync(p),
-        statSync: () => file.statSync(),
-        tryLockSync: (exclusive) => file.tryLockSync(exclusive),
-        unlockSync: () => file.unlockSync(),
-        close: () => file.close(),
-        [Symbol.dispose]: () => file.close(),
-      };
-    },
-  };
+  const throughFiles: Fs = { ...counting, openSync: noSnapshots.openSync };
   const index = join(dir.path, "index.sqlite");
   const refresh = async (fs: Fs) => {
     opens = 0;

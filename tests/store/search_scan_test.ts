@@ -2,6 +2,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import { searchSessions, SessionIndex } from "../../mod.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
+import { noSnapshots, withFs } from "../_fs_seam.ts";
 
 /** Filler of `n` characters: words, escapes and CJK, as tool output has. */
 function filler(n: number, seed: number): string {
@@ -295,4 +296,37 @@ Deno.test("searchSessions() scans at the same time do not share a buffer", async
   for (const q of queries) alone.push(await one(q));
   deepEqual(await Promise.all(queries.map(one)), alone);
   equal((alone[0] as unknown[]).length, 3 * 13);
+});
+
+Deno.test("searchSessions() scanning reads a small file once, from memory: the hits of reading it through the file", async () => {
+  await using dir = await tempDir();
+  const fixtures = new URL("../../fixtures/", import.meta.url).pathname;
+  for (const set of ["s1", "s2"]) {
+    const folder = join(dir.path, "sessions", `-omp-${set}`);
+    await Deno.mkdir(folder, { recursive: true });
+    for (const name of ["main", "branched", "edge", "fork", "reset"]) {
+      await Deno.copyFile(
+        join(fixtures, "omp", `${set}-${name}.jsonl`),
+        join(folder, `${set}-${name}.jsonl`),
+      );
+    }
+  }
+  const folder = join(dir.path, "sessions", "-pi");
+  await Deno.mkdir(folder);
+  await Deno.copyFile(
+    join(fixtures, "pi", "large-session-v1.jsonl"),
+    join(folder, "v1.jsonl"),
+  );
+  let total = 0;
+  for (const query of ["the", "file", "read*", '"a test"', "検索"]) {
+    const options = { index: false, limit: 500 } as const;
+    const fromMemory = await searchSessions(dir.path, query, options);
+    const fromFiles = await withFs(
+      noSnapshots,
+      () => searchSessions(dir.path, query, options),
+    );
+    deepEqual(fromMemory, fromFiles, query);
+    total += fromMemory.hits.length;
+  }
+  equal(total > 100, true, `${total} hits`);
 });

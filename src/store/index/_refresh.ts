@@ -9,7 +9,7 @@
 
 import { resolve } from "node:path";
 import { seam } from "../../fs/_seam.ts";
-import { takeSnapshot } from "../../fs/_snapshot.ts";
+import { SNAPSHOT_BYTES, takeSnapshot } from "../../fs/_snapshot.ts";
 import { readSessionFile } from "../../read/_session_file.ts";
 import {
   type FoundFile,
@@ -48,13 +48,6 @@ type _Outcome = "read" | "unchanged" | "skipped";
 
 /** Files read at once by a refresh. */
 const _CONCURRENCY = 4;
-
-/**
- * A file up to this size is read whole, once, synchronously, and every
- * reader of a refresh (head, windowed read, hashes, facets) reads it from
- * memory: 10,000 small files cost ~14 asynchronous calls each before.
- */
-const _SNAPSHOT_BYTES = 1 << 20;
 
 /**
  * Bring the index up to date with every file of its data dir.
@@ -173,7 +166,7 @@ async function _refreshFile(
     if (behind) await _catchUpFacets(store, file, info, known);
     return "unchanged";
   }
-  const snapshot = takeSnapshot(path, info, _SNAPSHOT_BYTES);
+  const snapshot = takeSnapshot(path, info, SNAPSHOT_BYTES);
   const from = snapshot ?? path;
   const read = await readSessionHead(from);
   if ("skip" in read) {
@@ -224,7 +217,7 @@ async function _catchUpFacets(
 ): Promise<void> {
   const row = store.rows.get(file.path);
   if (row?.offset === null || row?.offset === undefined) return;
-  const snapshot = takeSnapshot(file.path, info, _SNAPSHOT_BYTES);
+  const snapshot = takeSnapshot(file.path, info, SNAPSHOT_BYTES);
   const read = await readSessionHead(snapshot ?? file.path);
   if ("skip" in read) return;
   await store.feed(

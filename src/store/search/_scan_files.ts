@@ -10,6 +10,7 @@ import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
 import { openRegular } from "../../fs/_read.ts";
 import { quote } from "../../fs/_errors.ts";
 import { seam } from "../../fs/_seam.ts";
+import { SNAPSHOT_BYTES, takeSnapshot } from "../../fs/_snapshot.ts";
 import { readSessionHead, sessionInfo } from "../_session_files.ts";
 import type { HitList } from "./_hits.ts";
 import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
@@ -77,11 +78,16 @@ async function _scanEach(
   const hits = ctx.hits;
   for (const path of paths) {
     try {
-      if (options.sinceMs !== undefined) {
-        const mtime = seam().statSync(path).mtime?.getTime() ?? 0;
-        if (mtime < options.sinceMs) continue; // not opened
-      }
-      const read = await readSessionHead(path);
+      const stat = seam().statSync(path);
+      if (
+        options.sinceMs !== undefined &&
+        (stat.mtime?.getTime() ?? 0) < options.sinceMs
+      ) continue; // not opened
+      // A small file is read once, synchronously; its head and its scan
+      // read it from memory (each read through the file cost ~7
+      // asynchronous calls: ~300 µs a file of 10,000 small ones).
+      const snapshot = takeSnapshot(path, stat, SNAPSHOT_BYTES);
+      const read = await readSessionHead(snapshot ?? path);
       if ("skip" in read) {
         options.onSkip?.(path, read.skip);
         continue;
@@ -93,7 +99,8 @@ async function _scanEach(
       });
       const version = headerVersion(read.head.header);
       const bodyStart = read.head.bodyStart;
-      using file = await openRegular(path, `Cannot search ${quote(path)}`);
+      using file = snapshot?.handle() ??
+        await openRegular(path, `Cannot search ${quote(path)}`);
       const activePath = version < SESSION_VERSION
         ? await scanLegacyFile(file, path, version, bodyStart, hits)
         : await scanFile(file, path, bodyStart, ctx);
