@@ -129,7 +129,7 @@ async function _scan(
   path: string,
   options: ListSessionsOptions,
 ): Promise<SessionInfo | undefined> {
-  const read = await readSessionHead(path);
+  const read = await readSessionHead(path, { isFile: true }); // so its folder listed it
   if ("skip" in read) {
     options.onSkip?.(path, read.skip);
     return undefined;

@@ -9,6 +9,8 @@ import {
 import { type Fs, type FsHandle, realFs, setSeam } from "../../src/fs/_seam.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { HEADER, sessionBytes, T0, tempDir, user } from "../_session_files.ts";
+import { readSessionHead } from "../../src/store/_session_files.ts";
+import { noSnapshots, withFs } from "../_fs_seam.ts";
 
 const enc = new TextEncoder();
 const OMP = new URL("../../fixtures/omp/", import.meta.url);
@@ -55,7 +57,7 @@ function bigSession(size: number, hdr: Record<string, unknown>): Uint8Array {
   return out;
 }
 
-/** The real filesystem, counting the bytes and calls of every read by path. */
+/** The real filesystem, counting the bytes and calls of every read by path (synchronous or not). */
 function countingReads(): {
   fs: Fs;
   bytes: Map<string, number>;
@@ -87,6 +89,24 @@ function countingReads(): {
         },
       };
       return counted;
+    },
+    openSync: (path, options) => {
+      const file = realFs.openSync(path, options);
+      const count = (n: number | null) => {
+        calls.set(path, (calls.get(path) ?? 0) + 1);
+        bytes.set(path, (bytes.get(path) ?? 0) + (n ?? 0));
+        return n;
+      };
+      return {
+        writeSync: (p) => file.writeSync(p),
+        statSync: () => file.statSync(),
+        tryLockSync: (exclusive) => file.tryLockSync(exclusive),
+        unlockSync: () => file.unlockSync(),
+        readSync: (p) => count(file.readSync!(p)),
+        seekSync: (offset, whence) => file.seekSync!(offset, whence),
+        close: () => file.close(),
+        [Symbol.dispose]: () => file.close(),
+      };
     },
   };
   return { fs, bytes, calls };
@@ -344,4 +364,53 @@ Deno.test("listSessions() gives omp's ids and titles for omp's data dir", async 
       created: r.created,
     })),
   );
+});
+
+Deno.test("readSessionHead() reads the same head synchronously or through the seam's asynchronous calls, and refuses what is not a regular file at once", async () => {
+  await using dir = await tempDir();
+  const paths = [];
+  for (const name of ["s1-main", "s2-branched", "s1-edge"]) {
+    const path = join(dir.path, `${name}.jsonl`);
+    await Deno.copyFile(new URL(`${name}.jsonl`, OMP), path);
+    paths.push(path);
+  }
+  paths.push(
+    await put(
+      dir.path,
+      "-b/far.jsonl",
+      sessionBytes([], {
+        header: header(7, { pad: "y".repeat(LIST_HEAD_BYTES) }),
+      }),
+    ),
+  );
+  // The first read sets the access time: it is left out.
+  const read = async (path: string, isFile?: boolean) => {
+    const r = await readSessionHead(path, isFile ? { isFile } : {});
+    return "info" in r ? { ...r, info: { ...r.info, atime: null } } : r;
+  };
+  for (const path of paths) {
+    const sync = await read(path);
+    const known = await read(path, true);
+    const async = await withFs(noSnapshots, () => read(path));
+    assert.deepEqual(sync, async, path);
+    assert.deepEqual(known, async, path);
+  }
+  assert.ok("head" in (await readSessionHead(paths[0]!)));
+  assert.ok("skip" in (await readSessionHead(paths[3]!)));
+  const folder = await readSessionHead(dir.path);
+  assert.deepEqual(folder, {
+    skip: "cannot read the first bytes: it is a folder",
+  });
+  if (Deno.build.os !== "windows") {
+    const fifo = join(dir.path, "pipe.jsonl");
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output()
+      .catch(() => undefined);
+    if (made?.success) {
+      assert.deepEqual(await readSessionHead(fifo), {
+        skip: "cannot read the first bytes: it is a FIFO (named pipe)",
+      });
+    }
+  }
+  const gone = await readSessionHead(join(dir.path, "gone.jsonl"));
+  assert.ok("skip" in gone && gone.skip.startsWith("cannot read"));
 });

@@ -68,7 +68,7 @@ export async function listFromIndex(
   // Files new or changed since their row: their heads, read as the list
   // without the index reads them, then kept.
   const read = await mapLimit(changed, _HEAD_READS, async (file) => {
-    const head = await readSessionHead(file.path);
+    const head = await readSessionHead(file.path, { isFile: true }); // so its folder listed it
     if ("skip" in head) {
       options.onSkip?.(file.path, head.skip);
       return undefined;

@@ -168,7 +168,7 @@ async function _refreshFile(
   }
   const snapshot = takeSnapshot(path, info, SNAPSHOT_BYTES);
   const from = snapshot ?? path;
-  const read = await readSessionHead(from);
+  const read = await readSessionHead(from, info);
   if ("skip" in read) {
     if (known !== undefined) store.write(() => store.forget(path));
     return "skipped";
@@ -218,7 +218,7 @@ async function _catchUpFacets(
   const row = store.rows.get(file.path);
   if (row?.offset === null || row?.offset === undefined) return;
   const snapshot = takeSnapshot(file.path, info, SNAPSHOT_BYTES);
-  const read = await readSessionHead(snapshot ?? file.path);
+  const read = await readSessionHead(snapshot ?? file.path, info);
   if ("skip" in read) return;
   await store.feed(
     { ...file, header: read.head.header, snapshot },

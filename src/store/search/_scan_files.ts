@@ -87,7 +87,7 @@ async function _scanEach(
       // read it from memory (each read through the file cost ~7
       // asynchronous calls: ~300 µs a file of 10,000 small ones).
       const snapshot = takeSnapshot(path, stat, SNAPSHOT_BYTES);
-      const read = await readSessionHead(snapshot ?? path);
+      const read = await readSessionHead(snapshot ?? path, stat);
       if ("skip" in read) {
         options.onSkip?.(path, read.skip);
         continue;
