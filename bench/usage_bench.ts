@@ -91,9 +91,15 @@ async function filesOf(dataDir: string): Promise<string[]> {
   return out;
 }
 
+/**
+ * The buffer of the floors, made once: a fresh 1 MiB costs ~3 ms of page
+ * faults here, which is not reading.
+ */
+const _readBuffer = new Uint8Array(1 << 20);
+
 /** The floor: open each file, read its bytes into a reused 1 MiB buffer, close it. */
 async function readBytes(files: readonly string[]): Promise<number> {
-  const buffer = new Uint8Array(1 << 20);
+  const buffer = _readBuffer;
   let n = 0;
   for (const path of files) {
     using file = await Deno.open(path);
@@ -106,7 +112,7 @@ async function readBytes(files: readonly string[]): Promise<number> {
 
 /** The same, each file opened synchronously (as the report opens them). */
 function readBytesSync(files: readonly string[]): number {
-  const buffer = new Uint8Array(1 << 20);
+  const buffer = _readBuffer;
   let n = 0;
   for (const path of files) {
     using file = Deno.openSync(path);
