@@ -244,11 +244,8 @@ export class IndexStore {
    * reads only what is appended after it.
    */
   async remember(path: string, loaded: LoadedSession): Promise<void> {
-    const known = this.rows.get(path);
-    if (
-      known !== undefined && known.offset !== null &&
-      known.offset === loaded.recordEnd
-    ) return; // recorded as it is
+    const known = this.rows.offsetOf(path);
+    if (typeof known === "number" && known === loaded.recordEnd) return; // recorded as it is
     const read = await readSessionHead(path);
     if ("skip" in read) return;
     const head = headRow(
