@@ -13,8 +13,9 @@ export async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
 
 /**
  * The real filesystem, but a file opened synchronously cannot read: no
- * snapshot of a small file is taken (`takeSnapshot`), and each of its
- * readers opens the file, as a large file's do.
+ * snapshot of a small file is taken (`takeSnapshot`) and no head is read
+ * synchronously; each reader opens the file through the asynchronous calls,
+ * as a large file's readers do.
  */
 export const noSnapshots: Fs = {
   ...realFs,
