@@ -15,6 +15,7 @@ import { type Head, parseHead } from "../read/_head.ts";
 import { canonicalCwdSlug } from "./cwd_slug.ts";
 import type { SessionInfo } from "./session_info.ts";
 import { sessionsDir } from "./places.ts";
+import { EventLoopTurns } from "./_turns.ts";
 
 /** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
 export const HEAD_BYTES = 4096;
@@ -269,8 +270,11 @@ export async function mapLimit<T, U>(
 ): Promise<U[]> {
   const out: U[] = new Array(items.length);
   let next = 0;
+  const turns = new EventLoopTurns(); // `fn` may read synchronously
   const worker = async (): Promise<void> => {
     while (next < items.length) {
+      await turns.give();
+      if (next >= items.length) break;
       const i = next++;
       out[i] = await fn(items[i] as T);
     }

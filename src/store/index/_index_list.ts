@@ -16,6 +16,7 @@ import {
 } from "../_session_files.ts";
 import type { SessionInfo } from "../session_info.ts";
 import type { IndexStore } from "./_index_store.ts";
+import { EventLoopTurns } from "../_turns.ts";
 import type { HeadRow } from "./_rows.ts";
 import { headRow, infoOfRow, sameStat } from "./_row_values.ts";
 
@@ -52,7 +53,10 @@ export async function listFromIndex(
   const fs = seam();
   const wanted = (row: HeadRow) =>
     row.titleSource !== "subagent" || options.includeSubagents === true;
+  const turns = new EventLoopTurns();
   for (const file of files) {
+    const turn = turns.give();
+    if (turn !== undefined) await turn;
     let info: Deno.FileInfo;
     try {
       info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper

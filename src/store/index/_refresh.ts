@@ -16,6 +16,7 @@ import {
   readSessionHead,
   sessionFiles,
 } from "../_session_files.ts";
+import { EventLoopTurns } from "../_turns.ts";
 import { wholeLinesEnd } from "./_facets.ts";
 import { type IndexStore, stateOf } from "./_index_store.ts";
 import type { StateRow, StatRow } from "./_rows.ts";
@@ -78,7 +79,10 @@ export async function refreshAll(
   // else (10,000 of them went through the workers' awaits before).
   const changed: [FoundFile, Deno.FileInfo, StatRow | undefined][] = [];
   const fs = seam();
+  const turns = new EventLoopTurns(); // the files' reads are synchronous
   for (const file of files) {
+    const turn = turns.give();
+    if (turn !== undefined) await turn;
     let info: Deno.FileInfo;
     try {
       info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
@@ -96,6 +100,8 @@ export async function refreshAll(
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < changed.length) {
+      await turns.give();
+      if (next >= changed.length) break;
       const [file, info, known] = changed[next++]!;
       count(
         await _refreshFile(store, file, info, known, behind.has(file.path)),

@@ -16,6 +16,7 @@ import type { HitList } from "./_hits.ts";
 import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
 import { LaterLines } from "./_later_lines.ts";
+import { EventLoopTurns } from "../_turns.ts";
 import { type ScanContext, scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";
 
@@ -76,7 +77,9 @@ async function _scanEach(
   options: ScanFilesOptions,
 ): Promise<void> {
   const hits = ctx.hits;
+  const turns = new EventLoopTurns(); // small files are read synchronously
   for (const path of paths) {
+    await turns.give();
     try {
       const stat = seam().statSync(path);
       if (

@@ -20,6 +20,7 @@ import { passFile } from "./_file_pass.ts";
 import { usageFinder } from "./_finder.ts";
 import { compareRank, createdOf, type FileRank } from "./_line.ts";
 import type { CountedIn, UsageTally } from "./_tally.ts";
+import { EventLoopTurns } from "../_turns.ts";
 
 /** Bytes read at a time. */
 const _CHUNK = 1 << 20;
@@ -63,7 +64,9 @@ export async function tallyFiles(
   const fs = seam();
   let done = 0;
   let number = 0;
+  const turns = new EventLoopTurns(); // the files are read synchronously
   for (const file of files) {
+    await turns.give();
     const at = number++;
     let where: CountedIn = { sessionId: "", cwd: "" };
     const count = (u: RequestUsage): void => {

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { SessionIndex } from "../../mod.ts";
+import { EventLoopTurns } from "../../src/store/_turns.ts";
+import { searchSessions } from "../../src/store/search/search.ts";
+import { sessionBytes, tempDir, user } from "../_session_files.ts";
+
+/** How often a 1 ms interval fires while `work` runs, and how long it ran. */
+async function firesDuring(
+  work: () => Promise<unknown>,
+): Promise<{ fired: number; ms: number }> {
+  let fired = 0;
+  const interval = setInterval(() => fired++, 1);
+  const started = performance.now();
+  try {
+    await work();
+  } finally {
+    clearInterval(interval);
+  }
+  return { fired, ms: performance.now() - started };
+}
+
+/** Work that never leaves the microtask queue for `ms`, giving turns or not. */
+async function busy(ms: number, turns: EventLoopTurns | undefined) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) await (turns?.give() ?? Promise.resolve());
+}
+
+Deno.test("EventLoopTurns gives timers a turn every ~20 ms of work that only awaits settled promises", async () => {
+  const starved = await firesDuring(() => busy(150, undefined));
+  assert.equal(starved.fired, 0, "the premise: such work holds every timer");
+  const given = await firesDuring(() => busy(150, new EventLoopTurns()));
+  assert.ok(given.fired >= 3, `${given.fired} fires in ${given.ms} ms`);
+  assert.ok(given.fired <= 20, `${given.fired} fires: a turn ~20 ms apart`);
+});
+
+Deno.test("A refresh and a scan of many small files, read synchronously, let timers run", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "-w");
+  await Deno.mkdir(folder, { recursive: true });
+  for (let i = 0; i < 600; i++) {
+    const entries = [];
+    for (let j = 0; j < 6; j++) {
+      const id = (j + 1).toString(16).padStart(8, "0");
+      const parent = j === 0 ? null : j.toString(16).padStart(8, "0");
+      entries.push(user(id, parent, `turn ${j} of session ${i} `.repeat(20)));
+    }
+    await Deno.writeFile(join(folder, `${i}.jsonl`), sessionBytes(entries));
+  }
+  for (
+    const [what, work] of [
+      ["a cold refresh", async () => {
+        using index = await SessionIndex.open(dir.path);
+        await index.refresh();
+      }],
+      ["a scan", () => searchSessions(dir.path, "zqxj", { index: false })],
+    ] as const
+  ) {
+    const { fired, ms } = await firesDuring(work);
+    // ~one turn per 20 ms; at least one per 100 ms of work.
+    assert.ok(
+      fired >= Math.floor(ms / 100),
+      `${what}: ${fired} fires in ${Math.round(ms)} ms`,
+    );
+  }
+});
