@@ -24,9 +24,11 @@ export class EventLoopTurns {
   #last = performance.now();
 
   /**
-   * A turn of the event loop, if it is time for one.
+   * A turn of the event loop, if it is time for one. Workers sharing these
+   * turns each wait for one while it is due (the time is reset only once a
+   * turn ran): the turn comes when every worker waits, and not before.
    *
-   * @returns Once the turn is over (at once when it is not time yet).
+   * @returns What settles after the turn, or undefined when it is not time.
    */
   give(): Promise<void> | undefined {
     const now = performance.now();
