@@ -26,30 +26,6 @@ export type CountedUsage = Pick<
   | "unpriced"
 >;
 
-/** Calls already summed (by the index), to add as they are. */
-export interface SummedCalls {
-  /** Calls. */
-  requests: number;
-  /** Of which failed. */
-  failed: number;
-  /** Of which aborted. */
-  aborted: number;
-  /** Input tokens. */
-  input: number;
-  /** Output tokens. */
-  output: number;
-  /** Cache reads. */
-  cacheRead: number;
-  /** Cache writes. */
-  cacheWrite: number;
-  /** The cost, as the partials of an exact sum. */
-  cost: readonly number[];
-  /** Calls with a malformed figure. */
-  malformed: number;
-  /** Calls without a recorded cost. */
-  unpriced: number;
-}
-
 /** How a usage report groups its rows. */
 export type UsageGrouping =
   | "day"
@@ -152,17 +128,6 @@ class _Group {
     this.cost.add(u.cost ?? 0);
   }
 
-  merge(s: SummedCalls): void {
-    this.requests += s.requests;
-    this.failedRequests += s.failed;
-    this.abortedRequests += s.aborted;
-    this.inputTokens += s.input;
-    this.outputTokens += s.output;
-    this.cacheReadTokens += s.cacheRead;
-    this.cacheWriteTokens += s.cacheWrite;
-    for (const x of s.cost) this.cost.add(x);
-  }
-
   figures(): UsageFigures {
     return {
       requests: this.requests,
@@ -212,26 +177,6 @@ export class UsageTally {
     this.#total.add(u);
     if (u.malformed) this.#malformed++;
     if (u.unpriced) this.#unpriced++;
-  }
-
-  /**
-   * Count calls summed elsewhere, all in the range and in one group.
-   *
-   * @param sample What the group's key is made of: a moment in it (any
-   * moment of the same 15 minutes gives the same day), the provider and
-   * model, the session.
-   * @param where The session they are counted in.
-   * @param summed Their figures.
-   */
-  addSummed(
-    sample: Pick<CountedUsage, "timestamp" | "provider" | "model">,
-    where: CountedIn,
-    summed: SummedCalls,
-  ): void {
-    this.#group(this.#keyOf(sample, where)).merge(summed);
-    this.#total.merge(summed);
-    this.#malformed += summed.malformed;
-    this.#unpriced += summed.unpriced;
   }
 
   #group(key: string): _Group {
