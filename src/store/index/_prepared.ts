@@ -23,3 +23,19 @@ export function prepared(db: DatabaseSync, sql: string): StatementSync {
   if (statement === undefined) cache.set(sql, statement = db.prepare(sql));
   return statement;
 }
+
+/**
+ * Have `statement` give its rows as arrays of the selected columns, which
+ * cost about half the objects SQLite's binding makes on 10,000 rows (Deno
+ * 2.9 has the method; its types do not list it yet).
+ *
+ * @param statement The statement.
+ * @returns Whether its rows are arrays now (else they stay objects).
+ */
+export function returnArrays(statement: StatementSync): boolean {
+  const s = statement as unknown as {
+    setReturnArrays?: (on: boolean) => void;
+  };
+  s.setReturnArrays?.(true);
+  return s.setReturnArrays !== undefined;
+}

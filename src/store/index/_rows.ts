@@ -8,6 +8,7 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { returnArrays } from "./_prepared.ts";
 
 /** A row as stored. */
 export interface SessionRow {
@@ -164,18 +165,12 @@ export class SessionRows {
     this.#heads = db.prepare(
       `SELECT ${_HEAD_COLUMNS.join(", ")} FROM sessions`,
     );
-    // Arrays, made into objects of one shape here: half the cost of the
-    // objects SQLite's binding makes, on a list of 10,000. (Deno 2.9 has
-    // the method; its types do not list it yet.)
-    const arrays = this.#heads as unknown as {
-      setReturnArrays?: (on: boolean) => void;
-    };
-    arrays.setReturnArrays?.(true);
-    this.#arrays = arrays.setReturnArrays !== undefined;
+    // Arrays, made into objects of one shape here.
+    this.#arrays = returnArrays(this.#heads);
     this.#stats = db.prepare(
       "SELECT path, dev, ino, size, mtimeMs, bodyStart FROM sessions",
     );
-    (this.#stats as unknown as typeof arrays).setReturnArrays?.(true);
+    returnArrays(this.#stats);
     this.#get = db.prepare("SELECT * FROM sessions WHERE path = ?");
     this.#offset = db.prepare("SELECT offset FROM sessions WHERE path = ?");
     const heads = _HEAD_COLUMNS.join(", ");

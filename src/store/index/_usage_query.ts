@@ -9,6 +9,7 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { compareRank } from "../usage/_line.ts";
+import { returnArrays } from "./_prepared.ts";
 import type { CountedUsage, TimeRange, UsageTally } from "../usage/_tally.ts";
 
 interface _File {
@@ -101,8 +102,7 @@ export function tallyIndex(
        cacheRead, cacheWrite, cost, malformed, unpriced
      FROM usage u WHERE u.first + 0 = 1 ${where.sql}`,
   );
-  (calls as unknown as { setReturnArrays(on: boolean): void })
-    .setReturnArrays?.(true);
+  returnArrays(calls);
   for (const c of calls.all(...where.args) as unknown as (_Call | _Row)[]) {
     const a = Array.isArray(c) ? c : _toArray(c);
     const f = files.get(a[0]);
