@@ -42,6 +42,26 @@ export async function readFull(
 }
 
 /**
+ * {@linkcode readFull} through a file's synchronous reads.
+ *
+ * @param readSync The file's `readSync`, bound to it.
+ * @param buffer Where the bytes go.
+ * @returns The bytes read, fewer than `buffer.length` only at the end.
+ */
+export function readFullSync(
+  readSync: (p: Uint8Array) => number | null,
+  buffer: Uint8Array,
+): number {
+  let n = 0;
+  while (n < buffer.length) {
+    const got = readSync(buffer.subarray(n));
+    if (got === null || got === 0) break;
+    n += got;
+  }
+  return n;
+}
+
+/**
  * Read into `p` at `position` until it is full or the source ends.
  *
  * @param reader A positional reader.

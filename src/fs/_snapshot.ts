@@ -9,6 +9,7 @@
  * @module
  */
 
+import { readFullSync } from "./_read.ts";
 import { type FsHandle, seam } from "./_seam.ts";
 
 /**
@@ -116,12 +117,7 @@ export function takeSnapshot(
     const now = file.statSync();
     if (!now.isFile || now.size > maxBytes) return undefined;
     const bytes = new Uint8Array(now.size);
-    let n = 0;
-    while (n < bytes.length) {
-      const got = file.readSync(bytes.subarray(n));
-      if (got === null || got === 0) break;
-      n += got;
-    }
+    const n = readFullSync(file.readSync.bind(file), bytes);
     return new FileSnapshot(path, bytes.subarray(0, n), now);
   } catch {
     return undefined;

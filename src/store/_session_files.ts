@@ -8,7 +8,7 @@
 import { join, sep } from "node:path";
 import { SessionSyntaxError } from "../format/errors.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
-import { notAFile, readFull } from "../fs/_read.ts";
+import { notAFile, readFull, readFullSync } from "../fs/_read.ts";
 import { seam } from "../fs/_seam.ts";
 import { openToRead, pathOf, type ReadFrom } from "../fs/_snapshot.ts";
 import { type Head, parseHead } from "../read/_head.ts";
@@ -175,12 +175,7 @@ function _firstBytesSync(
   if (file.readSync === undefined) return undefined;
   const info = file.statSync();
   const buffer = new Uint8Array(Math.min(info.size, HEAD_BYTES));
-  let n = 0;
-  while (n < buffer.length) {
-    const got = file.readSync(buffer.subarray(n));
-    if (got === null || got === 0) break;
-    n += got;
-  }
+  const n = readFullSync(file.readSync.bind(file), buffer);
   return { info, bytes: buffer.subarray(0, n) };
 }
 

@@ -9,6 +9,7 @@
 
 import { SessionSyntaxError } from "../../format/errors.ts";
 import type { RequestUsage } from "../../format/usage.ts";
+import { readFull, readFullSync } from "../../fs/_read.ts";
 import type { FsHandle, FsSyncFile } from "../../fs/_seam.ts";
 import { parseHead } from "../../read/_head.ts";
 import { CR, DEFAULT_MAX_LINE_BYTES, LF } from "../../read/_line.ts";
@@ -156,23 +157,13 @@ function _readerAt(file: FsHandle | FsSyncFile): _ReaderAt {
       // than an asynchronous round trip (~40 µs).
       if (file.seekSync !== undefined && file.readSync !== undefined) {
         if (position !== at) file.seekSync(position, Deno.SeekMode.Start);
-        let got = 0;
-        while (got < p.length) {
-          const k = file.readSync(p.subarray(got));
-          if (k === null || k === 0) break;
-          got += k;
-        }
+        const got = readFullSync(file.readSync.bind(file), p);
         at = position + got;
         return got;
       }
       const h = file as FsHandle;
       await h.seek(position, Deno.SeekMode.Start);
-      let got = 0;
-      while (got < p.length) {
-        const k = await h.read(p.subarray(got));
-        if (k === null || k === 0) break;
-        got += k;
-      }
+      const got = await readFull(h, p);
       at = position + got;
       return got;
     },
