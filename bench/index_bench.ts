@@ -70,21 +70,24 @@ Deno.bench({
   },
 });
 
+/** `readdir` and one `stat` per file: what no true list or refresh can skip. */
+function readdirAndStat(): void {
+  let files = 0;
+  for (const folder of Deno.readDirSync(sessions)) {
+    const dir = join(sessions, folder.name);
+    for (const file of Deno.readDirSync(dir)) {
+      if (Deno.statSync(join(dir, file.name)).size > 0) files++;
+    }
+  }
+  if (files !== SESSIONS) throw new Error(`${files}`);
+}
+
 Deno.bench({
   name: "only readdir and one stat per file (what no true list can skip)",
   group: "list 10,000",
   n: 20,
   warmup: 2,
-  fn() {
-    let files = 0;
-    for (const folder of Deno.readDirSync(sessions)) {
-      const dir = join(sessions, folder.name);
-      for (const file of Deno.readDirSync(dir)) {
-        if (Deno.statSync(join(dir, file.name)).size > 0) files++;
-      }
-    }
-    if (files !== SESSIONS) throw new Error(`${files}`);
-  },
+  fn: readdirAndStat,
 });
 
 /** `cli list` in a fresh process, as people run it; its output thrown away. */
@@ -170,5 +173,25 @@ Deno.bench({
     const done = await index.refresh();
     b.end();
     if (done.refreshed !== 1) throw new Error(`${done.refreshed}`);
+  },
+});
+
+Deno.bench({
+  name: "only readdir and one stat per file (the floor of a refresh)",
+  group: "refresh 10,000",
+  n: 20,
+  warmup: 2,
+  fn: readdirAndStat,
+});
+
+Deno.bench({
+  name: "refresh when nothing changed (a stat per file, then the mark)",
+  group: "refresh 10,000",
+  n: 20,
+  warmup: 2,
+  async fn() {
+    using index = await SessionIndex.open(root, quiet);
+    const done = await index.refresh();
+    if (!done.fresh) throw new Error("the mark was not used");
   },
 });

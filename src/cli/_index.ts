@@ -27,7 +27,8 @@ Options:
   --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
                  ~/.xdev/config.jsonc, else ~/.xdev/agent)
   --rebuild      forget every row first and read every file again
-  --json         print { "sessions", "refreshed", "removed", "skipped", "ms" }
+  --json         print { "sessions", "refreshed", "removed", "skipped", "ms",
+                 "fresh" } ("fresh": nothing had changed since the last refresh)
 `;
 
 /** Files from which a progress bar is drawn (on a terminal). */
@@ -75,7 +76,9 @@ export const index: Command = defineCommand({
     }
     io.stdout(`${
       sanitize(
-        `${done.sessions} sessions indexed in ${open.path}: ${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped (${done.ms} ms)`,
+        done.fresh
+          ? `${done.sessions} sessions indexed in ${open.path}: up to date, nothing changed since the last refresh (${done.ms} ms)`
+          : `${done.sessions} sessions indexed in ${open.path}: ${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped (${done.ms} ms)`,
       )
     }\n`);
     return 0;

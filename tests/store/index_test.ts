@@ -2,13 +2,21 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { listSessions, Session, SessionIndex } from "../../mod.ts";
+import fc from "fast-check";
+import {
+  listSessions,
+  type RefreshResult,
+  searchSessions,
+  Session,
+  SessionIndex,
+} from "../../mod.ts";
 import type { ListSessionsOptions } from "../../src/store/list.ts";
 import { generateFile } from "../../src/gen/_generate.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
+import { refreshAll } from "../../src/store/index/_refresh.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { noSnapshots, withFs } from "../_fs_seam.ts";
 
@@ -127,10 +135,13 @@ Deno.test("SessionIndex.refresh reads only what changed: a second refresh reads 
     paths.push(await plain(dir.path, `${i}.jsonl`, 3));
   }
   using index = await SessionIndex.open(dir.path);
-  assert.equal((await index.refresh()).refreshed, 5);
   assert.deepEqual(
     { ...(await index.refresh()), ms: 0 },
-    { sessions: 5, refreshed: 0, removed: 0, skipped: 0, ms: 0 },
+    { sessions: 5, refreshed: 5, removed: 0, skipped: 0, ms: 0, fresh: false },
+  );
+  assert.deepEqual(
+    { ...(await index.refresh()), ms: 0 },
+    { sessions: 5, refreshed: 0, removed: 0, skipped: 0, ms: 0, fresh: true },
   );
   const before = rows(dir.path).find((r) => r.path === paths[2]);
   await Deno.writeTextFile(
@@ -140,6 +151,8 @@ Deno.test("SessionIndex.refresh reads only what changed: a second refresh reads 
   );
   const again = await index.refresh();
   assert.equal(again.refreshed, 1);
+  assert.equal(again.fresh, false);
+  assert.equal((await index.refresh()).fresh, true);
   const after = rows(dir.path).find((r) => r.path === paths[2])!;
   assert.equal(after.entries, (before!.entries as number) + 1);
   assert.equal(after.leafId, "00000009");
@@ -242,6 +255,252 @@ Deno.test("SessionIndex.refresh forgets a file that is no longer a session", asy
   const done = await index.refresh();
   assert.equal(done.skipped, 1);
   assert.deepEqual(rows(dir.path), []);
+});
+
+/** Another connection forgets a file's row and what the facets read of it. */
+async function forgetElsewhere(dataDir: string, path: string): Promise<void> {
+  const other = (await IndexStore.tryOpen(dataDir, quiet))!;
+  try {
+    other.write(() => other.forget(path));
+  } finally {
+    other.close();
+  }
+}
+
+/** Every row as stored, with what a refresh from scratch of the same files makes. */
+async function rowsAndScratch(
+  dataDir: string,
+): Promise<[Record<string, unknown>[], Record<string, unknown>[]]> {
+  const now = rows(dataDir);
+  using again = await SessionIndex.open(dataDir, quiet);
+  await again.refresh({ rebuild: true });
+  return [now, rows(dataDir)];
+}
+
+Deno.test("SessionIndex.refresh reads no row when nothing changed since a complete refresh, and sees every change", async (t) => {
+  await using dir = await tempDir();
+  const paths: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    paths.push(await plain(dir.path, `${i}.jsonl`, 3));
+  }
+  await Deno.writeTextFile(join(dir.path, "sessions", "-w", "x.jsonl"), "no\n");
+  using index = await SessionIndex.open(dir.path, quiet);
+  const first = await index.refresh();
+  assert.deepEqual([first.sessions, first.skipped, first.fresh], [4, 1, false]);
+  const second = await index.refresh();
+  // The mark keeps the counts: the same answer, no row read.
+  assert.deepEqual([second.sessions, second.skipped, second.fresh], [
+    4,
+    1,
+    true,
+  ]);
+  const changed = async (what: Partial<RefreshResult>) => {
+    const done = await index.refresh();
+    assert.deepEqual({ ...done, ms: 0 }, {
+      ...{ refreshed: 0, removed: 0, skipped: 1, fresh: false },
+      sessions: done.sessions,
+      ...what,
+      ms: 0,
+    });
+    assert.equal((await index.refresh()).fresh, true, "marked again");
+  };
+  await t.step(
+    "a touch (the same bytes, a new modification time)",
+    async () => {
+      await Deno.utime(paths[0]!, new Date(), new Date(Date.now() + 5000));
+      await changed({ refreshed: 1 });
+    },
+  );
+  await t.step(
+    "a copy of the same size and times put in its place",
+    async () => {
+      const info = await Deno.stat(paths[0]!);
+      const text = (await Deno.readTextFile(paths[0]!)).replace(
+        "turn 1",
+        "turn X",
+      );
+      await Deno.writeTextFile(`${paths[0]}.new`, text);
+      await Deno.utime(`${paths[0]}.new`, info.atime!, info.mtime!);
+      await Deno.rename(`${paths[0]}.new`, paths[0]!);
+      await changed({ refreshed: 1 }); // a new inode
+      const found = await searchSessions(dir.path, '"turn X"', {
+        refresh: false,
+      });
+      assert.equal(found.hits.length, 1);
+    },
+  );
+  await t.step("an append", async () => {
+    await Deno.writeTextFile(
+      paths[1]!,
+      JSON.stringify(user("00000009", "00000003", "appended")) + "\n",
+      { append: true },
+    );
+    await changed({ refreshed: 1 });
+  });
+  await t.step("a new file, and a rename", async () => {
+    await plain(dir.path, "4.jsonl", 2);
+    await changed({ refreshed: 1, sessions: 5 });
+    await Deno.rename(paths[2]!, `${paths[2]}.jsonl`);
+    await changed({ refreshed: 1, removed: 1, sessions: 5 });
+  });
+  await t.step("a deletion", async () => {
+    await Deno.remove(paths[3]!);
+    await changed({ removed: 1, sessions: 4 });
+  });
+  await t.step("a file forgotten by another connection", async () => {
+    await forgetElsewhere(dir.path, paths[0]!);
+    await changed({ refreshed: 1, sessions: 4 });
+  });
+  await t.step("a facet's progress set back by another process", async () => {
+    const db = new DatabaseSync(join(dir.path, "index.sqlite"));
+    db.prepare(
+      "UPDATE facets SET offset = 0 WHERE path = ? AND facet = 'search'",
+    )
+      .run(paths[1]!);
+    db.close();
+    await changed({ sessions: 4 }); // read by the facet only: the row is current
+    const [now, scratch] = await rowsAndScratch(dir.path);
+    assert.deepEqual(now, scratch);
+    const hits = await searchSessions(dir.path, "appended", { refresh: false });
+    assert.equal(hits.hits.length, 1);
+  });
+});
+
+Deno.test("SessionIndex.refresh leaves no mark when another process writes to the index meanwhile", async () => {
+  await using dir = await tempDir();
+  const paths: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    paths.push(await plain(dir.path, `${i}.jsonl`, 2));
+  }
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  await Deno.writeTextFile(
+    paths[0]!,
+    JSON.stringify(user("00000009", "00000002", "appended")) + "\n",
+    { append: true },
+  );
+  const other = (await IndexStore.tryOpen(dir.path, quiet))!;
+  let forgot = false;
+  const done = await index.refresh({
+    onProgress: (n) => {
+      if (n !== 5) return;
+      // A row the refresh has found current is forgotten by another connection.
+      forgot = other.write(() => other.forget(paths[10]!));
+    },
+  });
+  other.close();
+  assert.equal(forgot, true);
+  assert.equal(done.fresh, false);
+  // No mark: the next refresh compares the rows, and reads the lost one.
+  const next = await index.refresh();
+  assert.deepEqual([next.fresh, next.refreshed], [false, 1]);
+  const [now, scratch] = await rowsAndScratch(dir.path);
+  assert.deepEqual(now, scratch);
+});
+
+Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit and no lost write came after the clock", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2);
+  const store = (await IndexStore.tryOpen(dir.path, { ...quiet, busyMs: 20 }))!;
+  try {
+    const mark = { print: "1:00:x", sessions: 1, skipped: 0 };
+    await refreshAll(store);
+    let clock = store.writeClock();
+    assert.equal(store.leaveFreshMark(mark, clock), true);
+    assert.deepEqual(store.freshMark(), mark);
+    // Our own writes: the triggers take the mark away, the clock stays.
+    store.write(() => store.forget(path));
+    assert.equal(store.freshMark(), undefined);
+    assert.equal(store.leaveFreshMark(mark, clock), true);
+    // Another connection's commit.
+    clock = store.writeClock();
+    const other = new DatabaseSync(join(dir.path, "index.sqlite"));
+    other.exec("INSERT INTO meta (key, value) VALUES ('other', 'x')");
+    assert.equal(store.leaveFreshMark(mark, clock), false);
+    // A write of ours lost to another process's lock.
+    clock = store.writeClock();
+    other.exec("BEGIN IMMEDIATE");
+    assert.equal(store.write(() => store.rows.remove("/nowhere")), false);
+    other.exec("ROLLBACK");
+    other.close();
+    assert.equal(store.leaveFreshMark(mark, clock), false);
+    assert.equal(store.leaveFreshMark(mark, store.writeClock()), true);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("SessionIndex.refresh after any sequence of changes makes the index a refresh from scratch would (fast-check)", async () => {
+  await using dir = await tempDir();
+  type Op =
+    | {
+      kind: "append" | "touch" | "delete" | "create" | "garble" | "unrow";
+      i: number;
+    }
+    | { kind: "refresh" };
+  const op = fc.oneof(
+    fc.record({
+      kind: fc.constantFrom(
+        "append" as const,
+        "touch" as const,
+        "delete" as const,
+        "create" as const,
+        "garble" as const,
+        "unrow" as const,
+      ),
+      i: fc.integer({ min: 0, max: 4 }),
+    }),
+    fc.constant({ kind: "refresh" as const }),
+  );
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(op, { minLength: 1, maxLength: 10 }),
+      async (ops) => {
+        const root = join(dir.path, `r${run++}`);
+        const file = (i: number) => join(root, "sessions", "-w", `${i}.jsonl`);
+        for (let i = 0; i < 3; i++) await plain(root, `${i}.jsonl`, 2);
+        using index = await SessionIndex.open(root, quiet);
+        await index.refresh();
+        let stamp = 0;
+        for (const o of ops as Op[]) {
+          if (o.kind === "refresh") {
+            await index.refresh();
+            continue;
+          }
+          const path = file(o.i);
+          const exists = await Deno.stat(path).then(() => true, () => false);
+          if (o.kind === "create") await plain(root, `${o.i}.jsonl`, 1 + o.i);
+          else if (!exists) continue;
+          else if (o.kind === "append") {
+            await Deno.writeTextFile(
+              path,
+              JSON.stringify(
+                user(`f${String(stamp++).padStart(7, "0")}`, null, "more"),
+              ) + "\n",
+              { append: true },
+            );
+          } else if (o.kind === "touch") {
+            await Deno.utime(
+              path,
+              new Date(),
+              new Date(Date.now() + 1000 * ++stamp),
+            );
+          } else if (o.kind === "delete") await Deno.remove(path);
+          else if (o.kind === "garble") {
+            await Deno.writeTextFile(
+              path,
+              "garbled\n",
+            );
+          } else await forgetElsewhere(root, path);
+        }
+        await index.refresh();
+        const [now, scratch] = await rowsAndScratch(root);
+        assert.deepEqual(now, scratch);
+      },
+    ),
+    { numRuns: 25 },
+  );
 });
 
 Deno.test("Session.open reopens a recorded checkpoint-less file reading little, with the context of a full read", async () => {
@@ -377,48 +636,66 @@ Deno.test("SessionIndex of an older schema (version 3: the search facet kept eac
   );
 });
 
-Deno.test("SessionIndex of schema version 4 gains version 5's indexes in place, keeping every row", async () => {
-  await using dir = await tempDir();
-  await plain(dir.path, "s.jsonl", 2);
-  const file = join(dir.path, "index.sqlite");
-  const made = await SessionIndex.open(dir.path);
-  await made.refresh();
-  made.close();
-  // What 0.3.1 left: no covering indexes, schema 4; and a row a remake
-  // would lose (as it would lose the usage of deleted files).
-  const old = new DatabaseSync(file);
-  old.exec("DROP INDEX sessions_heads");
-  old.exec("DROP INDEX facets_read");
-  old.exec("UPDATE meta SET value = '4' WHERE key = 'schema'");
-  old.exec("INSERT INTO meta VALUES ('kept', 'yes')");
-  old.close();
-  using index = await SessionIndex.open(dir.path);
-  const refreshed = await index.refresh();
-  index.close();
-  assert.equal(refreshed.refreshed, 0, "the rows were kept: nothing to read");
-  const db = new DatabaseSync(file);
-  const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'")
-    .get() as { value: string };
-  const kept = db.prepare("SELECT value FROM meta WHERE key = 'kept'").get();
-  const indexes = db.prepare(
-    "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_heads', 'facets_read')",
-  ).all();
-  // The list and a refresh read the head columns from the index alone.
-  const plan = db.prepare(
-    `EXPLAIN QUERY PLAN SELECT path, dev, ino, size, mtimeMs, id, cwd, title,
-      titleSource, parentSession, timestamp, version, subagent, bodyStart,
-      headHash FROM sessions`,
-  ).all().map((r) => (r as { detail: string }).detail).join();
-  db.close();
-  assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
-  assert.ok(kept !== undefined);
-  assert.equal(indexes.length, 2);
-  assert.match(plan, /COVERING INDEX sessions_heads/);
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
-});
+for (const old of [4, 5]) {
+  Deno.test(`SessionIndex of schema version ${old} gains what the current one adds in place, keeping every row`, async () => {
+    await using dir = await tempDir();
+    await plain(dir.path, "s.jsonl", 2);
+    const file = join(dir.path, "index.sqlite");
+    const made = await SessionIndex.open(dir.path);
+    await made.refresh();
+    made.close();
+    // What 0.3.1 (4) or 0.3.3 (5) left: no triggers; for 4, no covering
+    // indexes either; and a row a remake would lose (as it would lose the
+    // usage of deleted files).
+    const before = new DatabaseSync(file);
+    const triggers = () =>
+      before.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name",
+      ).all().map((r) => (r as { name: string }).name);
+    for (const name of triggers()) before.exec(`DROP TRIGGER ${name}`);
+    if (old === 4) {
+      before.exec("DROP INDEX sessions_heads");
+      before.exec("DROP INDEX facets_read");
+    }
+    before.exec(`UPDATE meta SET value = '${old}' WHERE key = 'schema'`);
+    before.exec("INSERT INTO meta VALUES ('kept', 'yes')");
+    before.close();
+    using index = await SessionIndex.open(dir.path);
+    const refreshed = await index.refresh();
+    index.close();
+    assert.equal(refreshed.refreshed, 0, "the rows were kept: nothing to read");
+    const db = new DatabaseSync(file);
+    const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'")
+      .get() as { value: string };
+    const kept = db.prepare("SELECT value FROM meta WHERE key = 'kept'").get();
+    const indexes = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_heads', 'facets_read')",
+    ).all();
+    const names = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'trigger'",
+    ).all();
+    // The list and a refresh read the head columns from the index alone.
+    const plan = db.prepare(
+      `EXPLAIN QUERY PLAN SELECT path, dev, ino, size, mtimeMs, id, cwd, title,
+        titleSource, parentSession, timestamp, version, subagent, bodyStart,
+        headHash FROM sessions`,
+    ).all().map((r) => (r as { detail: string }).detail).join();
+    db.close();
+    assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
+    assert.ok(kept !== undefined);
+    assert.equal(indexes.length, 2);
+    assert.equal(
+      names.length,
+      6,
+      "an insert, update and delete trigger on sessions and facets",
+    );
+    assert.match(plan, /COVERING INDEX sessions_heads/);
+    assert.equal(
+      await listed(dir.path),
+      await listed(dir.path, { index: false }),
+    );
+  });
+}
 
 Deno.test("SessionIndex waits a bounded time for a lock, then goes on without saving, with a warning", async () => {
   await using dir = await tempDir();

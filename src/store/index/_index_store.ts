@@ -25,7 +25,9 @@ import {
   forgetFile,
   tailHashAt,
 } from "./_facets.ts";
+import { type FreshMark, markOf, markText } from "./_fresh.ts";
 import { prepared } from "./_prepared.ts";
+import { FRESH_MARK_KEY } from "./_schema.ts";
 import { type SessionRow, SessionRows, type StateRow } from "./_rows.ts";
 import { headRow, resumeOfRow } from "./_row_values.ts";
 
@@ -35,6 +37,8 @@ export interface IndexStoreOptions {
   create?: boolean;
   /** Where warnings go (a rebuilt, locked or newer index). Default `console.warn`. */
   onWarning?: (message: string) => void;
+  /** How long a write waits for another process's lock, in ms. Default `INDEX_BUSY_MS`. */
+  busyMs?: number;
 }
 
 /** Where the facets of a file read: its entries' start, an end, and the hash before it when known. */
@@ -42,6 +46,14 @@ export interface FeedRange {
   bodyStart: number;
   end: number;
   endHash?: string | undefined;
+}
+
+/** What {@linkcode IndexStore.writeClock} gives. */
+export interface WriteClock {
+  /** `PRAGMA data_version`: changes when another connection commits. */
+  dataVersion: number;
+  /** This connection's transactions not saved so far. */
+  unsaved: number;
 }
 
 /** Writes saved together (see {@linkcode IndexStore.batched}). */
@@ -67,6 +79,8 @@ export class IndexStore {
   #closed = false;
   /** Writes waiting to be saved together, inside {@linkcode batched}. */
   #queue: _Queue | undefined;
+  /** Transactions not saved because another process held the lock. */
+  #unsaved = 0;
 
   private constructor(
     dataDir: string,
@@ -91,6 +105,7 @@ export class IndexStore {
     const db = await openIndexDb(dataDir, {
       create: options.create !== false,
       onWarning: warn,
+      ...(options.busyMs === undefined ? {} : { busyMs: options.busyMs }),
     });
     return db === undefined
       ? undefined
@@ -194,6 +209,7 @@ export class IndexStore {
       this.#db.exec("BEGIN IMMEDIATE");
     } catch (err) {
       if (!isLocked(err)) throw err;
+      this.#unsaved++;
       this.#warn(
         `The session index "${this.path}" is locked by another process; this change was not saved`,
       );
@@ -207,6 +223,51 @@ export class IndexStore {
       this.#db.exec("ROLLBACK");
       throw err;
     }
+  }
+
+  /**
+   * Where the index stands, to tell later whether anything was written
+   * meanwhile that this connection did not write, or that it failed to.
+   */
+  writeClock(): WriteClock {
+    return { dataVersion: this.#dataVersion(), unsaved: this.#unsaved };
+  }
+
+  /** The mark the last complete refresh left, if no write has taken it away since. */
+  freshMark(): FreshMark | undefined {
+    const row = prepared(this.#db, "SELECT value FROM meta WHERE key = ?")
+      .get(FRESH_MARK_KEY) as { value: string } | undefined;
+    return markOf(row?.value);
+  }
+
+  /**
+   * Leave the mark of a complete refresh, unless, since `clock`, another
+   * connection committed (its writes may have made a row older than the
+   * files the mark describes) or a write of this one was not saved.
+   *
+   * @returns Whether the mark was left.
+   */
+  leaveFreshMark(mark: FreshMark, clock: WriteClock): boolean {
+    if (this.#unsaved !== clock.unsaved) return false;
+    let left = false;
+    this.#transaction(() => {
+      // Inside the write lock: no other commit can come between.
+      if (this.#dataVersion() !== clock.dataVersion) return;
+      prepared(
+        this.#db,
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+      ).run(FRESH_MARK_KEY, markText(mark));
+      left = true;
+    });
+    return left;
+  }
+
+  /** SQLite's count of other connections' commits, as this connection sees it. */
+  #dataVersion(): number {
+    const row = prepared(this.#db, "PRAGMA data_version").get() as {
+      data_version: number;
+    };
+    return row.data_version;
   }
 
   /** Run `work` over the database, to read a facet's tables; it must not write. */

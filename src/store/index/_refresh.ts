@@ -18,6 +18,7 @@ import {
 } from "../_session_files.ts";
 import { EventLoopTurns } from "../_turns.ts";
 import { wholeLinesEnd } from "./_facets.ts";
+import { FilesPrint } from "./_fresh.ts";
 import { type IndexStore, stateOf } from "./_index_store.ts";
 import type { StateRow, StatRow } from "./_rows.ts";
 import { headRow, sameStat } from "./_row_values.ts";
@@ -42,6 +43,12 @@ export interface RefreshResult {
   skipped: number;
   /** Milliseconds the refresh took. */
   ms: number;
+  /**
+   * Whether nothing had changed since the last complete refresh: the
+   * files' names and metadata were those it saw, and no write to the
+   * index came after it, so no row was read.
+   */
+  fresh: boolean;
 }
 
 /** What a refresh did with one file. */
@@ -51,7 +58,10 @@ type _Outcome = "read" | "unchanged" | "skipped";
 const _CONCURRENCY = 4;
 
 /**
- * Bring the index up to date with every file of its data dir.
+ * Bring the index up to date with every file of its data dir: a stat of
+ * each; when they are what the last complete refresh saw (its mark, see
+ * `_fresh.ts`), nothing more; else each stat compared with its row, and
+ * the files that changed read.
  *
  * @param store The index.
  * @param options Progress; rebuild from scratch.
@@ -63,11 +73,53 @@ export async function refreshAll(
 ): Promise<RefreshResult> {
   const started = performance.now();
   if (options.rebuild === true) store.forgetAll();
+  const clock = store.writeClock(); // before any row is read
   const files = await sessionFiles(store.dataDir, { includeSubagents: true });
+  // First every file's stat, at once: most are unchanged and need nothing
+  // else (10,000 of them went through the workers' awaits before).
+  const fs = seam();
+  const turns = new EventLoopTurns(); // the files' reads are synchronous
+  const print = new FilesPrint();
+  const infos: (Deno.FileInfo | undefined)[] = [];
+  for (const file of files) {
+    const turn = turns.give();
+    if (turn !== undefined) await turn;
+    let info: Deno.FileInfo | undefined;
+    try {
+      info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
+    } catch {
+      info = undefined; // gone since its folder was read: skipped
+    }
+    infos.push(info);
+    print.add(file.path, info);
+  }
+  const mark = store.freshMark();
+  if (
+    mark !== undefined && print.complete && mark.print === print.value &&
+    options.rebuild !== true
+  ) {
+    // Nothing changed since the last complete refresh: no row to read.
+    options.onProgress?.(files.length, files.length);
+    return {
+      sessions: mark.sessions,
+      refreshed: 0,
+      removed: 0,
+      skipped: mark.skipped,
+      ms: Math.round(performance.now() - started),
+      fresh: true,
+    };
+  }
   const rows = store.rows.stats();
   const shallow = store.rows.shallow(); // heads only (a list made them): read whole
   const behind = store.behind();
-  const result = { sessions: 0, refreshed: 0, removed: 0, skipped: 0, ms: 0 };
+  const result = {
+    sessions: 0,
+    refreshed: 0,
+    removed: 0,
+    skipped: 0,
+    ms: 0,
+    fresh: false,
+  };
   let done = 0;
   const count = (outcome: _Outcome): void => {
     if (outcome === "read") result.refreshed++;
@@ -75,18 +127,11 @@ export async function refreshAll(
     else result.sessions++;
     options.onProgress?.(++done, files.length);
   };
-  // First every file's stat, at once: most are unchanged and need nothing
-  // else (10,000 of them went through the workers' awaits before).
   const changed: [FoundFile, Deno.FileInfo, StatRow | undefined][] = [];
-  const fs = seam();
-  const turns = new EventLoopTurns(); // the files' reads are synchronous
-  for (const file of files) {
-    const turn = turns.give();
-    if (turn !== undefined) await turn;
-    let info: Deno.FileInfo;
-    try {
-      info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
-    } catch {
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
+    const info = infos[i];
+    if (info === undefined) {
       count("skipped");
       continue;
     }
@@ -119,6 +164,13 @@ export async function refreshAll(
     if (found.has(path)) continue;
     store.write(() => store.forget(path));
     result.removed++;
+  }
+  if (print.complete) {
+    store.leaveFreshMark({
+      print: print.value,
+      sessions: result.sessions,
+      skipped: result.skipped,
+    }, clock);
   }
   result.ms = Math.round(performance.now() - started);
   return result;

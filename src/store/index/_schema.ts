@@ -8,17 +8,21 @@
 import { FACETS } from "./_facet_list.ts";
 import { FACET_SCHEMA } from "./_facets.ts";
 
+/** The `meta` key of the mark a complete refresh leaves (see `_fresh.ts`). */
+export const FRESH_MARK_KEY = "fresh";
+
 /**
  * The schema's version; a file of an older version is remade (or, from
  * {@linkcode INDEX_UPGRADABLE_FROM}, given what it lacks), a newer one left
  * alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 5;
+export const INDEX_SCHEMA_VERSION = 6;
 
 /**
  * The oldest version whose tables are this version's: it is brought up to
  * date by the schema's statements (each `IF NOT EXISTS`) without losing a
- * row, the usage of deleted files among them. Version 5 only added indexes.
+ * row, the usage of deleted files among them. Version 5 only added
+ * indexes; version 6 only the triggers that keep a refresh's mark honest.
  */
 export const INDEX_UPGRADABLE_FROM = 4;
 
@@ -75,4 +79,14 @@ export const INDEX_SCHEMA: readonly string[] = [
     version, subagent, bodyStart, headHash, offset)`,
   ...FACET_SCHEMA,
   ...FACETS.flatMap((facet) => facet.schema),
+  // The mark a complete refresh leaves (`_fresh.ts`) says every row and
+  // every facet's progress match the files as they were; any write to
+  // either, by whatever process or version of this library, takes it away.
+  ...["sessions", "facets"].flatMap((table) =>
+    ["INSERT", "UPDATE", "DELETE"].map((event) =>
+      `CREATE TRIGGER IF NOT EXISTS ${table}_${event.toLowerCase()}_unmarks
+       AFTER ${event} ON ${table}
+       BEGIN DELETE FROM meta WHERE key = '${FRESH_MARK_KEY}'; END`
+    )
+  ),
 ];

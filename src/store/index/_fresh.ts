@@ -1,0 +1,116 @@
+/**
+ * The mark a complete refresh leaves, so that the next one, when nothing
+ * changed, reads no row. A refresh must stat every file (an append changes
+ * a file, not its folder), but comparing each stat with its row took as
+ * long again (10,000 rows: their stat columns, which of them hold a head
+ * only, which some facet has not read to their end; ~30 ms). The mark
+ * holds a fingerprint of what the files looked like when every row
+ * matched them: each file's path, device, inode, size and modification
+ * time, hashed and summed (so the order a folder lists them in does not
+ * matter), with the schema and the facets' versions. A refresh whose
+ * files give the mark's fingerprint is done.
+ *
+ * The mark is only as good as the rows, so it is taken away by any write
+ * to the rows or the facets' progress (triggers in the index itself, for
+ * every process and every version of this library that writes), and left
+ * only by a refresh that saved each of its writes while no other
+ * connection committed (`PRAGMA data_version`).
+ *
+ * @module
+ */
+
+import { FACETS } from "./_facet_list.ts";
+import { INDEX_SCHEMA_VERSION } from "./_schema.ts";
+
+/** What a complete refresh found, kept as the mark. */
+export interface FreshMark {
+  /** The files' fingerprint ({@linkcode FilesPrint}). */
+  print: string;
+  /** Sessions in the index after it. */
+  sessions: number;
+  /** Files that were not sessions. */
+  skipped: number;
+}
+
+/** The mark as `meta` keeps it. */
+export function markText(mark: FreshMark): string {
+  return `${mark.print} ${mark.sessions} ${mark.skipped}`;
+}
+
+/** The mark `meta` keeps, or undefined when its text is not one. */
+export function markOf(text: string | undefined): FreshMark | undefined {
+  const parts = text?.split(" ");
+  if (parts?.length !== 3) return undefined;
+  const [print, sessions, skipped] = parts as [string, string, string];
+  const n = Number(sessions);
+  const k = Number(skipped);
+  if (!Number.isSafeInteger(n) || !Number.isSafeInteger(k)) return undefined;
+  return { print, sessions: n, skipped: k };
+}
+
+/** What else the fingerprint depends on: a newer schema or facet reads every file anew. */
+const _SALT = `${INDEX_SCHEMA_VERSION}:${
+  FACETS.map((f) => `${f.name}@${f.version}`).join(",")
+}`;
+
+/**
+ * The fingerprint of a set of files' names and metadata: two independent
+ * 32-bit hashes of each file, summed, and the count (a changed file goes
+ * unnoticed only when both of its hashes collide: ~1 in 2^64).
+ */
+export class FilesPrint {
+  #count = 0;
+  #a = 0;
+  #b = 0;
+  #complete = true;
+
+  /**
+   * Count a file in.
+   *
+   * @param path The file.
+   * @param info Its stat, or undefined when it could not be stat'ed (no
+   * mark is made of such a set: it may be there or gone next time).
+   */
+  add(path: string, info: Deno.FileInfo | undefined): void {
+    if (info === undefined) {
+      this.#complete = false;
+      return;
+    }
+    let a = 0x811c9dc5;
+    let b = 0x3c6ef372;
+    for (let i = 0; i < path.length; i++) {
+      const c = path.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+    }
+    for (
+      const n of [
+        info.size,
+        info.mtime?.getTime() ?? 0,
+        info.ino ?? 0,
+        info.dev,
+      ]
+    ) {
+      // Both 32-bit halves of a number up to 2^53.
+      const lo = n >>> 0;
+      const hi = Math.floor(n / 0x100000000) >>> 0;
+      a = Math.imul(Math.imul(a ^ lo, 0x01000193) ^ hi, 0x01000193);
+      b = Math.imul(Math.imul(b ^ lo, 0x5bd1e995) ^ hi, 0x5bd1e995) ^
+        (b >>> 13);
+    }
+    this.#a = (this.#a + (a >>> 0)) >>> 0;
+    this.#b = (this.#b + (b >>> 0)) >>> 0;
+    this.#count++;
+  }
+
+  /** Whether every file was stat'ed. */
+  get complete(): boolean {
+    return this.#complete;
+  }
+
+  /** The fingerprint, as the mark keeps it (no spaces). */
+  get value(): string {
+    const hex = (n: number) => n.toString(16).padStart(8, "0");
+    return `${this.#count}:${hex(this.#a)}${hex(this.#b)}:${_SALT}`;
+  }
+}
