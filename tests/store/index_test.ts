@@ -351,19 +351,27 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
     await forgetElsewhere(dir.path, paths[0]!);
     await changed({ refreshed: 1, sessions: 4 });
   });
-  await t.step("a facet's progress set back by another process", async () => {
-    const db = new DatabaseSync(join(dir.path, "index.sqlite"));
-    db.prepare(
-      "UPDATE facets SET offset = 0 WHERE path = ? AND facet = 'search'",
-    )
-      .run(paths[1]!);
-    db.close();
-    await changed({ sessions: 4 }); // read by the facet only: the row is current
-    const [now, scratch] = await rowsAndScratch(dir.path);
-    assert.deepEqual(now, scratch);
-    const hits = await searchSessions(dir.path, "appended", { refresh: false });
-    assert.equal(hits.hits.length, 1);
-  });
+  await t.step(
+    "a facet's progress set back by another connection",
+    async () => {
+      const other = (await IndexStore.tryOpen(dir.path, quiet))!;
+      other.write(() =>
+        other.read((db) =>
+          db.prepare(
+            "UPDATE facets SET offset = 0 WHERE path = ? AND facet = 'search'",
+          ).run(paths[1]!)
+        )
+      );
+      other.close();
+      await changed({ sessions: 4 }); // read by the facet only: the row is current
+      const [now, scratch] = await rowsAndScratch(dir.path);
+      assert.deepEqual(now, scratch);
+      const hits = await searchSessions(dir.path, "appended", {
+        refresh: false,
+      });
+      assert.equal(hits.hits.length, 1);
+    },
+  );
 });
 
 Deno.test("SessionIndex.refresh leaves no mark when another process writes to the index meanwhile", async () => {
@@ -403,12 +411,12 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
   const path = await plain(dir.path, "s.jsonl", 2);
   const store = (await IndexStore.tryOpen(dir.path, { ...quiet, busyMs: 20 }))!;
   try {
-    const mark = { print: "1:00:x", sessions: 1, skipped: 0 };
+    const mark = { print: "1:00:x", sessions: 1, skipped: 0, uncovered: [] };
     await refreshAll(store);
     let clock = store.writeClock();
     assert.equal(store.leaveFreshMark(mark, clock), true);
     assert.deepEqual(store.freshMark(), mark);
-    // Our own writes: the triggers take the mark away, the clock stays.
+    // Our own writes: each takes the mark away first; the clock stays.
     store.write(() => store.forget(path));
     assert.equal(store.freshMark(), undefined);
     assert.equal(store.leaveFreshMark(mark, clock), true);
@@ -644,15 +652,9 @@ for (const old of [4, 5]) {
     const made = await SessionIndex.open(dir.path);
     await made.refresh();
     made.close();
-    // What 0.3.1 (4) or 0.3.3 (5) left: no triggers; for 4, no covering
-    // indexes either; and a row a remake would lose (as it would lose the
-    // usage of deleted files).
+    // What 0.3.1 (4) or 0.3.3 (5) left: for 4, no covering indexes; and a
+    // row a remake would lose (as it would lose the usage of deleted files).
     const before = new DatabaseSync(file);
-    const triggers = () =>
-      before.prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name",
-      ).all().map((r) => (r as { name: string }).name);
-    for (const name of triggers()) before.exec(`DROP TRIGGER ${name}`);
     if (old === 4) {
       before.exec("DROP INDEX sessions_heads");
       before.exec("DROP INDEX facets_read");
@@ -671,9 +673,6 @@ for (const old of [4, 5]) {
     const indexes = db.prepare(
       "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_heads', 'facets_read')",
     ).all();
-    const names = db.prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'trigger'",
-    ).all();
     // The list and a refresh read the head columns from the index alone.
     const plan = db.prepare(
       `EXPLAIN QUERY PLAN SELECT path, dev, ino, size, mtimeMs, id, cwd, title,
@@ -684,11 +683,6 @@ for (const old of [4, 5]) {
     assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
     assert.ok(kept !== undefined);
     assert.equal(indexes.length, 2);
-    assert.equal(
-      names.length,
-      6,
-      "an insert, update and delete trigger on sessions and facets",
-    );
     assert.match(plan, /COVERING INDEX sessions_heads/);
     assert.equal(
       await listed(dir.path),

@@ -7,6 +7,9 @@ import {
   searchSessions,
   SessionIndex,
 } from "../../mod.ts";
+import { IndexStore } from "../../src/store/index/_index_store.ts";
+import { refreshAll } from "../../src/store/index/_refresh.ts";
+import { uncoveredFiles } from "../../src/store/index/_search_query.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const SECRET = "needlesecret the text itself";
@@ -213,22 +216,80 @@ Deno.test("searchSessions() scans a file whose search rows another facet version
     using index = await SessionIndex.open(dir.path);
     await index.refresh();
   }
-  const file = join(dir.path, "index.sqlite");
-  const edit = (sql: string) => {
-    const db = new DatabaseSync(file);
+  // Written as another version of this library with the same schema
+  // would: each write takes the last refresh's mark away.
+  const edit = async (sql: string) => {
+    const other = (await IndexStore.tryOpen(dir.path))!;
     try {
-      db.exec(sql);
+      other.write(() => other.read((db) => db.exec(sql)));
     } finally {
-      db.close();
+      other.close();
     }
   };
   const asItIs = { refresh: false };
   // Rows gone behind a current version: the index is trusted, no hit.
-  edit("DELETE FROM search_entries");
+  await edit("DELETE FROM search_entries");
   deepEqual(ids(await searchSessions(dir.path, "needleversion", asItIs)), []);
   // The same rows of another version: the file is scanned, the hit found.
-  edit("UPDATE facets SET version = version + 100 WHERE facet = 'search'");
+  await edit(
+    "UPDATE facets SET version = version + 100 WHERE facet = 'search'",
+  );
   deepEqual(ids(await searchSessions(dir.path, "needleversion", asItIs)), [
     "00000002",
   ]);
+});
+
+Deno.test("searchSessions() scans the files a standing refresh mark lists, those the rows would give", async () => {
+  await using dir = await tempDir();
+  await writeSession(dir.path, ["first line", "needlemarked here"]);
+  const pi = join(dir.path, "sessions", "--pi--", "pi.jsonl");
+  await Deno.mkdir(join(pi, ".."), { recursive: true });
+  await Deno.copyFile(
+    new URL("../../fixtures/pi/large-session-v1.jsonl", import.meta.url),
+    pi, // version 1: the search facet does not hold it; it is scanned
+  );
+  const store = (await IndexStore.tryOpen(dir.path))!;
+  try {
+    await refreshAll(store);
+    const mark = store.freshMark();
+    deepEqual(mark?.uncovered, [pi]);
+    store.read((db) => {
+      for (const prefix of [undefined, join(pi, "..") + "/", "/elsewhere/"]) {
+        deepEqual(
+          uncoveredFiles(db, { prefix }, mark!.uncovered!),
+          uncoveredFiles(db, { prefix }),
+        );
+      }
+    });
+  } finally {
+    store.close();
+  }
+  const asItIs = { refresh: false };
+  const found = await searchSessions(dir.path, "user-message-selector", asItIs);
+  ok(found.hits.length > 0);
+  equal(found.scanned, 1);
+  const elsewhere = await searchSessions(dir.path, "user-message-selector", {
+    ...asItIs,
+    cwd: "/home/dev/app",
+  });
+  deepEqual([elsewhere.hits, elsewhere.scanned], [[], 0]);
+  // The list is the mark's: a mark that left the file out is believed...
+  const file = join(dir.path, "index.sqlite");
+  const db = new DatabaseSync(file);
+  db.exec(
+    `UPDATE meta SET value = json_set(value, '$.uncovered', json('[]')) WHERE key = 'fresh'`,
+  );
+  deepEqual(
+    (await searchSessions(dir.path, "user-message-selector", asItIs)).hits,
+    [],
+  );
+  db.close();
+  // ...until a write to the index takes it away.
+  const other = (await IndexStore.tryOpen(dir.path))!;
+  other.write(() => other.rows.remove("/not/a/row"));
+  other.close();
+  deepEqual(
+    (await searchSessions(dir.path, "user-message-selector", asItIs)).hits,
+    found.hits,
+  );
 });

@@ -216,6 +216,9 @@ export class IndexStore {
       return false;
     }
     try {
+      // Whatever it writes, the rows may no longer be what the mark of the
+      // last complete refresh says (the mark's own transaction writes it anew).
+      prepared(this.#db, "DELETE FROM meta WHERE key = ?").run(FRESH_MARK_KEY);
       work();
       this.#db.exec("COMMIT");
       return true;

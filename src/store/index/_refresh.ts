@@ -18,9 +18,10 @@ import {
 } from "../_session_files.ts";
 import { EventLoopTurns } from "../_turns.ts";
 import { wholeLinesEnd } from "./_facets.ts";
-import { FilesPrint } from "./_fresh.ts";
+import { FilesPrint, MARK_UNCOVERED } from "./_fresh.ts";
 import { type IndexStore, stateOf } from "./_index_store.ts";
 import type { StateRow, StatRow } from "./_rows.ts";
+import { uncoveredFiles } from "./_search_query.ts";
 import { headRow, sameStat } from "./_row_values.ts";
 
 /** Options for a refresh. */
@@ -166,10 +167,12 @@ export async function refreshAll(
     result.removed++;
   }
   if (print.complete) {
+    const uncovered = store.read((db) => uncoveredFiles(db, {}));
     store.leaveFreshMark({
       print: print.value,
       sessions: result.sessions,
       skipped: result.skipped,
+      uncovered: uncovered.length <= MARK_UNCOVERED ? uncovered : null,
     }, clock);
   }
   result.ms = Math.round(performance.now() - started);

@@ -22,7 +22,9 @@ export const INDEX_SCHEMA_VERSION = 6;
  * The oldest version whose tables are this version's: it is brought up to
  * date by the schema's statements (each `IF NOT EXISTS`) without losing a
  * row, the usage of deleted files among them. Version 5 only added
- * indexes; version 6 only the triggers that keep a refresh's mark honest.
+ * indexes. Version 6 adds nothing to the tables: every write of this
+ * version takes away the mark a complete refresh leaves (`_fresh.ts`), and
+ * version 5's writes would not, so a version 6 index is left alone by them.
  */
 export const INDEX_UPGRADABLE_FROM = 4;
 
@@ -79,14 +81,4 @@ export const INDEX_SCHEMA: readonly string[] = [
     version, subagent, bodyStart, headHash, offset)`,
   ...FACET_SCHEMA,
   ...FACETS.flatMap((facet) => facet.schema),
-  // The mark a complete refresh leaves (`_fresh.ts`) says every row and
-  // every facet's progress match the files as they were; any write to
-  // either, by whatever process or version of this library, takes it away.
-  ...["sessions", "facets"].flatMap((table) =>
-    ["INSERT", "UPDATE", "DELETE"].map((event) =>
-      `CREATE TRIGGER IF NOT EXISTS ${table}_${event.toLowerCase()}_unmarks
-       AFTER ${event} ON ${table}
-       BEGIN DELETE FROM meta WHERE key = '${FRESH_MARK_KEY}'; END`
-    )
-  ),
 ];

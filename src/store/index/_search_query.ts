@@ -38,9 +38,22 @@ export type Narrowing = string | null | undefined;
  *
  * @param db The index.
  * @param scope Folder and date.
+ * @param marked All of them, as the mark of the last complete refresh
+ * keeps them while it stands (the date is then left to the scan, which
+ * does not open a file last modified before it).
  * @returns Their paths.
  */
-export function uncoveredFiles(db: DatabaseSync, scope: IndexScope): string[] {
+export function uncoveredFiles(
+  db: DatabaseSync,
+  scope: IndexScope,
+  marked?: readonly string[],
+): string[] {
+  if (marked !== undefined) {
+    const prefix = scope.prefix;
+    return prefix === undefined
+      ? [...marked]
+      : marked.filter((path) => path.startsWith(prefix));
+  }
   const args: SQLInputValue[] = [SEARCH_FACET.name, SEARCH_FACET.version];
   const where = _scope(scope, args);
   // The version in the join lets SQLite answer from the facets_read index

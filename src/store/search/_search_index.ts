@@ -101,7 +101,8 @@ export async function searchIndex(
         const steps = paths.get(hit.path);
         hit.onActivePath = (steps?.indexOf(hit.entryId) ?? -1) >= 0;
       }
-      return { hits, labels, toScan: uncoveredFiles(db, o.scope) };
+      const marked = index.freshMark()?.uncovered ?? undefined;
+      return { hits, labels, toScan: uncoveredFiles(db, o.scope, marked) };
     });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
