@@ -13,18 +13,22 @@ Deno.test("cli index --json prints what the refresh did; a second run reads noth
     "removed",
     "skipped",
     "ms",
+    "fresh",
   ]);
   equal(done.sessions, FIXTURE_SESSIONS);
+  equal(done.fresh, false);
   equal(done.refreshed, FIXTURE_SESSIONS);
   equal(typeof done.ms, "number");
   const second = JSON.parse(
     (await cli(["index", "--data-dir", d.root, "--json"])).stdout,
   );
   equal(second.refreshed, 0);
+  equal(second.fresh, true);
   const rebuilt = JSON.parse(
     (await cli(["index", "--data-dir", d.root, "--rebuild", "--json"])).stdout,
   );
   equal(rebuilt.refreshed, FIXTURE_SESSIONS);
+  equal(rebuilt.fresh, false);
 });
 
 Deno.test("cli index prints one line, and a progress bar on a terminal", async () => {
@@ -44,6 +48,11 @@ Deno.test("cli index prints one line, and a progress bar on a terminal", async (
     /^74 sessions indexed in .*index\.sqlite: 74 read, 0 removed, 0 skipped \(\d+ ms\)\n$/,
   );
   match(r.stderr, /\r\[#+\] 100% 74\/74 files\n$/);
+  const again = await cliInProcess(["index", "--data-dir", d.root]);
+  match(
+    again.stdout,
+    /^74 sessions indexed in .*index\.sqlite: up to date, nothing changed since the last refresh \(\d+ ms\)\n$/,
+  );
 });
 
 Deno.test("cli list makes and uses the index; --no-index lists the same without touching it", async () => {
