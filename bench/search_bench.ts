@@ -145,6 +145,21 @@ if (import.meta.main && Deno.args[0] === "--rss") {
     },
   });
   Deno.bench({
+    name: "only readdir and a stat per file (the refresh's floor)",
+    group,
+    fn() {
+      const sessions = join(many, "sessions");
+      let files = 0;
+      for (const folder of Deno.readDirSync(sessions)) {
+        const dir = join(sessions, folder.name);
+        for (const file of Deno.readDirSync(dir)) {
+          if (Deno.statSync(join(dir, file.name)).size > 0) files++;
+        }
+      }
+      if (files !== SESSIONS) throw new Error(`${files}`);
+    },
+  });
+  Deno.bench({
     name: "index, as it is (refresh: false)",
     group,
     async fn() {
