@@ -5,6 +5,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import { generateFile, type GenerateOptions } from "../src/gen/_generate.ts";
 
 /** Where generated files are cached. */
@@ -37,4 +38,23 @@ export async function benchFile(
   });
   await Deno.rename(tmp, path);
   return path;
+}
+
+/**
+ * `readdir` of every cwd folder and one `stat` per file: what no list or
+ * refresh that sees every change can skip, the floor both are measured
+ * against.
+ *
+ * @param sessions A data dir's `sessions` folder.
+ * @param expected How many files it holds (a wrong count throws).
+ */
+export function readdirAndStat(sessions: string, expected: number): void {
+  let files = 0;
+  for (const folder of Deno.readDirSync(sessions)) {
+    const dir = join(sessions, folder.name);
+    for (const file of Deno.readDirSync(dir)) {
+      if (Deno.statSync(join(dir, file.name)).size > 0) files++;
+    }
+  }
+  if (files !== expected) throw new Error(`${files} files, not ${expected}`);
 }

@@ -14,7 +14,7 @@
 import { join } from "node:path";
 import { searchSessions } from "../src/store/search/search.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
-import { benchFile, OUT_DIR } from "./_files.ts";
+import { benchFile, OUT_DIR, readdirAndStat } from "./_files.ts";
 
 const MB = 1 << 20;
 const SESSIONS = 10_000;
@@ -147,17 +147,7 @@ if (import.meta.main && Deno.args[0] === "--rss") {
   Deno.bench({
     name: "only readdir and a stat per file (the refresh's floor)",
     group,
-    fn() {
-      const sessions = join(many, "sessions");
-      let files = 0;
-      for (const folder of Deno.readDirSync(sessions)) {
-        const dir = join(sessions, folder.name);
-        for (const file of Deno.readDirSync(dir)) {
-          if (Deno.statSync(join(dir, file.name)).size > 0) files++;
-        }
-      }
-      if (files !== SESSIONS) throw new Error(`${files}`);
-    },
+    fn: () => readdirAndStat(join(many, "sessions"), SESSIONS),
   });
   Deno.bench({
     name: "index, as it is (refresh: false)",
