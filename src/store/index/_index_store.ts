@@ -37,7 +37,7 @@ export interface IndexStoreOptions {
   create?: boolean;
   /** Where warnings go (a rebuilt, locked or newer index). Default `console.warn`. */
   onWarning?: (message: string) => void;
-  /** How long a write waits for another process's lock, in ms. Default `INDEX_BUSY_MS`. */
+  /** How long a write waits for another process's lock, in ms. Default 3000. */
   busyMs?: number;
 }
 
