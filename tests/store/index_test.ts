@@ -17,6 +17,7 @@ import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
 import { refreshAll } from "../../src/store/index/_refresh.ts";
+import { readSessionFile } from "../../src/read/_session_file.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { noSnapshots, withFs } from "../_fs_seam.ts";
 
@@ -246,6 +247,50 @@ Deno.test("SessionIndex.list sees a changed file without a refresh: a rename in 
   );
 });
 
+Deno.test("SessionIndex: a list after another writer's append leaves the append for the next refresh to read", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2);
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify(user("00000003", "00000002", "needleappended")) + "\n",
+    { append: true },
+  );
+  // The list reads the changed head, but keeps the row's stat as it was:
+  // with the new one, the refresh took the row's state for the file's.
+  assert.equal((await index.list()).length, 1);
+  const done = await index.refresh();
+  assert.equal(done.refreshed, 1);
+  assert.equal(rows(dir.path)[0]!.entries, 3);
+  const found = await searchSessions(dir.path, "needleappended", {
+    refresh: false,
+  });
+  assert.deepEqual(found.hits.map((h) => h.entryId), ["00000003"]);
+});
+
+Deno.test("IndexStore.remember leaves a file appended to since it was read for the refresh", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2);
+  const store = (await IndexStore.tryOpen(dir.path, quiet))!;
+  try {
+    const loaded = await readSessionFile(path, { window: true, record: true });
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(user("00000003", "00000002", "appended")) + "\n",
+      { append: true },
+    );
+    // Its stat now holds the append, its state does not: not kept.
+    await store.remember(path, loaded);
+    assert.equal(store.rows.get(path), undefined);
+    const fresh = await readSessionFile(path, { window: true, record: true });
+    await store.remember(path, fresh);
+    assert.equal(store.rows.get(path)?.entries, 3);
+  } finally {
+    store.close();
+  }
+});
+
 Deno.test("SessionIndex.refresh forgets a file that is no longer a session", async () => {
   await using dir = await tempDir();
   const path = await plain(dir.path, "s.jsonl", 2);
@@ -440,25 +485,26 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
 
 Deno.test("SessionIndex.refresh after any sequence of changes makes the index a refresh from scratch would (fast-check)", async () => {
   await using dir = await tempDir();
+  const kinds = [
+    "append", // by another writer (omp, say): the index does not hear of it
+    "write", // by a Session, which updates the file's row when it closes
+    "open", // a Session.open that records the file's state in its row
+    "touch",
+    "delete",
+    "create",
+    "garble",
+    "unrow", // another connection forgets the file
+  ] as const;
   type Op =
-    | {
-      kind: "append" | "touch" | "delete" | "create" | "garble" | "unrow";
-      i: number;
-    }
-    | { kind: "refresh" };
+    | { kind: (typeof kinds)[number]; i: number }
+    | { kind: "refresh" }
+    | { kind: "list" };
   const op = fc.oneof(
     fc.record({
-      kind: fc.constantFrom(
-        "append" as const,
-        "touch" as const,
-        "delete" as const,
-        "create" as const,
-        "garble" as const,
-        "unrow" as const,
-      ),
+      kind: fc.constantFrom(...kinds),
       i: fc.integer({ min: 0, max: 4 }),
     }),
-    fc.constant({ kind: "refresh" as const }),
+    fc.constantFrom({ kind: "refresh" as const }, { kind: "list" as const }),
   );
   let run = 0;
   await fc.assert(
@@ -474,6 +520,10 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
         for (const o of ops as Op[]) {
           if (o.kind === "refresh") {
             await index.refresh();
+            continue;
+          }
+          if (o.kind === "list") {
+            await listSessions(root); // rows with a head only, for new files
             continue;
           }
           const path = file(o.i);
@@ -500,9 +550,27 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
               path,
               "garbled\n",
             );
+          } else if (o.kind === "write" || o.kind === "open") {
+            const session = await Session.open(path, quiet).catch(() =>
+              undefined
+            ); // a garbled file does not open
+            if (o.kind === "write") {
+              await session?.appendMessage({ role: "user", content: "own" });
+            }
+            await session?.close();
           } else await forgetElsewhere(root, path);
         }
         await index.refresh();
+        // What a standing mark vouches for (a refresh that finds one reads
+        // neither): no row with a head only, none a facet is behind on.
+        const store = (await IndexStore.tryOpen(root, quiet))!;
+        try {
+          assert.ok(store.freshMark() !== undefined);
+          assert.deepEqual(store.rows.shallow(), new Set());
+          assert.deepEqual(store.behind(), new Set());
+        } finally {
+          store.close();
+        }
         const [now, scratch] = await rowsAndScratch(root);
         assert.deepEqual(now, scratch);
       },

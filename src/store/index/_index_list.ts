@@ -87,7 +87,13 @@ export async function listFromIndex(
     if (wanted(row)) out.push(sessionInfo(file.path, head.info, head.head));
     return row;
   });
-  const fresh = read.filter((r): r is HeadRow => r !== undefined);
+  // Kept only where the row holds a head alone. A row that holds a state
+  // (and the facets' progress) keeps its old stat until a refresh reads
+  // what changed: with the new stat, a refresh would take the old state
+  // for the file's, and never read what another writer appended.
+  const fresh = read.filter((r): r is HeadRow =>
+    r !== undefined && typeof store.rows.offsetOf(r.path) !== "number"
+  );
   if (fresh.length > 0) {
     store.write(() => {
       for (const row of fresh) store.rows.putHead(row);

@@ -312,6 +312,11 @@ export class IndexStore {
     if (typeof known === "number" && known === loaded.recordEnd) return; // recorded as it is
     const read = await readSessionHead(path);
     if ("skip" in read) return;
+    // The stat is taken after the read: bytes past the recorded end (an
+    // append since, or an unfinished last line) would have the row claim
+    // them with a state that does not hold them, and a refresh would not
+    // read them. Such a file is left for the refresh.
+    if (read.info.size !== loaded.recordEnd) return;
     const head = headRow(
       path,
       read.info,
