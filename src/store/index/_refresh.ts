@@ -111,8 +111,14 @@ export async function refreshAll(
     };
   }
   const rows = store.rows.stats();
-  const shallow = store.rows.shallow(); // heads only (a list made them): read whole
-  const behind = store.behind();
+  // Rows with a head only (a list made them: read whole), and rows some
+  // facet has not read to their end; a standing mark (the files changed
+  // since, the index did not) says there are none: the last complete
+  // refresh left none, and nothing was written after it (~14 ms of
+  // queries for 10,000 rows).
+  const standing = mark !== undefined;
+  const shallow = standing ? new Set<string>() : store.rows.shallow();
+  const behind = standing ? new Set<string>() : store.behind();
   const result = {
     sessions: 0,
     refreshed: 0,
