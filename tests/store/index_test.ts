@@ -291,14 +291,22 @@ Deno.test("IndexStore.remember leaves a file appended to since it was read for t
   }
 });
 
-Deno.test("SessionIndex.refresh forgets a file that is no longer a session", async () => {
+Deno.test("SessionIndex.refresh forgets a file that is no longer a session, its row full or a head alone", async () => {
   await using dir = await tempDir();
   const path = await plain(dir.path, "s.jsonl", 2);
-  using index = await SessionIndex.open(dir.path);
+  const other = await plain(dir.path, "t.jsonl", 2);
+  using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   await Deno.writeTextFile(path, "not a session\n");
   const done = await index.refresh();
   assert.equal(done.skipped, 1);
+  assert.deepEqual(rows(dir.path).map((r) => r.path), [other]);
+  // A row a list made (a head alone, as for a file the index did not hold).
+  await forgetElsewhere(dir.path, other);
+  await index.list();
+  assert.equal(rows(dir.path)[0]?.offset, null);
+  await Deno.writeTextFile(other, "not a session either\n");
+  assert.equal((await index.refresh()).skipped, 2);
   assert.deepEqual(rows(dir.path), []);
 });
 
@@ -312,14 +320,16 @@ async function forgetElsewhere(dataDir: string, path: string): Promise<void> {
   }
 }
 
-/** Every row as stored, with what a refresh from scratch of the same files makes. */
-async function rowsAndScratch(
-  dataDir: string,
-): Promise<[Record<string, unknown>[], Record<string, unknown>[]]> {
-  const now = rows(dataDir);
+/**
+ * The tables of the index that differ from what a refresh from scratch of
+ * the same files makes (every row, every facet's progress and tables, the
+ * trigrams): none, when the refreshes before kept it true.
+ */
+async function unlikeScratch(dataDir: string): Promise<string[]> {
+  const now = dump(dataDir);
   using again = await SessionIndex.open(dataDir, quiet);
   await again.refresh({ rebuild: true });
-  return [now, rows(dataDir)];
+  return differing(now, dump(dataDir));
 }
 
 Deno.test("SessionIndex.refresh reads no row when nothing changed since a complete refresh, and sees every change", async (t) => {
@@ -409,8 +419,7 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
       );
       other.close();
       await changed({ sessions: 4 }); // read by the facet only: the row is current
-      const [now, scratch] = await rowsAndScratch(dir.path);
-      assert.deepEqual(now, scratch);
+      assert.deepEqual(await unlikeScratch(dir.path), []);
       const hits = await searchSessions(dir.path, "appended", {
         refresh: false,
       });
@@ -447,8 +456,7 @@ Deno.test("SessionIndex.refresh leaves no mark when another process writes to th
   // No mark: the next refresh compares the rows, and reads the lost one.
   const next = await index.refresh();
   assert.deepEqual([next.fresh, next.refreshed], [false, 1]);
-  const [now, scratch] = await rowsAndScratch(dir.path);
-  assert.deepEqual(now, scratch);
+  assert.deepEqual(await unlikeScratch(dir.path), []);
 });
 
 Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit and no lost write came after the clock", async () => {
@@ -571,8 +579,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
         } finally {
           store.close();
         }
-        const [now, scratch] = await rowsAndScratch(root);
-        assert.deepEqual(now, scratch);
+        assert.deepEqual(await unlikeScratch(root), []);
       },
     ),
     { numRuns: 25 },

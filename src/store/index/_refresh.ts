@@ -237,7 +237,11 @@ async function _refreshFile(
   const from = snapshot ?? path;
   const read = await readSessionHead(from, info);
   if ("skip" in read) {
-    if (known !== undefined) store.write(() => store.forget(path));
+    // No longer a session: its row goes, a head-only one (`known` is
+    // undefined for it: it is read as a new file) as much as a full one.
+    if (known !== undefined || store.rows.offsetOf(path) !== undefined) {
+      store.write(() => store.forget(path));
+    }
     return "skipped";
   }
   const head = headRow(path, read.info, read.head, read.headBytes, depth);
