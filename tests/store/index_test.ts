@@ -501,18 +501,25 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
     "delete",
     "create",
     "garble",
+    "truncate", // its last entry cut off
     "unrow", // another connection forgets the file
+    "refreshFile", // SessionIndex.refreshFile
   ] as const;
   type Op =
     | { kind: (typeof kinds)[number]; i: number }
     | { kind: "refresh" }
-    | { kind: "list" };
+    | { kind: "list" }
+    | { kind: "elsewhere" }; // another connection's refresh
   const op = fc.oneof(
     fc.record({
       kind: fc.constantFrom(...kinds),
       i: fc.integer({ min: 0, max: 4 }),
     }),
-    fc.constantFrom({ kind: "refresh" as const }, { kind: "list" as const }),
+    fc.constantFrom(
+      { kind: "refresh" as const },
+      { kind: "list" as const },
+      { kind: "elsewhere" as const },
+    ),
   );
   let run = 0;
   await fc.assert(
@@ -532,6 +539,11 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           }
           if (o.kind === "list") {
             await listSessions(root); // rows with a head only, for new files
+            continue;
+          }
+          if (o.kind === "elsewhere") {
+            using other = await SessionIndex.open(root, quiet);
+            await other.refresh();
             continue;
           }
           const path = file(o.i);
@@ -558,6 +570,17 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
               path,
               "garbled\n",
             );
+          } else if (o.kind === "truncate") {
+            const text = await Deno.readTextFile(path);
+            const lines = text.split("\n").filter((l) => l !== "");
+            if (lines.length > 3) {
+              await Deno.writeTextFile(
+                path,
+                lines.slice(0, -1).join("\n") + "\n",
+              );
+            }
+          } else if (o.kind === "refreshFile") {
+            await index.refreshFile(path);
           } else if (o.kind === "write" || o.kind === "open") {
             const session = await Session.open(path, quiet).catch(() =>
               undefined
