@@ -9,11 +9,18 @@ import {
   searchSessions,
   Session,
   SessionIndex,
+  usageReport,
 } from "../../mod.ts";
 import type { ListSessionsOptions } from "../../src/store/list.ts";
 import { generateFile } from "../../src/gen/_generate.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
-import { sessionBytes, T0, tempDir, user } from "../_session_files.ts";
+import {
+  assistant,
+  sessionBytes,
+  T0,
+  tempDir,
+  user,
+} from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
 import { refreshAll } from "../../src/store/index/_refresh.ts";
@@ -551,10 +558,21 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           if (o.kind === "create") await plain(root, `${o.i}.jsonl`, 1 + o.i);
           else if (!exists) continue;
           else if (o.kind === "append") {
+            // A turn of a model call: text to search, usage to count.
+            const n = ++stamp;
             await Deno.writeTextFile(
               path,
               JSON.stringify(
-                user(`f${String(stamp++).padStart(7, "0")}`, null, "more"),
+                assistant(`f${String(n).padStart(7, "0")}`, null, `more ${n}`, {
+                  usage: {
+                    input: 10 * n,
+                    output: n,
+                    cacheRead: 0,
+                    cacheWrite: 0,
+                    totalTokens: 11 * n,
+                    cost: { total: n / 1000 },
+                  },
+                }),
               ) + "\n",
               { append: true },
             );
@@ -602,6 +620,21 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
         } finally {
           store.close();
         }
+        // The index answers as the files do.
+        for (const query of ["more", "turn", "own"]) {
+          const indexed = await searchSessions(root, query, quiet);
+          const scanned = await searchSessions(root, query, { index: false });
+          assert.equal(indexed.indexed, true);
+          assert.deepEqual(indexed.hits, scanned.hits);
+        }
+        // (The index keeps the calls of files gone or no longer sessions:
+        // left out here, as the files no longer hold them.)
+        const { cost: a, ...fromIndex } =
+          (await usageReport(root, { ...quiet, excludeDeleted: true })).totals;
+        const { cost: b, ...fromFiles } =
+          (await usageReport(root, { index: false })).totals;
+        assert.deepEqual(fromIndex, fromFiles);
+        assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, b), `${a} vs ${b}`);
         assert.deepEqual(await unlikeScratch(root), []);
       },
     ),
