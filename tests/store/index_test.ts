@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import {
+  forkSession,
   listSessions,
   type RefreshResult,
   searchSessions,
@@ -511,6 +512,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
     "truncate", // its last entry cut off
     "unrow", // another connection forgets the file
     "refreshFile", // SessionIndex.refreshFile
+    "fork", // a copy of its entries in a new file (usage counts them once)
   ] as const;
   type Op =
     | { kind: (typeof kinds)[number]; i: number }
@@ -545,7 +547,12 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
             continue;
           }
           if (o.kind === "list") {
-            await listSessions(root); // rows with a head only, for new files
+            // Through the index (rows with a head only, for new files), as
+            // without it, whatever changed since the last refresh.
+            assert.equal(
+              await listed(root),
+              await listed(root, { index: false }),
+            );
             continue;
           }
           if (o.kind === "elsewhere") {
@@ -599,6 +606,8 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
             }
           } else if (o.kind === "refreshFile") {
             await index.refreshFile(path);
+          } else if (o.kind === "fork") {
+            await forkSession(path).catch(() => undefined); // garbled: no fork
           } else if (o.kind === "write" || o.kind === "open") {
             const session = await Session.open(path, quiet).catch(() =>
               undefined
@@ -621,6 +630,10 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           store.close();
         }
         // The index answers as the files do.
+        assert.equal(
+          await listed(root, { includeSubagents: true }),
+          await listed(root, { includeSubagents: true, index: false }),
+        );
         for (const query of ["more", "turn", "own"]) {
           const indexed = await searchSessions(root, query, quiet);
           const scanned = await searchSessions(root, query, { index: false });
