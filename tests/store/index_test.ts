@@ -614,6 +614,16 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
             ); // a garbled file does not open
             if (o.kind === "write") {
               await session?.appendMessage({ role: "user", content: "own" });
+            } else if (session !== undefined) {
+              // Resumed from the row where it can be: the context of a
+              // whole read all the same.
+              const whole = await Session.open(path, {
+                ...quiet,
+                index: false,
+                window: false,
+              });
+              assert.deepEqual(session.buildContext(), whole.buildContext());
+              await whole.close();
             }
             await session?.close();
           } else await forgetElsewhere(root, path);
