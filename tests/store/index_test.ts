@@ -499,6 +499,27 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
   }
 });
 
+Deno.test("IndexStore.snapshot reads one state of the index while another connection commits", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 2);
+  const store = (await IndexStore.tryOpen(dir.path, quiet))!;
+  const other = new DatabaseSync(join(dir.path, "index.sqlite"));
+  try {
+    await refreshAll(store);
+    const [before, during] = store.snapshot(() => {
+      const before = store.rows.paths();
+      other.exec("DELETE FROM sessions"); // committed at once
+      return [before, store.rows.paths()];
+    });
+    assert.deepEqual(before, [path]);
+    assert.deepEqual(during, before);
+    assert.deepEqual(store.rows.paths(), []);
+  } finally {
+    other.close();
+    store.close();
+  }
+});
+
 Deno.test("SessionIndex.refresh after any sequence of changes makes the index a refresh from scratch would (fast-check)", async () => {
   await using dir = await tempDir();
   const kinds = [

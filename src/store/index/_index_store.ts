@@ -273,6 +273,19 @@ export class IndexStore {
     return row.data_version;
   }
 
+  /**
+   * Run `work`'s reads in one read transaction, so that they see one state
+   * of the index whatever other processes commit meanwhile.
+   */
+  snapshot<T>(work: () => T): T {
+    this.#db.exec("BEGIN");
+    try {
+      return work();
+    } finally {
+      this.#db.exec("COMMIT");
+    }
+  }
+
   /** Run `work` over the database, to read a facet's tables; it must not write. */
   read<T>(work: (db: DatabaseSync) => T): T {
     return work(this.#db);

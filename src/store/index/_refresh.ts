@@ -94,31 +94,40 @@ export async function refreshAll(
     infos.push(info);
     print.add(file.path, info);
   }
-  const mark = store.freshMark();
-  if (
-    mark !== undefined && print.complete && mark.print === print.value &&
-    options.rebuild !== true
-  ) {
+  // The mark and the rows from one state of the index: a row another
+  // process writes between them could otherwise go unseen.
+  const seen = store.snapshot(() => {
+    const mark = store.freshMark();
+    if (
+      mark !== undefined && print.complete && mark.print === print.value &&
+      options.rebuild !== true
+    ) return { mark, rows: undefined };
+    // Rows with a head only (a list made them: read whole), and rows some
+    // facet has not read to their end; a standing mark (the files changed
+    // since, the index did not) says there are none: the last complete
+    // refresh left none, and nothing was written after it (~14 ms of
+    // queries for 10,000 rows).
+    const standing = mark !== undefined;
+    return {
+      mark,
+      rows: store.rows.stats(),
+      shallow: standing ? new Set<string>() : store.rows.shallow(),
+      behind: standing ? new Set<string>() : store.behind(),
+    };
+  });
+  if (seen.rows === undefined) {
     // Nothing changed since the last complete refresh: no row to read.
     options.onProgress?.(files.length, files.length);
     return {
-      sessions: mark.sessions,
+      sessions: seen.mark.sessions,
       refreshed: 0,
       removed: 0,
-      skipped: mark.skipped,
+      skipped: seen.mark.skipped,
       ms: Math.round(performance.now() - started),
       fresh: true,
     };
   }
-  const rows = store.rows.stats();
-  // Rows with a head only (a list made them: read whole), and rows some
-  // facet has not read to their end; a standing mark (the files changed
-  // since, the index did not) says there are none: the last complete
-  // refresh left none, and nothing was written after it (~14 ms of
-  // queries for 10,000 rows).
-  const standing = mark !== undefined;
-  const shallow = standing ? new Set<string>() : store.rows.shallow();
-  const behind = standing ? new Set<string>() : store.behind();
+  const { rows, shallow, behind } = seen;
   const result = {
     sessions: 0,
     refreshed: 0,
