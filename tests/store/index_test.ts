@@ -436,6 +436,38 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
   );
 });
 
+Deno.test("SessionIndex: a session closed after its appends keeps the refresh mark standing, so the next refresh reads no row", async () => {
+  await using dir = await tempDir();
+  const paths: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    paths.push(await plain(dir.path, `${i}.jsonl`, 2));
+  }
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  for (const text of ["needleclosed one", "needleclosed two"]) {
+    const session = await Session.open(paths[1]!, quiet);
+    await session.appendMessage({ role: "user", content: text });
+    await session.close(); // brings the file's row up to date
+    const done = await index.refresh();
+    assert.deepEqual([done.fresh, done.sessions, done.refreshed], [
+      true,
+      4,
+      0,
+    ]);
+  }
+  const found = await searchSessions(dir.path, "needleclosed", quiet);
+  assert.equal(found.hits.length, 2);
+  // A new session's file: its row is made, but no listing matches the mark.
+  const made = await plain(dir.path, "4.jsonl", 1);
+  const session = await Session.open(made, quiet);
+  await session.appendMessage({ role: "user", content: "new" });
+  await session.close();
+  const next = await index.refresh();
+  assert.equal(next.sessions, 5);
+  assert.equal((await index.refresh()).fresh, true);
+  assert.deepEqual(await unlikeScratch(dir.path), []);
+});
+
 Deno.test("SessionIndex.refresh leaves no mark when another process writes to the index meanwhile", async () => {
   await using dir = await tempDir();
   const paths: string[] = [];

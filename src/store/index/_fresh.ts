@@ -100,31 +100,42 @@ export class FilesPrint {
       this.#complete = false;
       return;
     }
-    let a = 0x811c9dc5;
-    let b = 0x3c6ef372;
-    for (let i = 0; i < path.length; i++) {
-      const c = path.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-    }
-    for (
-      const n of [
-        info.size,
-        info.mtime?.getTime() ?? 0,
-        info.ino ?? 0,
-        info.dev,
-      ]
-    ) {
-      // Both 32-bit halves of a number up to 2^53.
-      const lo = n >>> 0;
-      const hi = Math.floor(n / 0x100000000) >>> 0;
-      a = Math.imul(Math.imul(a ^ lo, 0x01000193) ^ hi, 0x01000193);
-      b = Math.imul(Math.imul(b ^ lo, 0x5bd1e995) ^ hi, 0x5bd1e995) ^
-        (b >>> 13);
-    }
-    this.#a = (this.#a + (a >>> 0)) >>> 0;
-    this.#b = (this.#b + (b >>> 0)) >>> 0;
+    this.addStat(path, {
+      size: info.size,
+      mtimeMs: info.mtime?.getTime() ?? 0,
+      ino: info.ino ?? 0,
+      dev: info.dev ?? 0,
+    });
+  }
+
+  /** Count in a file of these stat values (as an index row keeps them). */
+  addStat(path: string, stat: FileStat): void {
+    const [a, b] = _hashes(path, stat);
+    this.#a = (this.#a + a) >>> 0;
+    this.#b = (this.#b + b) >>> 0;
     this.#count++;
+  }
+
+  /** Take out a file counted in with these stat values. */
+  removeStat(path: string, stat: FileStat): void {
+    const [a, b] = _hashes(path, stat);
+    this.#a = (this.#a - a) >>> 0;
+    this.#b = (this.#b - b) >>> 0;
+    this.#count--;
+  }
+
+  /**
+   * The fingerprint a mark keeps, to change it file by file; undefined when
+   * it is not one this version makes (another salt).
+   */
+  static parse(value: string): FilesPrint | undefined {
+    const m = /^(\d+):([0-9a-f]{8})([0-9a-f]{8}):(.*)$/.exec(value);
+    if (m === null || m[4] !== _SALT) return undefined;
+    const print = new FilesPrint();
+    print.#count = Number(m[1]);
+    print.#a = parseInt(m[2]!, 16);
+    print.#b = parseInt(m[3]!, 16);
+    return print;
   }
 
   /** Whether every file was stat'ed. */
@@ -137,4 +148,31 @@ export class FilesPrint {
     const hex = (n: number) => n.toString(16).padStart(8, "0");
     return `${this.#count}:${hex(this.#a)}${hex(this.#b)}:${_SALT}`;
   }
+}
+
+/** A file's stat values, as the fingerprint takes them. */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+/** Two independent 32-bit hashes of a file's path and stat values. */
+function _hashes(path: string, stat: FileStat): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x3c6ef372;
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  for (const n of [stat.size, stat.mtimeMs, stat.ino, stat.dev]) {
+    // Both 32-bit halves of a number up to 2^53.
+    const lo = n >>> 0;
+    const hi = Math.floor(n / 0x100000000) >>> 0;
+    a = Math.imul(Math.imul(a ^ lo, 0x01000193) ^ hi, 0x01000193);
+    b = Math.imul(Math.imul(b ^ lo, 0x5bd1e995) ^ hi, 0x5bd1e995) ^ (b >>> 13);
+  }
+  return [a >>> 0, b >>> 0];
 }

@@ -18,10 +18,10 @@ import {
 } from "../_session_files.ts";
 import { EventLoopTurns } from "../_turns.ts";
 import { wholeLinesEnd } from "./_facets.ts";
-import { FilesPrint, MARK_UNCOVERED } from "./_fresh.ts";
-import { type IndexStore, stateOf } from "./_index_store.ts";
+import { FilesPrint, type FreshMark, MARK_UNCOVERED } from "./_fresh.ts";
+import { type IndexStore, stateOf, type WriteClock } from "./_index_store.ts";
 import type { StateRow, StatRow } from "./_rows.ts";
-import { uncoveredFiles } from "./_search_query.ts";
+import { isUncovered, uncoveredFiles } from "./_search_query.ts";
 import { headRow, sameStat } from "./_row_values.ts";
 
 /** Options for a refresh. */
@@ -213,8 +213,13 @@ export async function refreshOne(
   } catch {
     return false;
   }
-  // A row with a head only (a list made it) is read as a new file.
-  const known = store.rows.isShallow(path) ? undefined : store.rows.get(path);
+  const clock = store.writeClock();
+  const before = store.snapshot(() => ({
+    mark: store.freshMark(),
+    // A row with a head only (a list made it) is read as a new file.
+    known: store.rows.isShallow(path) ? undefined : store.rows.statOf(path),
+  }));
+  const { mark, known } = before;
   const outcome = await _refreshFile(
     store,
     { path, depth: store.depthOf(path) },
@@ -222,7 +227,44 @@ export async function refreshOne(
     known,
     known === undefined || store.behind(path).has(path),
   );
-  return outcome === "read";
+  if (outcome !== "read") return false;
+  if (mark !== undefined) _keepMark(store, path, mark, known, clock);
+  return true;
+}
+
+/**
+ * Leave standing the mark that stood before one file was read anew (a
+ * session closed after its appends does this): its fingerprint with the
+ * file's old stat taken out (its row's, which the mark vouched for) and the
+ * new one put in, and the file's place in the list of files to scan
+ * updated. The next refresh then finds the files as this mark says, and
+ * reads no row. A file the mark did not count as a session (new, or one
+ * that was not a session before) gives a fingerprint no listing will
+ * match: the next refresh compares every row, as it would have.
+ */
+function _keepMark(
+  store: IndexStore,
+  path: string,
+  mark: FreshMark,
+  old: StatRow | undefined,
+  clock: WriteClock,
+): void {
+  const print = FilesPrint.parse(mark.print);
+  const now = store.rows.statOf(path);
+  if (print === undefined || now === undefined) return;
+  if (old !== undefined) print.removeStat(path, old);
+  print.addStat(path, now);
+  let uncovered = mark.uncovered?.filter((p) => p !== path) ?? null;
+  if (uncovered !== null && store.read((db) => isUncovered(db, path))) {
+    uncovered.push(path);
+    if (uncovered.length > MARK_UNCOVERED) uncovered = null;
+  }
+  store.leaveFreshMark({
+    print: print.value,
+    sessions: mark.sessions + (old === undefined ? 1 : 0),
+    skipped: mark.skipped,
+    uncovered,
+  }, clock);
 }
 
 /**

@@ -154,6 +154,7 @@ export class SessionRows {
   readonly #arrays: boolean;
   readonly #get: StatementSync;
   readonly #offset: StatementSync;
+  readonly #stat: StatementSync;
   readonly #putHead: StatementSync;
   readonly #putState: StatementSync;
   readonly #remove: StatementSync;
@@ -173,6 +174,9 @@ export class SessionRows {
     returnArrays(this.#stats);
     this.#get = db.prepare("SELECT * FROM sessions WHERE path = ?");
     this.#offset = db.prepare("SELECT offset FROM sessions WHERE path = ?");
+    this.#stat = db.prepare(
+      "SELECT path, dev, ino, size, mtimeMs, bodyStart FROM sessions WHERE path = ?",
+    );
     const heads = _HEAD_COLUMNS.join(", ");
     const marks = _HEAD_COLUMNS.map(() => "?").join(", ");
     const updates = _HEAD_COLUMNS.slice(1).map((c) => `${c} = excluded.${c}`)
@@ -282,6 +286,11 @@ export class SessionRows {
   offsetOf(path: string): number | null | undefined {
     const row = this.#offset.get(path) as { offset: number | null } | undefined;
     return row?.offset;
+  }
+
+  /** A row's stat columns (from the covering index of the head columns). */
+  statOf(path: string): StatRow | undefined {
+    return this.#stat.get(path) as StatRow | undefined;
   }
 
   /** Every path with a row. */

@@ -70,6 +70,24 @@ export function uncoveredFiles(
 }
 
 /**
+ * Whether one file is among {@linkcode uncoveredFiles} (with no scope).
+ *
+ * @param db The index.
+ * @param path The file.
+ * @returns True when its row's search rows are not complete.
+ */
+export function isUncovered(db: DatabaseSync, path: string): boolean {
+  const row = prepared(
+    db,
+    `SELECT 1 FROM sessions s
+     LEFT JOIN facets p ON p.path = s.path AND p.facet = ? AND p.version = ?
+     WHERE s.path = ?
+       AND (s.offset IS NULL OR p.path IS NULL OR p.offset != s.offset)`,
+  ).get(SEARCH_FACET.name, SEARCH_FACET.version, path);
+  return row !== undefined;
+}
+
+/**
  * A session's id and title, from its row.
  *
  * @param db The index.
