@@ -277,6 +277,31 @@ Deno.test("SessionIndex: a list after another writer's append leaves the append 
   assert.deepEqual(found.hits.map((h) => h.entryId), ["00000003"]);
 });
 
+Deno.test("SessionIndex: a file rewritten as one the index keeps no state of loses its row's old state", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 3);
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  assert.equal(typeof rows(dir.path)[0]!.offset, "number");
+  const at = "2025-11-20T23:33:01.550Z";
+  await Deno.writeTextFile(
+    path,
+    [
+      { type: "session", id: "legacy", timestamp: at, cwd: "/w" },
+      {
+        type: "message",
+        timestamp: at,
+        message: { role: "user", content: "x" },
+      },
+    ].map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+  assert.equal((await index.refresh()).refreshed, 1);
+  // A version 1 file: read whole by its readers, no state kept.
+  assert.equal(rows(dir.path)[0]!.offset, null);
+  assert.equal(rows(dir.path)[0]!.entries, null);
+  assert.deepEqual(await unlikeScratch(dir.path), []);
+});
+
 Deno.test("IndexStore.remember leaves a file appended to since it was read for the refresh", async () => {
   await using dir = await tempDir();
   const path = await plain(dir.path, "s.jsonl", 2);
@@ -566,6 +591,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
     "unrow", // another connection forgets the file
     "refreshFile", // SessionIndex.refreshFile
     "fork", // a copy of its entries in a new file (usage counts them once)
+    "legacy", // a version 1 file in its place: scanned, not in the search rows
   ] as const;
   type Op =
     | { kind: (typeof kinds)[number]; i: number }
@@ -659,6 +685,25 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
             }
           } else if (o.kind === "refreshFile") {
             await index.refreshFile(path);
+          } else if (o.kind === "legacy") {
+            const at = "2025-11-20T23:33:01.550Z";
+            const lines = [
+              {
+                type: "session",
+                id: `legacy-${o.i}`,
+                timestamp: at,
+                cwd: "/w",
+              },
+              {
+                type: "message",
+                timestamp: at,
+                message: { role: "user", content: "turn legacy" },
+              },
+            ];
+            await Deno.writeTextFile(
+              path,
+              lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+            );
           } else if (o.kind === "fork") {
             await forkSession(path).catch(() => undefined); // garbled: no fork
           } else if (o.kind === "write" || o.kind === "open") {

@@ -157,6 +157,7 @@ export class SessionRows {
   readonly #stat: StatementSync;
   readonly #putHead: StatementSync;
   readonly #putState: StatementSync;
+  readonly #clearState: StatementSync;
   readonly #remove: StatementSync;
   readonly #paths: StatementSync;
   readonly #shallow: StatementSync;
@@ -190,6 +191,11 @@ export class SessionRows {
     this.#putState = db.prepare(
       `UPDATE sessions SET ${
         _STATE_COLUMNS.map((c) => `${c} = ?`).join(", ")
+      } WHERE path = ?`,
+    );
+    this.#clearState = db.prepare(
+      `UPDATE sessions SET ${
+        _STATE_COLUMNS.map((c) => `${c} = NULL`).join(", ")
       } WHERE path = ?`,
     );
     this.#remove = db.prepare("DELETE FROM sessions WHERE path = ?");
@@ -306,6 +312,11 @@ export class SessionRows {
   /** Write a row's state columns. */
   putState(path: string, state: StateRow): void {
     this.#putState.run(..._STATE_COLUMNS.map((c) => state[c]), path);
+  }
+
+  /** Clear a row's state columns: its file was read and gave none. */
+  clearState(path: string): void {
+    this.#clearState.run(path);
   }
 
   /** Remove a row. */
