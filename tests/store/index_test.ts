@@ -114,6 +114,19 @@ async function plain(
   return path;
 }
 
+/** `n` sessions of `entries` user turns, `0.jsonl` on, in `<dataDir>/sessions/-w/`. */
+async function plainFiles(
+  dataDir: string,
+  n: number,
+  entries: number,
+): Promise<string[]> {
+  const paths: string[] = [];
+  for (let i = 0; i < n; i++) {
+    paths.push(await plain(dataDir, `${i}.jsonl`, entries));
+  }
+  return paths;
+}
+
 const quiet = { onWarning: () => {} };
 
 Deno.test("listSessions gives the same list with and without the index on every fixture data dir", async () => {
@@ -139,10 +152,7 @@ Deno.test("listSessions gives the same list with and without the index on every 
 
 Deno.test("SessionIndex.refresh reads only what changed: a second refresh reads nothing, one append reads one file", async () => {
   await using dir = await tempDir();
-  const paths: string[] = [];
-  for (let i = 0; i < 5; i++) {
-    paths.push(await plain(dir.path, `${i}.jsonl`, 3));
-  }
+  const paths = await plainFiles(dir.path, 5, 3);
   using index = await SessionIndex.open(dir.path);
   assert.deepEqual(
     { ...(await index.refresh()), ms: 0 },
@@ -367,10 +377,7 @@ async function unlikeScratch(dataDir: string): Promise<string[]> {
 
 Deno.test("SessionIndex.refresh reads no row when nothing changed since a complete refresh, and sees every change", async (t) => {
   await using dir = await tempDir();
-  const paths: string[] = [];
-  for (let i = 0; i < 4; i++) {
-    paths.push(await plain(dir.path, `${i}.jsonl`, 3));
-  }
+  const paths = await plainFiles(dir.path, 4, 3);
   await Deno.writeTextFile(join(dir.path, "sessions", "-w", "x.jsonl"), "no\n");
   using index = await SessionIndex.open(dir.path, quiet);
   const first = await index.refresh();
@@ -463,10 +470,7 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
 
 Deno.test("SessionIndex: a session closed after its appends keeps the refresh mark standing, so the next refresh reads no row", async () => {
   await using dir = await tempDir();
-  const paths: string[] = [];
-  for (let i = 0; i < 4; i++) {
-    paths.push(await plain(dir.path, `${i}.jsonl`, 2));
-  }
+  const paths = await plainFiles(dir.path, 4, 2);
   using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   for (const text of ["needleclosed one", "needleclosed two"]) {
@@ -495,10 +499,7 @@ Deno.test("SessionIndex: a session closed after its appends keeps the refresh ma
 
 Deno.test("SessionIndex.refresh leaves no mark when another process writes to the index meanwhile", async () => {
   await using dir = await tempDir();
-  const paths: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    paths.push(await plain(dir.path, `${i}.jsonl`, 2));
-  }
+  const paths = await plainFiles(dir.path, 20, 2);
   using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   await Deno.writeTextFile(
@@ -992,10 +993,7 @@ Deno.test("SessionIndex: two refreshes at once leave the index a refresh from sc
 
 Deno.test("SessionIndex: two processes refreshing and one appending at once leave a consistent index", async () => {
   await using dir = await tempDir();
-  const paths: string[] = [];
-  for (let i = 0; i < 30; i++) {
-    paths.push(await plain(dir.path, `${i}.jsonl`, 3));
-  }
+  const paths = await plainFiles(dir.path, 30, 3);
   const script = `
     import { SessionIndex } from ${
     JSON.stringify(new URL("../../mod.ts", import.meta.url).href)

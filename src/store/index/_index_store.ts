@@ -9,8 +9,6 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { foldSettings } from "../../context/settings.ts";
-import { pathTo } from "../../context/tree.ts";
 import { seam } from "../../fs/_seam.ts";
 import { pathOf, type ReadFrom } from "../../fs/_snapshot.ts";
 import type { LoadedSession } from "../../read/_records.ts";
@@ -28,8 +26,8 @@ import {
 import { type FreshMark, markOf, markText } from "./_fresh.ts";
 import { prepared } from "./_prepared.ts";
 import { FRESH_MARK_KEY } from "./_schema.ts";
-import { type SessionRow, SessionRows, type StateRow } from "./_rows.ts";
-import { headRow, resumeOfRow } from "./_row_values.ts";
+import { type SessionRow, SessionRows } from "./_rows.ts";
+import { headRow, resumeOfRow, stateOf } from "./_row_values.ts";
 
 /** How an index is opened. */
 export interface IndexStoreOptions {
@@ -412,46 +410,6 @@ export class IndexStore {
     this.#closed = true;
     this.#db.close();
   }
-}
-
-/**
- * The state columns of a read that recorded the file.
- *
- * @param from The file, or the snapshot it was read from.
- * @param loaded What the read gave.
- * @returns The columns, or undefined when the read recorded nothing.
- */
-export async function stateOf(
-  from: ReadFrom,
-  loaded: LoadedSession,
-): Promise<StateRow | undefined> {
-  const record = loaded.record;
-  const end = loaded.recordEnd;
-  if (record === undefined || end === undefined) return undefined;
-  const tail = await tailHashAt(from, end);
-  if (tail === undefined) return undefined;
-  const window = pathTo(loaded.leafId ?? null, loaded.byId).entries;
-  const settings = foldSettings(window, loaded.base?.settings);
-  const leaf = loaded.leafId === undefined || loaded.leafId === null
-    ? undefined
-    : loaded.byId.get(loaded.leafId);
-  return {
-    offset: end,
-    tailHash: tail,
-    entries: record.entries,
-    messages: record.messages,
-    leafId: loaded.leafId ?? null,
-    model: settings.models.default ?? null,
-    thinkingLevel: settings.thinkingLevel,
-    created: typeof loaded.header.timestamp === "string"
-      ? loaded.header.timestamp
-      : null,
-    updated: typeof leaf?.timestamp === "string" ? leaf.timestamp : null,
-    pathSteps: record.path.encode(),
-    pathEnd: record.pathEnd,
-    labels: JSON.stringify(record.labels),
-    ids: record.ids.encode(),
-  };
 }
 
 /** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */

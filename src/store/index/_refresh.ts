@@ -19,10 +19,10 @@ import {
 import { EventLoopTurns } from "../_turns.ts";
 import { wholeLinesEnd } from "./_facets.ts";
 import { FilesPrint, type FreshMark, MARK_UNCOVERED } from "./_fresh.ts";
-import { type IndexStore, stateOf, type WriteClock } from "./_index_store.ts";
+import type { IndexStore, WriteClock } from "./_index_store.ts";
 import type { StateRow, StatRow } from "./_rows.ts";
 import { isUncovered, uncoveredFiles } from "./_search_query.ts";
-import { headRow, sameStat } from "./_row_values.ts";
+import { headRow, sameStat, stateOf } from "./_row_values.ts";
 
 /** Options for a refresh. */
 export interface RefreshOptions {
@@ -319,9 +319,9 @@ async function _refreshFile(
   const from = snapshot ?? path;
   const read = await readSessionHead(from, info);
   if ("skip" in read) {
-    // No longer a session: its row goes, a head-only one (`known` is
-    // undefined for it: it is read as a new file) as much as a full one.
-    if (known !== undefined || store.rows.offsetOf(path) !== undefined) {
+    // No longer a session: its row goes, a head-only one (read as a new
+    // file: `known` is undefined for it) as much as a full one.
+    if (store.rows.offsetOf(path) !== undefined) {
       store.write(() => store.forget(path));
     }
     return "skipped";

@@ -1,20 +1,26 @@
 /**
- * What a row says, made from a file (its head columns) and read back (the
- * list entry of a row, the record a windowed open resumes from).
+ * What a row says, made from a file (its head columns, and its state
+ * columns from a read that recorded it) and read back (the list entry of a
+ * row, the record a windowed open resumes from).
  *
  * @module
  */
 
 import { PathSteps } from "../../context/_path_steps.ts";
+import { foldSettings } from "../../context/settings.ts";
+import { pathTo } from "../../context/tree.ts";
 import type { PathEnd } from "../../context/tree.ts";
+import type { ReadFrom } from "../../fs/_snapshot.ts";
 import { headerTitleSource, headerVersion } from "../../format/header.ts";
 import type { TitleSource } from "../../format/title_slot.ts";
 import type { Head } from "../../read/_head.ts";
 import { IdFlags } from "../../read/_id_set.ts";
+import type { LoadedSession } from "../../read/_records.ts";
 import type { ResumeFrom } from "../../read/_resume.ts";
 import type { SessionInfo } from "../session_info.ts";
+import { tailHashAt } from "./_facets.ts";
 import { hashBytes } from "./_hash.ts";
-import type { HeadRow, SessionRow } from "./_rows.ts";
+import type { HeadRow, SessionRow, StateRow } from "./_rows.ts";
 
 /**
  * The head columns of a file from its head and metadata.
@@ -113,5 +119,45 @@ export function resumeOfRow(row: SessionRow): ResumeFrom | undefined {
     ids: IdFlags.decode(row.ids),
     entries: row.entries ?? 0,
     messages: row.messages ?? 0,
+  };
+}
+
+/**
+ * The state columns of a read that recorded the file.
+ *
+ * @param from The file, or the snapshot it was read from.
+ * @param loaded What the read gave.
+ * @returns The columns, or undefined when the read recorded nothing.
+ */
+export async function stateOf(
+  from: ReadFrom,
+  loaded: LoadedSession,
+): Promise<StateRow | undefined> {
+  const record = loaded.record;
+  const end = loaded.recordEnd;
+  if (record === undefined || end === undefined) return undefined;
+  const tail = await tailHashAt(from, end);
+  if (tail === undefined) return undefined;
+  const window = pathTo(loaded.leafId ?? null, loaded.byId).entries;
+  const settings = foldSettings(window, loaded.base?.settings);
+  const leaf = loaded.leafId === undefined || loaded.leafId === null
+    ? undefined
+    : loaded.byId.get(loaded.leafId);
+  return {
+    offset: end,
+    tailHash: tail,
+    entries: record.entries,
+    messages: record.messages,
+    leafId: loaded.leafId ?? null,
+    model: settings.models.default ?? null,
+    thinkingLevel: settings.thinkingLevel,
+    created: typeof loaded.header.timestamp === "string"
+      ? loaded.header.timestamp
+      : null,
+    updated: typeof leaf?.timestamp === "string" ? leaf.timestamp : null,
+    pathSteps: record.path.encode(),
+    pathEnd: record.pathEnd,
+    labels: JSON.stringify(record.labels),
+    ids: record.ids.encode(),
   };
 }
