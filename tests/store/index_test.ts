@@ -557,6 +557,43 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
   }
 });
 
+Deno.test("SessionIndex.refresh takes a damaged mark for none: it compares every row, and leaves a good one", async () => {
+  await using dir = await tempDir();
+  await plainFiles(dir.path, 3, 2);
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  const file = join(dir.path, "index.sqlite");
+  const mark = () => {
+    const db = new DatabaseSync(file);
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'fresh'").get();
+    db.close();
+    return JSON.parse(String(row?.value));
+  };
+  const good = mark();
+  for (
+    const text of [
+      "not json",
+      JSON.stringify({ ...good, print: 7 }),
+      JSON.stringify({ ...good, sessions: 3.5 }),
+      JSON.stringify({ ...good, uncovered: [1] }),
+      JSON.stringify({ ...good, skipped: undefined }),
+    ]
+  ) {
+    const db = new DatabaseSync(file);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'fresh'").run(text);
+    db.close();
+    // The files are as the mark's fingerprint says; a good mark would do.
+    const done = await index.refresh();
+    assert.deepEqual([done.fresh, done.refreshed, done.sessions], [
+      false,
+      0,
+      3,
+    ]);
+    assert.deepEqual(mark(), good);
+    assert.equal((await index.refresh()).fresh, true);
+  }
+});
+
 Deno.test("IndexStore.snapshot reads one state of the index while another connection commits", async () => {
   await using dir = await tempDir();
   const path = await plain(dir.path, "s.jsonl", 2);
