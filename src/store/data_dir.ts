@@ -14,12 +14,7 @@ import {
   resolve,
   sep,
 } from "node:path";
-import {
-  parse,
-  type ParseError,
-  printParseErrorCode,
-  stripComments,
-} from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
 import { seam } from "../fs/_seam.ts";
 
 /** The environment variable that names the data dir; it beats the config. */
@@ -96,6 +91,11 @@ async function _readConfigDataDir(path: string): Promise<string | undefined> {
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(`Cannot read config "${path}": ${reason}`, { cause: err });
   }
+  // Loaded only when there is a config to read: the parser is an npm
+  // package, and loading one costs every process ~40 ms at its start.
+  const { parse, printParseErrorCode, stripComments } = await import(
+    "jsonc-parser"
+  );
   if (stripComments(text).trim() === "") return undefined;
   const errors: ParseError[] = [];
   const config: unknown = parse(text, errors, { allowTrailingComma: true });
