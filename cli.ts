@@ -13,22 +13,8 @@
  * @module
  */
 
-import { blobs } from "./src/cli/_blobs.ts";
-import { runCli } from "./src/cli/_command.ts";
-import { context } from "./src/cli/_context.ts";
-import { demo } from "./src/cli/_demo.ts";
-import { exportCommand } from "./src/cli/_export.ts";
-import { fork } from "./src/cli/_fork.ts";
-import { gen } from "./src/cli/_gen.ts";
-import { index } from "./src/cli/_index.ts";
+import { type Command, lazyCommand, runCli } from "./src/cli/_command.ts";
 import { type CliIo, denoIo } from "./src/cli/_io.ts";
-import { list } from "./src/cli/_list.ts";
-import { search } from "./src/cli/_search.ts";
-import { show } from "./src/cli/_show.ts";
-import { stats } from "./src/cli/_stats.ts";
-import { usage } from "./src/cli/_usage.ts";
-import { tail } from "./src/cli/_tail.ts";
-import { tree } from "./src/cli/_tree.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
 
@@ -73,21 +59,31 @@ The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 
 Run "cli <command> --help" for a command's options.`;
 
-const COMMANDS = [
-  list,
-  index,
-  search,
-  show,
-  context,
-  stats,
-  usage,
-  tree,
-  tail,
-  fork,
-  exportCommand,
-  gen,
-  blobs,
-  demo,
+// Each command's modules are loaded when it runs, not before.
+const COMMANDS: Command[] = [
+  lazyCommand("list", async () => (await import("./src/cli/_list.ts")).list),
+  lazyCommand("index", async () => (await import("./src/cli/_index.ts")).index),
+  lazyCommand(
+    "search",
+    async () => (await import("./src/cli/_search.ts")).search,
+  ),
+  lazyCommand("show", async () => (await import("./src/cli/_show.ts")).show),
+  lazyCommand(
+    "context",
+    async () => (await import("./src/cli/_context.ts")).context,
+  ),
+  lazyCommand("stats", async () => (await import("./src/cli/_stats.ts")).stats),
+  lazyCommand("usage", async () => (await import("./src/cli/_usage.ts")).usage),
+  lazyCommand("tree", async () => (await import("./src/cli/_tree.ts")).tree),
+  lazyCommand("tail", async () => (await import("./src/cli/_tail.ts")).tail),
+  lazyCommand("fork", async () => (await import("./src/cli/_fork.ts")).fork),
+  lazyCommand(
+    "export",
+    async () => (await import("./src/cli/_export.ts")).exportCommand,
+  ),
+  lazyCommand("gen", async () => (await import("./src/cli/_gen.ts")).gen),
+  lazyCommand("blobs", async () => (await import("./src/cli/_blobs.ts")).blobs),
+  lazyCommand("demo", async () => (await import("./src/cli/_demo.ts")).demo),
 ];
 
 /**

@@ -6,12 +6,10 @@
  */
 
 import { join } from "node:path";
-import {
-  BLOB_REF_PREFIX,
-  BlobStore,
-  resolveDataDir,
-  sessionsDir,
-} from "../../mod.ts";
+import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
+import { BlobStore } from "../store/blob_store.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { sessionsDir } from "../store/places.ts";
 import { listBlobFolder, twinCount, unreferenced } from "./_blob_folder.ts";
 import {
   type Command,

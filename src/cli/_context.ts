@@ -4,13 +4,11 @@
  * @module
  */
 
-import {
-  type ContentBlock,
-  type ContextMessage,
-  contextToJson,
-} from "../../mod.ts";
+import { contextToJson } from "../context/context_json.ts";
+import type { ContextMessage } from "../context/messages.ts";
+import type { ContentBlock } from "../format/messages.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { openSession } from "./_failure.ts";
+import { openSession } from "./_open_session.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 
 const HELP =

@@ -6,9 +6,11 @@
  */
 
 import { dirname } from "node:path";
-import { forkSession, listSessions } from "../../mod.ts";
+import { forkSession } from "../store/fork.ts";
+import { listSessions } from "../store/list.ts";
 import { type Command, defineCommand } from "./_command.ts";
-import { attempt, checkFolder, openSession } from "./_failure.ts";
+import { attempt, checkFolder } from "./_failure.ts";
+import { openSession } from "./_open_session.ts";
 import { renderMessage } from "./_context.ts";
 import {
   writeMainSession,

@@ -6,7 +6,8 @@
  */
 
 import { join } from "node:path";
-import { type ContentBlock, Session } from "../../mod.ts";
+import type { ContentBlock } from "../format/messages.ts";
+import { Session } from "../session/session.ts";
 
 /** The folder every demo session was started in. */
 const _CWD = "/home/dev/src/lumen-api";

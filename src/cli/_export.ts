@@ -9,7 +9,7 @@ import {
   type ExportOptions,
   type ExportResult,
   exportSession,
-} from "../../mod.ts";
+} from "../export/export.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import { formatBytes, sanitize } from "./_format.ts";

@@ -1,13 +1,11 @@
 /**
  * How a command's work fails, the other half of the command helper
  * (`_command.ts`): every error names the action and the file, then the
- * state in plain words, `Cannot open "a.jsonl": no such file or directory`;
- * `openSession` opens a session file or fails that way.
+ * state in plain words, `Cannot open "a.jsonl": no such file or directory`
+ * (`_open_session.ts` opens a session file or fails that way).
  *
  * @module
  */
-
-import { Session, type SessionOpenOptions } from "../../mod.ts";
 
 /**
  * The error for work that failed (exit code 1), worded `Cannot <action>:
@@ -59,32 +57,6 @@ export async function attempt<T>(
   } catch (err) {
     throw failure(action, err);
   }
-}
-
-/** Options for {@linkcode openSession}. */
-export interface OpenSessionOptions
-  extends Omit<SessionOpenOptions, "dataDir"> {
-  /** Where blobs/ lives: `--data-dir`; undefined for the default. */
-  dataDir?: string | undefined;
-}
-
-/**
- * Open a session file (never modifying it), or fail with
- * `Cannot open "<file>": <state>`: `no such file or directory`,
- * `it is a folder`, or the loader's own words.
- *
- * @param file The session file.
- * @param options As for `Session.open`; `dataDir` may be undefined.
- * @returns The session; the caller disposes of it.
- * @throws {Error} When it cannot be opened.
- */
-export function openSession(
-  file: string,
-  options: OpenSessionOptions = {},
-): Promise<Session> {
-  const { dataDir, ...rest } = options;
-  const opts = dataDir === undefined ? rest : { ...rest, dataDir };
-  return attempt(`open "${file}"`, () => Session.open(file, opts));
 }
 
 /**

@@ -6,13 +6,11 @@
  */
 
 import { join } from "node:path";
-import {
-  BLOB_REF_PREFIX,
-  BlobStore,
-  findDataDir,
-  Session,
-  type WindowStats,
-} from "../../mod.ts";
+import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
+import type { WindowStats } from "../session/options.ts";
+import { Session } from "../session/session.ts";
+import { BlobStore } from "../store/blob_store.ts";
+import { findDataDir } from "../store/data_dir.ts";
 import { attempt } from "./_failure.ts";
 import { countEntries, tally } from "./_scan.ts";
 

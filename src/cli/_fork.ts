@@ -4,7 +4,8 @@
  * @module
  */
 
-import { cleanTitle, forkSession } from "../../mod.ts";
+import { cleanTitle } from "../format/title_slot.ts";
+import { forkSession } from "../store/fork.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import { sanitize } from "./_format.ts";

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { resolveDataDir, SessionIndex } from "../../mod.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { SessionIndex } from "../store/index/session_index.ts";
 import {
   type Command,
   defineCommand,

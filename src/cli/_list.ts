@@ -5,12 +5,10 @@
  */
 
 import { join } from "node:path";
-import {
-  listSessions,
-  resolveDataDir,
-  SessionIndex,
-  type SessionInfo,
-} from "../../mod.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { SessionIndex } from "../store/index/session_index.ts";
+import { listSessions } from "../store/list.ts";
+import type { SessionInfo } from "../store/session_info.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import type { CliIo } from "./_io.ts";

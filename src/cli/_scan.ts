@@ -8,12 +8,9 @@
  */
 
 import { join } from "node:path";
-import {
-  BLOB_REF_PREFIX,
-  type LoadIssue,
-  parseBlobRef,
-  SessionEntryStream,
-} from "../../mod.ts";
+import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
+import type { LoadIssue } from "../format/issues.ts";
+import { SessionEntryStream } from "../read/entry_stream.ts";
 
 /** What one pass over a session file counts. */
 export interface EntryCounts {

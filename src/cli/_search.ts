@@ -4,13 +4,13 @@
  * @module
  */
 
+import { resolveDataDir } from "../store/data_dir.ts";
 import {
-  resolveDataDir,
   type SearchHit,
   type SearchOptions,
   type SearchResult,
   searchSessions,
-} from "../../mod.ts";
+} from "../store/search/search.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import { sanitize, truncate } from "./_format.ts";

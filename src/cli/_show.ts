@@ -4,9 +4,11 @@
  * @module
  */
 
-import { type LoadIssue, type Session, TITLE_SLOT_BYTES } from "../../mod.ts";
+import type { LoadIssue } from "../format/issues.ts";
+import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
+import type { Session } from "../session/session.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { openSession } from "./_failure.ts";
+import { openSession } from "./_open_session.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { tally } from "./_scan.ts";
 import { formatTable } from "./_table.ts";

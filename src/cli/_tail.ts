@@ -4,7 +4,9 @@
  * @module
  */
 
-import { type SessionEntry, SessionTree, watchSession } from "../../mod.ts";
+import type { SessionEntry } from "../format/entries.ts";
+import { SessionTree } from "../tree/session_tree.ts";
+import { watchSession } from "../watch/watch_session.ts";
 import { type Command, defineCommand } from "./_command.ts";
 import { renderMessage } from "./_context.ts";
 import { attempt } from "./_failure.ts";

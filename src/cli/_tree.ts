@@ -4,16 +4,10 @@
  * @module
  */
 
-import {
-  outlineTree,
-  type SessionInfo,
-  type SessionLineage,
-  sessionLineage,
-  SessionTree,
-  type TreeFilter,
-  type TreeNode,
-  type TreeRow,
-} from "../../mod.ts";
+import type { SessionInfo } from "../store/session_info.ts";
+import { type SessionLineage, sessionLineage } from "../tree/lineage.ts";
+import { outlineTree, type TreeFilter, type TreeRow } from "../tree/outline.ts";
+import { SessionTree, type TreeNode } from "../tree/session_tree.ts";
 import {
   type Call,
   type Command,

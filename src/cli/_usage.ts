@@ -5,12 +5,12 @@
  * @module
  */
 
+import { resolveDataDir } from "../store/data_dir.ts";
 import {
-  resolveDataDir,
   type UsageReport,
   usageReport,
   type UsageRow,
-} from "../../mod.ts";
+} from "../store/usage/usage_report.ts";
 import {
   type Call,
   type Command,

@@ -1,11 +1,7 @@
 import { equal } from "node:assert/strict";
 import { join } from "node:path";
-import {
-  attempt,
-  checkFolder,
-  failure,
-  openSession,
-} from "../../src/cli/_failure.ts";
+import { attempt, checkFolder, failure } from "../../src/cli/_failure.ts";
+import { openSession } from "../../src/cli/_open_session.ts";
 import { tempDir } from "../_session_files.ts";
 
 Deno.test("failure() words an error as Cannot <action>: <state>", () => {

@@ -47,8 +47,24 @@ Deno.test("cli help lists every command, exit code 0", async () => {
 });
 
 Deno.test("cli every command answers --help with its usage", async () => {
+  // Each is loaded when it runs: this also checks each name loads its command.
   for (
-    const c of ["list", "show", "context", "stats", "fork", "gen", "blobs"]
+    const c of [
+      "list",
+      "index",
+      "search",
+      "show",
+      "context",
+      "stats",
+      "usage",
+      "tree",
+      "tail",
+      "fork",
+      "export",
+      "gen",
+      "blobs",
+      "demo",
+    ]
   ) {
     const r = await cliInProcess([c, "--help"]);
     equal(r.code, 0, c);
