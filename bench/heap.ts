@@ -41,11 +41,49 @@ interface Run {
   seen?: number;
   bytesRead?: number;
   messages?: number;
+  /** Minor page faults during the open and the context (Linux). */
+  faults?: number;
   error?: string;
 }
 
 const MB = 1 << 20;
 const round = (n: number): number => Math.round(n * 10) / 10;
+
+/** This process's minor page faults so far (`/proc/self/stat`), or undefined off Linux. */
+function minorFaults(): number | undefined {
+  try {
+    const stat = Deno.readTextFileSync("/proc/self/stat");
+    // Fields after the command's name (in parentheses, which may hold
+    // spaces): state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt.
+    const n = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
+    return Number.isFinite(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a page of fresh memory costs on this machine: 64 MB allocated and
+ * each of its pages written once, the time over the faults it took. The
+ * windowed open's own memory (the window's strings and objects, and the
+ * young generation V8 grows for them) is paid at this price; the floor
+ * touches almost none.
+ */
+function pageFaultMicros(): { micros: number; faults: number } | undefined {
+  const before = minorFaults();
+  const t0 = performance.now();
+  const bytes = new Uint8Array(64 * MB);
+  for (let i = 0; i < bytes.length; i += 4096) bytes[i] = 1;
+  const ms = performance.now() - t0;
+  const after = minorFaults();
+  if (before === undefined || after === undefined || after <= before) {
+    return undefined;
+  }
+  return {
+    micros: round(ms * 1000 / (after - before)),
+    faults: after - before,
+  };
+}
 
 /** Peak resident set size of this process (the kernel's VmHWM), in MB. */
 function peakRssMB(): number | undefined {
@@ -90,11 +128,14 @@ async function child(loader: Loader, file: string): Promise<Run> {
     peak = Math.max(peak, Deno.memoryUsage().heapUsed);
   };
   const timer = setInterval(sample, 1);
+  const faultsBefore = minorFaults();
+  let faultsAfter: number | undefined;
   try {
     const t0 = performance.now();
     if (loader === "floor") {
       const lines = await readAndFindLines(file);
       const t1 = performance.now();
+      faultsAfter = minorFaults();
       clearInterval(timer);
       gc();
       run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
@@ -105,6 +146,7 @@ async function child(loader: Loader, file: string): Promise<Run> {
       const t1 = performance.now();
       const ctx = naiveContext(s);
       const t2 = performance.now();
+      faultsAfter = minorFaults();
       sample();
       clearInterval(timer);
       gc();
@@ -128,6 +170,7 @@ async function child(loader: Loader, file: string): Promise<Run> {
       const t1 = performance.now();
       const ctx = s.buildContext();
       const t2 = performance.now();
+      faultsAfter = minorFaults();
       sample();
       clearInterval(timer);
       gc();
@@ -150,10 +193,34 @@ async function child(loader: Loader, file: string): Promise<Run> {
   } finally {
     clearInterval(timer);
   }
+  if (faultsBefore !== undefined && faultsAfter !== undefined) {
+    run.faults = faultsAfter - faultsBefore;
+  }
   run.peakHeapMB = round(peak / MB);
   const rss = peakRssMB();
   if (rss !== undefined) run.peakRssMB = rss;
   return run;
+}
+
+/** {@linkcode pageFaultMicros} in a fresh process (reading `/proc/self/stat` needs `--allow-all`). */
+async function faultPriceChild(): Promise<
+  { micros: number; faults: number } | undefined
+> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      new URL(import.meta.url).pathname,
+      "--fault-price",
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  try {
+    return JSON.parse(new TextDecoder().decode(out.stdout)) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function spawnChild(loader: Loader, file: string): Promise<Run> {
@@ -215,7 +282,13 @@ async function ompOpen(oracle: string, file: string): Promise<Run> {
   };
 }
 
-function median(runs: Run[], key: "openMs" | "contextMs"): number | undefined {
+/** What a page fault costs here, in µs ({@linkcode pageFaultMicros}). */
+let faultMicros: number | undefined;
+
+function median(
+  runs: Run[],
+  key: "openMs" | "contextMs" | "faults",
+): number | undefined {
   const xs = runs.map((r) => (r[key] ?? NaN) + 0).filter(Number.isFinite).sort((
     a,
     b,
@@ -224,6 +297,10 @@ function median(runs: Run[], key: "openMs" | "contextMs"): number | undefined {
 }
 
 async function main(args: string[]): Promise<void> {
+  if (args[0] === "--fault-price") {
+    console.log(JSON.stringify(pageFaultMicros() ?? null));
+    return;
+  }
   if (args[0] === "--child") {
     console.log(JSON.stringify(await child(args[1] as Loader, args[2]!)));
     return;
@@ -233,6 +310,9 @@ async function main(args: string[]): Promise<void> {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const sizes = (opt("sizes") ?? "10M,100M,1G").split(",").map(parseSize);
+  const price = await faultPriceChild();
+  faultMicros = price?.micros;
+  console.log(JSON.stringify({ pageFault: price ?? null }));
   // A transcript whose final window is ~30 MB: the open should hold about that.
   const bigWindow = parseSize(opt("big-window") ?? "30M");
   const runs = Number(opt("runs") ?? "3");
@@ -358,6 +438,8 @@ async function measure(
   };
   const floor = total("floor");
   const held = (byLoader.windowed ?? []).map((r) => r.heapHeldMB ?? NaN);
+  const windowedFaults = median(byLoader.windowed ?? [], "faults");
+  const floorFaults = median(byLoader.floor ?? [], "faults");
   console.log(JSON.stringify({
     size: label,
     summary: true,
@@ -378,6 +460,14 @@ async function measure(
     fullOverWindowed: ratio("full"),
     ompOverWindowed: ratio("omp"),
     heapHeldMB: held.length ? Math.max(...held) : null,
+    // The page faults of the open beyond the floor's, and what they cost
+    // at this machine's price of a fault.
+    windowedFaults: windowedFaults ?? null,
+    floorFaults: floorFaults ?? null,
+    extraFaultMs: windowedFaults === undefined || floorFaults === undefined ||
+        faultMicros === undefined
+      ? null
+      : round((windowedFaults - floorFaults) * faultMicros / 1000),
     peakHeapMB: byLoader.windowed?.[0]?.peakHeapMB ?? null,
     peakRssMB: byLoader.windowed?.[0]?.peakRssMB ?? null,
   }));
