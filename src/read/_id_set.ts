@@ -116,7 +116,7 @@ export class IdFlags {
 
   #getKey(key: number): number {
     const mask = this.#keys.length - 1;
-    for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
+    for (let i = hashKey(key) & mask;; i = (i + 1) & mask) {
       const f = this.#flags[i]!;
       if (f === 0) return 0;
       if (this.#keys[i] === key) return f;
@@ -126,7 +126,7 @@ export class IdFlags {
   #addKey(key: number, flags: number): number {
     if ((this.#count + 1) * 2 > this.#keys.length) this.#grow();
     const mask = this.#keys.length - 1;
-    for (let i = _hash(key) & mask;; i = (i + 1) & mask) {
+    for (let i = hashKey(key) & mask;; i = (i + 1) & mask) {
       const f = this.#flags[i]!;
       if (f === 0) {
         this.#keys[i] = key;
@@ -194,7 +194,14 @@ export class IdSet {
 }
 
 /** A 32-bit mix, so sequential ids spread over the table. */
-function _hash(key: number): number {
+/**
+ * A 32-bit key's slot hash (every bit of the key in the low bits), for
+ * open-addressing tables of hex ids.
+ *
+ * @param key The key.
+ * @returns Its hash.
+ */
+export function hashKey(key: number): number {
   let h = Math.imul(key ^ (key >>> 16), 0x45d9f3b);
   h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
   return (h ^ (h >>> 16)) >>> 0;

@@ -17,6 +17,7 @@ import {
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { withFs } from "../_fs_seam.ts";
 import { buildIndex, fixtureCopy } from "./_usage_dirs.ts";
+import { tempDir } from "../_session_files.ts";
 
 const ROOT = "01900000-0000-7000-8000-000000000001";
 const FORK = "01900000-0000-7000-8000-000000000002";
@@ -352,4 +353,87 @@ Deno.test("usageReport() refuses an unknown grouping, a bad day and an unknown z
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("usageReport() counts each of thousands of calls once: hex ids and others, copies, an id reused at another time", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--p--");
+  await Deno.mkdir(folder, { recursive: true });
+  const t0 = Date.parse("2026-03-01T10:00:00.000Z");
+  const header = (id: string, ms: number) =>
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id,
+      timestamp: new Date(ms).toISOString(),
+      cwd: "/p",
+    });
+  const call = (id: string, parentId: string | null, ms: number) =>
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: new Date(ms).toISOString(),
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        model: "m",
+        usage: {
+          input: 1,
+          output: 2,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 3,
+          cost: { total: 0.001 },
+        },
+        stopReason: "stop",
+        timestamp: ms,
+      },
+    });
+  // 5,000 distinct ids of 8 hex digits (more than the seen table's first size).
+  const ids = Array.from(
+    { length: 5000 },
+    (_, i) =>
+      (Math.imul(i + 1, 0x9e3779b1) >>> 0).toString(16).padStart(8, "0"),
+  );
+  const first = [
+    header(ROOT, t0),
+    ...ids.map((id, i) => call(id, ids[i - 1] ?? null, t0 + i * 1000)),
+    call("msg-a", ids.at(-1)!, t0 + 6e6),
+    call("msg-b", "msg-a", t0 + 6e6 + 1),
+    call(ids[10]!, "msg-b", t0 + 7e6), // an id the same file gave: passed over
+  ];
+  const write = (name: string, lines: string[]) =>
+    Deno.writeTextFile(join(folder, name), lines.join("\n") + "\n");
+  await write("a.jsonl", first);
+  await write("b.jsonl", [ // a copy of the first, and two calls of its own
+    header(FORK, t0 + 8e6),
+    ...first.slice(1),
+    call("0000beef", "msg-b", t0 + 8e6),
+    call("msg-c", "0000beef", t0 + 8e6 + 1),
+  ]);
+  await write("c.jsonl", [
+    header(FORK_OF_FORK, t0 + 9e6),
+    call(ids[20]!, null, t0 + 9e6), // an id given before, at another time: counted
+    call(ids[30]!, ids[20]!, t0 + 30 * 1000), // and at its time: passed over
+  ]);
+  await write("d.jsonl", [ // that reused id at its other time: passed over
+    header(BRANCHED, t0 + 10e6),
+    call(ids[20]!, null, t0 + 9e6),
+    call("msg-d", ids[20]!, t0 + 10e6),
+  ]);
+  const report = await bothWays(dir.path, { by: "session" });
+  deepStrictEqual(
+    requests(report).sort(),
+    [
+      [BRANCHED, 1],
+      [ROOT, 5002],
+      [FORK, 2],
+      [FORK_OF_FORK, 1],
+    ].sort(),
+  );
+  equal(report.totals.requests, 5006);
+  equal(report.totals.outputTokens, 2 * 5006);
 });
