@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import {
@@ -285,6 +285,51 @@ Deno.test("SessionIndex: a list after another writer's append leaves the append 
     refresh: false,
   });
   assert.deepEqual(found.hits.map((h) => h.entryId), ["00000003"]);
+});
+
+Deno.test("SessionIndex: a list after an append to a version 1 file (a row without state, read by the facets) leaves it for the next refresh", async () => {
+  await using dir = await tempDir();
+  const at = "2025-11-20T23:33:01.550Z";
+  const path = join(dir.path, "sessions", "-w", "v1.jsonl");
+  await Deno.mkdir(dirname(path), { recursive: true });
+  await Deno.writeTextFile(
+    path,
+    [
+      { type: "session", id: "legacy", timestamp: at, cwd: "/w" },
+      {
+        type: "message",
+        timestamp: at,
+        message: { role: "user", content: "x" },
+      },
+    ].map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  assert.equal(rows(dir.path)[0]!.offset, null);
+  const call = assistant("f0000001", null, "more", {
+    usage: {
+      input: 10,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 11,
+      cost: { total: 0.001 },
+    },
+  });
+  await Deno.writeTextFile(path, JSON.stringify(call) + "\n", {
+    append: true,
+  });
+  // The row holds no state, as a head-only row a list made: but the
+  // facets read it, so the list leaves its stat as it was.
+  assert.equal((await index.list()).length, 1);
+  assert.equal((await index.refresh()).refreshed, 1);
+  const fromIndex = await usageReport(dir.path, quiet);
+  assert.equal(fromIndex.source, "index");
+  assert.equal(fromIndex.totals.requests, 1);
+  assert.equal(
+    (await usageReport(dir.path, { index: false })).totals.requests,
+    1,
+  );
 });
 
 Deno.test("SessionIndex: a file rewritten as one the index keeps no state of loses its row's old state", async () => {

@@ -87,13 +87,17 @@ export async function listFromIndex(
     if (wanted(row)) out.push(sessionInfo(file.path, head.info, head.head));
     return row;
   });
-  // Kept only where the row holds a head alone. A row that holds a state
-  // (and the facets' progress) keeps its old stat until a refresh reads
-  // what changed: with the new stat, a refresh would take the old state
-  // for the file's, and never read what another writer appended.
-  const fresh = read.filter((r): r is HeadRow =>
-    r !== undefined && typeof store.rows.offsetOf(r.path) !== "number"
-  );
+  // Kept only where there is no row, or it holds a head alone. A row a
+  // refresh read (a state, the facets' progress; or, for a version 1
+  // file, no state but the facets' progress) keeps its old stat until a
+  // refresh reads what changed: with the new stat, a refresh would take
+  // the row for the file, and never read what another writer appended.
+  const fresh = read.filter((r): r is HeadRow => {
+    if (r === undefined) return false;
+    const offset = store.rows.offsetOf(r.path);
+    return offset === undefined ||
+      (offset === null && store.rows.isShallow(r.path));
+  });
   if (fresh.length > 0) {
     store.write(() => {
       for (const row of fresh) store.rows.putHead(row);
