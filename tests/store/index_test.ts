@@ -127,6 +127,22 @@ async function plainFiles(
   return paths;
 }
 
+/** A version 1 session (pi's) at `path`: a header and one user turn without id. */
+async function writeLegacy(path: string): Promise<void> {
+  const at = "2025-11-20T23:33:01.550Z";
+  await Deno.writeTextFile(
+    path,
+    [
+      { type: "session", id: "legacy", timestamp: at, cwd: "/w" },
+      {
+        type: "message",
+        timestamp: at,
+        message: { role: "user", content: "x" },
+      },
+    ].map((l) => JSON.stringify(l)).join("\n") + "\n",
+  );
+}
+
 const quiet = { onWarning: () => {} };
 
 Deno.test("listSessions gives the same list with and without the index on every fixture data dir", async () => {
@@ -289,20 +305,9 @@ Deno.test("SessionIndex: a list after another writer's append leaves the append 
 
 Deno.test("SessionIndex: a list after an append to a version 1 file (a row without state, read by the facets) leaves it for the next refresh", async () => {
   await using dir = await tempDir();
-  const at = "2025-11-20T23:33:01.550Z";
   const path = join(dir.path, "sessions", "-w", "v1.jsonl");
   await Deno.mkdir(dirname(path), { recursive: true });
-  await Deno.writeTextFile(
-    path,
-    [
-      { type: "session", id: "legacy", timestamp: at, cwd: "/w" },
-      {
-        type: "message",
-        timestamp: at,
-        message: { role: "user", content: "x" },
-      },
-    ].map((l) => JSON.stringify(l)).join("\n") + "\n",
-  );
+  await writeLegacy(path);
   using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   assert.equal(rows(dir.path)[0]!.offset, null);
@@ -338,18 +343,7 @@ Deno.test("SessionIndex: a file rewritten as one the index keeps no state of los
   using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   assert.equal(typeof rows(dir.path)[0]!.offset, "number");
-  const at = "2025-11-20T23:33:01.550Z";
-  await Deno.writeTextFile(
-    path,
-    [
-      { type: "session", id: "legacy", timestamp: at, cwd: "/w" },
-      {
-        type: "message",
-        timestamp: at,
-        message: { role: "user", content: "x" },
-      },
-    ].map((l) => JSON.stringify(l)).join("\n") + "\n",
-  );
+  await writeLegacy(path);
   assert.equal((await index.refresh()).refreshed, 1);
   // A version 1 file: read whole by its readers, no state kept.
   assert.equal(rows(dir.path)[0]!.offset, null);
