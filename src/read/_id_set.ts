@@ -193,10 +193,10 @@ export class IdSet {
   }
 }
 
-/** A 32-bit mix, so sequential ids spread over the table. */
 /**
- * A 32-bit key's slot hash (every bit of the key in the low bits), for
- * open-addressing tables of hex ids.
+ * A 32-bit key's slot hash, a mix so that sequential ids spread over the
+ * table (every bit of the key in the low bits), for open-addressing tables
+ * of hex ids.
  *
  * @param key The key.
  * @returns Its hash.
