@@ -293,3 +293,43 @@ Deno.test("searchSessions() scans the files a standing refresh mark lists, those
     found.hits,
   );
 });
+
+Deno.test("a refresh after other writers' changes keeps the mark's files to scan true, for a few files written and for many", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "-w");
+  await Deno.mkdir(folder, { recursive: true });
+  const paths = Array.from(
+    { length: 520 },
+    (_, i) => join(folder, `${i}.jsonl`),
+  );
+  for (const path of paths) {
+    await Deno.writeFile(path, sessionBytes([user("00000001", null, "hi")]));
+  }
+  const at = "2025-11-20T23:33:01.550Z";
+  const legacy = [
+    { type: "session", id: "legacy", timestamp: at, cwd: "/w" },
+    { type: "message", timestamp: at, message: { role: "user", content: "x" } },
+  ].map((l) => JSON.stringify(l)).join("\n") + "\n";
+  const store = (await IndexStore.tryOpen(dir.path))!;
+  try {
+    await refreshAll(store);
+    deepEqual(store.freshMark()?.uncovered, []);
+    // Version 1 files in their places (the search facet does not hold
+    // them): 2 files, each asked again; then 510, all rows asked at once.
+    for (const count of [2, 510]) {
+      for (const path of paths.slice(0, count)) {
+        await Deno.writeTextFile(path, legacy + "\n".repeat(count));
+      }
+      const done = await refreshAll(store);
+      equal(done.refreshed, count);
+      const marked = store.freshMark()?.uncovered;
+      equal(marked?.length, count);
+      deepEqual(
+        [...marked!].sort(),
+        store.read((db) => uncoveredFiles(db, {})).sort(),
+      );
+    }
+  } finally {
+    store.close();
+  }
+});

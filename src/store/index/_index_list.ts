@@ -92,12 +92,10 @@ export async function listFromIndex(
   // file, no state but the facets' progress) keeps its old stat until a
   // refresh reads what changed: with the new stat, a refresh would take
   // the row for the file, and never read what another writer appended.
-  const fresh = read.filter((r): r is HeadRow => {
-    if (r === undefined) return false;
-    const offset = store.rows.offsetOf(r.path);
-    return offset === undefined ||
-      (offset === null && store.rows.isShallow(r.path));
-  });
+  const fresh = read.filter((r): r is HeadRow =>
+    r !== undefined &&
+    (store.rows.offsetOf(r.path) === undefined || store.rows.isShallow(r.path))
+  );
   if (fresh.length > 0) {
     store.write(() => {
       for (const row of fresh) store.rows.putHead(row);
