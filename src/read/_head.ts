@@ -92,6 +92,17 @@ export class HeadReader {
    */
   take(line: Line): boolean {
     if (this.#head !== undefined) return true;
+    // Bounded here, not only by the splitter: the windowed open's head comes
+    // from raw bytes, and the full read's line 2 has the body's limit.
+    if (line.bytes.length > HEAD_LINE_MAX_BYTES) {
+      line = makeLine(
+        null,
+        line.offset,
+        line.index,
+        line.size,
+        line.terminated,
+      );
+    }
     if (line.index !== 0) return this.#takeHeader(line);
     const bom = _hasBom(line.bytes);
     if (bom) line = { ...line, bytes: line.bytes.subarray(_BOM.length) };
@@ -146,7 +157,7 @@ export class HeadReader {
     if (at > 2) throw new SessionSyntaxError("the header is missing", where);
     if (line.oversized === true && at === 2) {
       throw new SessionSyntaxError(
-        "the header is longer than the loader's line limit",
+        `the header is longer than a header may be (${HEAD_LINE_MAX_BYTES} bytes) or than the loader's line limit`,
         where,
       );
     }

@@ -78,9 +78,11 @@ export interface ReadLinesOptions {
    */
   maxLineBytes?: number;
   /**
-   * The same limit for the first two lines (a session's title slot and
-   * header, which are small: a longer one is damage). Default
-   * `maxLineBytes`.
+   * The same limit for the first line (a session's title slot or, in a
+   * slot-less file, its header: small, so a longer one is damage). Only the
+   * first: whether line 2 is a header or an entry depends on what line 1
+   * was, which the head reader settles (it bounds a header on line 2
+   * itself). Default `maxLineBytes`.
    */
   maxHeadLineBytes?: number;
   /**

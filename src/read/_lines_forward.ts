@@ -117,7 +117,7 @@ async function* _split(
       yield makeLine(bytes, offset, index, raw + 1, true, nul);
       offset += raw + 1;
       index++;
-      if (index === 2) max = limits.rest;
+      if (index === 1) max = limits.rest;
       start = nl + 1;
       pieces.clear();
       pending = 0;
@@ -161,7 +161,7 @@ async function* _chunks(
 }
 
 interface _Limits {
-  /** The limit of lines 0 and 1. */
+  /** The limit of line 0. */
   head: number;
   /** The limit of the others. */
   rest: number;

@@ -148,6 +148,34 @@ Deno.test("Session.open() on a line 1 of 40 MB: skipped, the header on line 2 st
   }
 });
 
+Deno.test("Session.open() on a slot-less file whose first entry is 2 MB: read both ways (the head's limit is the header's, not the entry's)", async () => {
+  await using dir = await tempDir();
+  const big = user("0000000a", null, "z".repeat(2 * MB));
+  const path = await fileOf(
+    dir.path,
+    sessionBytes([big, b], { slot: false }),
+  );
+  await bothWays(path, (s, how) => {
+    deepStrictEqual(kinds(s), [], how);
+    deepStrictEqual(texts(s), ["z".repeat(2 * MB), "second"], how);
+  });
+});
+
+Deno.test("Session.open() on a header of 1.5 MB after the slot: the same clear SessionSyntaxError both ways", async () => {
+  await using dir = await tempDir();
+  // Within the windowed open's first read (2 MiB), over a header's 1 MiB.
+  const header = { ...HEADER, cwd: `/${"c".repeat(1.5 * MB)}` };
+  const path = await fileOf(dir.path, sessionBytes([a], { header }));
+  for (const window of [true, false]) {
+    await rejects(Session.open(path, { window }), (err) => {
+      ok(err instanceof SessionSyntaxError, String(err));
+      ok(err.reason.startsWith("the header is longer"), err.reason);
+      equal(err.line, 2);
+      return true;
+    });
+  }
+});
+
 Deno.test("Session.open() on two JSON objects glued on one line keeps the first, as omp does", async () => {
   await using dir = await tempDir();
   // omp appends right after a line that lost its "\n".
