@@ -90,6 +90,10 @@ export async function readFullAt(
  *
  * @param file An open file.
  * @param size The bytes to expose, usually `(await file.stat()).size`.
+ * @param ownsCursor Whether only this reader moves the file's cursor while
+ * it is used: a read where the last one ended then skips the seek (a
+ * system call of ~25 µs here, as much as reading 0.5 MB from the page
+ * cache: a quarter of a forward scan's system time).
  * @returns A {@linkcode ReaderAt} over the file.
  *
  * @example Reading the first bytes of a file
@@ -107,19 +111,30 @@ export async function readFullAt(
  * await Deno.remove(path);
  * ```
  */
-export function fileReaderAt(file: FsHandle, size: number): ReaderAt {
+export function fileReaderAt(
+  file: FsHandle,
+  size: number,
+  ownsCursor = false,
+): ReaderAt {
+  let cursor = -1; // where the last read ended, when this reader owns it
   return {
     size,
     async readAt(p: Uint8Array, position: number): Promise<number> {
       // Synchronous where the file offers it: a read from the page cache
       // takes less time than the two asynchronous round trips it would cost
       // (~40 µs each).
+      let got: number;
       if (file.seekSync !== undefined && file.readSync !== undefined) {
-        file.seekSync(position, Deno.SeekMode.Start);
-        return file.readSync(p) ?? 0;
+        if (position !== cursor) file.seekSync(position, Deno.SeekMode.Start);
+        got = file.readSync(p) ?? 0;
+      } else {
+        if (position !== cursor) {
+          await file.seek(position, Deno.SeekMode.Start);
+        }
+        got = await file.read(p) ?? 0;
       }
-      await file.seek(position, Deno.SeekMode.Start);
-      return await file.read(p) ?? 0;
+      if (ownsCursor) cursor = position + got;
+      return got;
     },
   };
 }

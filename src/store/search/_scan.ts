@@ -92,7 +92,7 @@ export async function scanFile(
   ctx: ScanContext,
 ): Promise<ActivePath> {
   const size = (await file.stat()).size;
-  const source = fileReaderAt(file, size);
+  const source = fileReaderAt(file, size, true); // the scan's own handle
   const s = new _FileScan(source, path, bodyStart, ctx);
   await s.run();
   return async () => s.activePath(await s.lastLeaf());
