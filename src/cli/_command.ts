@@ -11,7 +11,7 @@
  */
 
 import { sanitize } from "./_format.ts";
-import type { CliIo } from "./_io.ts";
+import { type CliIo, OutputClosed } from "./_io.ts";
 
 /**
  * How an option is given: `switch` (`--json`), `value` (`--to DST` or
@@ -312,7 +312,8 @@ export interface CliSpec {
 /**
  * Run the command `args` names and settle the exit code: what the command
  * returns; 1 when it throws (the message on standard error as
- * `error: <message>`); 2 for a usage error (the message, then the usage).
+ * `error: <message>`); 2 for a usage error (the message, then the usage);
+ * 0, silently, when standard output's reader has gone ({@linkcode OutputClosed}).
  * Without a command, the usage is printed and the exit code is 2; with `help`,
  * `--help` or `-h` it is 0. Messages are printed as {@linkcode sanitize} makes
  * them: a path named in one cannot drive the terminal.
@@ -339,6 +340,7 @@ export async function runCli(
     }
     return await command.run(rest, io);
   } catch (err) {
+    if (err instanceof OutputClosed) return 0; // `cli list | head`: done
     if (err instanceof CliUsageError) {
       io.stderr(`error: ${sanitize(err.message)}\n\n${cli.usage}\n`);
       return 2;

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { OutputClosed } from "./_io.ts";
+
 /**
  * The error for work that failed (exit code 1), worded `Cannot <action>:
  * <state>`. Errors the library already words that way pass through; others
@@ -27,6 +29,7 @@
  * @returns An error to throw or report.
  */
 export function failure(action: string, err: unknown): Error {
+  if (err instanceof OutputClosed) return err; // not a failure: the CLI exits 0
   if (err instanceof Error && err.message.startsWith("Cannot ")) return err;
   return new Error(`Cannot ${action}: ${_state(err)}`, { cause: err });
 }

@@ -19,7 +19,21 @@ export interface CliIo {
 }
 
 /**
- * The process's own streams.
+ * Thrown by a write to standard output once its reader has gone (`cli list
+ * | head`): the command stops there and the CLI exits 0 without a word, as
+ * a command killed by `SIGPIPE` would (Deno ignores the signal, so the write
+ * fails instead).
+ */
+export class OutputClosed extends Error {
+  constructor() {
+    super("standard output was closed by its reader");
+    this.name = "OutputClosed";
+  }
+}
+
+/**
+ * The process's own streams. A write to standard output after its reader
+ * has gone throws {@linkcode OutputClosed}; one to standard error is dropped.
  *
  * @returns Standard output and error, and whether each is a terminal.
  */
@@ -29,6 +43,8 @@ export function denoIo(): CliIo {
     let bytes = enc.encode(s);
     while (bytes.length > 0) bytes = bytes.subarray(fd.writeSync(bytes));
   };
+  const closed = (err: unknown): boolean =>
+    err instanceof Deno.errors.BrokenPipe;
   const isTerminal = Deno.stdout.isTerminal();
   let columns = Number.POSITIVE_INFINITY;
   if (isTerminal) {
@@ -39,8 +55,20 @@ export function denoIo(): CliIo {
     }
   }
   return {
-    stdout: (s) => write(Deno.stdout, s),
-    stderr: (s) => write(Deno.stderr, s),
+    stdout: (s) => {
+      try {
+        write(Deno.stdout, s);
+      } catch (err) {
+        throw closed(err) ? new OutputClosed() : err;
+      }
+    },
+    stderr: (s) => {
+      try {
+        write(Deno.stderr, s);
+      } catch (err) {
+        if (!closed(err)) throw err; // nobody is left to tell
+      }
+    },
     isTerminal,
     columns,
     stderrIsTerminal: Deno.stderr.isTerminal(),
