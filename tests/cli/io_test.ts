@@ -67,8 +67,9 @@ Deno.test("runCli() exits 0 silently on OutputClosed, from a command or through 
     const command: Command = {
       name: "print",
       run: async (_args, io) => {
-        if (wrapped) await attempt("print", async () => io.stdout("x"));
-        else io.stdout("x");
+        if (wrapped) {
+          await attempt("print", () => Promise.resolve(io.stdout("x")));
+        } else io.stdout("x");
         return 0;
       },
     };
