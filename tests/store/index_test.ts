@@ -669,6 +669,8 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
     "refreshFile", // SessionIndex.refreshFile
     "fork", // a copy of its entries in a new file (usage counts them once)
     "legacy", // a version 1 file in its place: scanned, not in the search rows
+    "tail", // a whole call as the last line, without its "\n" (usage counts it)
+    "tear", // half a call as the last line: a write under way, or cut short
   ] as const;
   type Op =
     | { kind: (typeof kinds)[number]; i: number }
@@ -720,25 +722,32 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           const exists = await Deno.stat(path).then(() => true, () => false);
           if (o.kind === "create") await plain(root, `${o.i}.jsonl`, 1 + o.i);
           else if (!exists) continue;
-          else if (o.kind === "append") {
-            // A turn of a model call: text to search, usage to count.
+          else if (
+            o.kind === "append" || o.kind === "tail" || o.kind === "tear"
+          ) {
+            // A turn of a model call: text to search, usage to count. As
+            // omp appends: after a "\n" when the file lacks its last one.
             const n = ++stamp;
-            await Deno.writeTextFile(
-              path,
-              JSON.stringify(
-                assistant(`f${String(n).padStart(7, "0")}`, null, `more ${n}`, {
-                  usage: {
-                    input: 10 * n,
-                    output: n,
-                    cacheRead: 0,
-                    cacheWrite: 0,
-                    totalTokens: 11 * n,
-                    cost: { total: n / 1000 },
-                  },
-                }),
-              ) + "\n",
-              { append: true },
+            const line = JSON.stringify(
+              assistant(`f${String(n).padStart(7, "0")}`, null, `more ${n}`, {
+                usage: {
+                  input: 10 * n,
+                  output: n,
+                  cacheRead: 0,
+                  cacheWrite: 0,
+                  totalTokens: 11 * n,
+                  cost: { total: n / 1000 },
+                },
+              }),
             );
+            const bytes = await Deno.readFile(path);
+            const after = bytes.length > 0 && bytes.at(-1) !== 0x0a ? "\n" : "";
+            const text = o.kind === "append"
+              ? `${line}\n`
+              : o.kind === "tail"
+              ? line
+              : line.slice(0, line.length >> 1);
+            await Deno.writeTextFile(path, after + text, { append: true });
           } else if (o.kind === "touch") {
             await Deno.utime(
               path,

@@ -49,7 +49,6 @@ const DIFFER: Record<
     "x/cost-string": { cost: 0 }, // omp reads "0.5" as 0.5
     "x/cost-negative": { cost: 0 }, // omp sums -0.5
     "x/repeated-id": { cost: 0.0045 }, // omp takes the later line's 0.25
-    "x/unterminated": "absent", // omp counts a last line without its "\n"
     "x/no-header": "absent", // omp counts a *.jsonl that is no session
   },
 };

@@ -317,7 +317,7 @@ Deno.test("usageReport() counts malformed figures as 0 and says how many calls h
     onSkip: (path, reason) =>
       skipped.push(`${path.split("/").at(-1)}: ${reason}`),
   });
-  equal(m.totals.requests, 11);
+  equal(m.totals.requests, 12); // the last line without its newline counts, as in omp
   equal(m.malformedRequests, 7); // string, 1e999, negative, fraction, 2 costs, array
   equal(m.rows.find((r) => r.key === "x/infinite")?.outputTokens, 0);
   equal(skipped.length, 1); // notes.jsonl: no header

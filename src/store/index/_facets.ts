@@ -3,9 +3,13 @@
  * keep what they need in tables of their own (usage figures, the
  * full-text index). A facet records how far into each file it has read;
  * a refresh hands it only the whole lines appended since, inside the
- * file's transaction. A file replaced or cut shorter is forgotten and
- * read again; a deleted file is forgotten (a facet may keep what it
- * counted, marked deleted).
+ * file's transaction. A last line without "\n" that is whole JSON (omp
+ * reads it; so does the session's reader) is offered, each time the file
+ * is read, to the facets that keep such a line apart ({@linkcode
+ * IndexFacet.lastLine}); no progress is recorded past it, so once the
+ * next append's "\n" ends it, it comes again as a whole line. A file
+ * replaced or cut shorter is forgotten and read again; a deleted file is
+ * forgotten (a facet may keep what it counted, marked deleted).
  *
  * @module
  */
@@ -62,6 +66,19 @@ export interface IndexFacet {
   readonly schema: readonly string[];
   /** Take the next whole lines of `file`, in order (inside a write transaction). */
   update(db: DatabaseSync, file: FacetFile, lines: readonly FacetLine[]): void;
+  /**
+   * The file's last line when it has no "\n" and is whole JSON, or
+   * undefined: called each time the file is read, after its whole lines
+   * (in the same transaction as the last of them). What the facet took of
+   * the last line it was given before is its to drop (the line may have
+   * been cut off, or have ended and come again as a whole line). A facet
+   * without it leaves such a line out until it ends.
+   */
+  lastLine?(
+    db: DatabaseSync,
+    file: FacetFile,
+    line: FacetLine | undefined,
+  ): void;
   /** Drop what `path` gave: it is gone (`deleted`), or it is read again from its start. */
   forget(db: DatabaseSync, path: string, deleted: boolean): void;
   /** Drop what every file gave, to read them all again (a rebuild): one statement, not a `forget` per file. */
@@ -170,12 +187,21 @@ export async function feedFacets(
       starts.set(facet, start);
     }
   }
-  if (starts.size === 0) return write(alongside);
+  const last = await _wholeLastLine(file, info.size, end);
+  const giveLast = () => {
+    for (const facet of facets) facet.lastLine?.(db, file, last);
+  };
+  if (starts.size === 0) {
+    return write(() => {
+      alongside();
+      giveLast();
+    });
+  }
   const from = Math.min(...starts.values());
   let batch: FacetLine[] = [];
   let bytes = 0;
   let first = true;
-  const flush = async (upTo: number): Promise<boolean> => {
+  const flush = async (upTo: number, final = false): Promise<boolean> => {
     const tail = (upTo === end ? range.endHash : undefined) ??
       await tailHashAt(file.snapshot ?? file.path, upTo) ?? "";
     const lines = batch;
@@ -195,6 +221,7 @@ export async function feedFacets(
         if (mine.length > 0) facet.update(db, file, mine);
         _saveProgress(db, file.path, facet, upTo, info, tail);
       }
+      if (final) giveLast();
     }, weight);
   };
   let at = from;
@@ -209,10 +236,50 @@ export async function feedFacets(
   }
   if (batch.length > 0 || first) {
     const wasFirst = first;
-    const saved = await flush(Math.max(at, end));
+    const saved = await flush(Math.max(at, end), true);
     return saved || !wasFirst;
   }
+  write(giveLast);
   return true;
+}
+
+/**
+ * The file's last line when it has no "\n" and is whole JSON (an object):
+ * `[end, size)` holding no line feed. A torn line (a write under way or cut
+ * short) is not one: it waits for its end, or stays damage.
+ */
+async function _wholeLastLine(
+  file: FacetFile,
+  size: number,
+  end: number,
+): Promise<FacetLine | undefined> {
+  const length = size - end;
+  if (length <= 0 || length > DEFAULT_MAX_LINE_BYTES) return undefined;
+  using handle = await openToRead(file.snapshot ?? file.path);
+  await handle.seek(end, Deno.SeekMode.Start);
+  const bytes = new Uint8Array(length);
+  if (await readFull(handle, bytes) !== length) return undefined;
+  if (bytes.includes(0x0a) || bytes[0] === 0) return undefined;
+  const content = bytes[length - 1] === 0x0d
+    ? bytes.subarray(0, length - 1)
+    : bytes;
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(content));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return undefined;
+  }
+  // A version 1 or 2 file's entries are migrated in order from its start:
+  // its last line's entry is not made alone (the facets that take a last
+  // line read its bytes).
+  const legacy = typeof file.header.version !== "number" ||
+    file.header.version < 3;
+  const checked = asEntry(value);
+  const entry = legacy || !("entry" in checked) ? undefined : checked.entry;
+  return { bytes: content, offset: end, size: length, entry: () => entry };
 }
 
 function _saveProgress(

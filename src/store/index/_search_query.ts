@@ -67,13 +67,16 @@ export function uncoveredFiles(
 
 /**
  * The rows whose search rows are not complete, the search facet's name and
- * version its two arguments. The version in the join lets SQLite answer
- * from the facets_read index (10,000 rows: 16 -> 8 ms); another version is
- * no row, as none is.
+ * version its two arguments: no state, the facet behind it, or bytes past
+ * the state's last whole line (a last line without "\n", which the scan
+ * reads when it is whole JSON; the facet takes only ended lines). The
+ * version in the join lets SQLite answer from the facets_read index
+ * (10,000 rows: 16 -> 8 ms); another version is no row, as none is.
  */
 const _UNCOVERED = `sessions s
      LEFT JOIN facets p ON p.path = s.path AND p.facet = ? AND p.version = ?
-     WHERE (s.offset IS NULL OR p.path IS NULL OR p.offset != s.offset)`;
+     WHERE (s.offset IS NULL OR p.path IS NULL OR p.offset != s.offset
+       OR s.offset < s.size)`;
 
 /**
  * Whether one file is among {@linkcode uncoveredFiles} (with no scope).
@@ -258,10 +261,15 @@ export function* skippedRows(
   }
 }
 
-/** Only the rows of files the facet holds whole (the others are scanned). */
+/**
+ * Only the rows of files the facet holds whole, with no bytes past their
+ * last whole line: the others ({@linkcode _UNCOVERED}, its complement) are
+ * scanned.
+ */
 const _COMPLETE = `JOIN sessions s ON s.path = e.path
   JOIN facets p ON p.path = e.path AND p.facet = '${SEARCH_FACET.name}'
-    AND p.version = ${SEARCH_FACET.version} AND p.offset = s.offset`;
+    AND p.version = ${SEARCH_FACET.version} AND p.offset = s.offset
+    AND s.offset >= s.size`;
 
 /** The conditions of a scope over `sessions s`, their arguments added to `args`. */
 function _scope(scope: IndexScope, args: SQLInputValue[]): string[] {

@@ -47,6 +47,11 @@ const _SQL = {
   dropFile: "DELETE FROM usage_files WHERE file = ?",
   markDeleted:
     "UPDATE usage_files SET deleted = 1 WHERE path = ? AND deleted = 0",
+  lastOf: "SELECT entryId FROM usage_last WHERE file = ?",
+  setLast: "INSERT OR REPLACE INTO usage_last (file, entryId) VALUES (?, ?)",
+  dropLast: "DELETE FROM usage_last WHERE file = ?",
+  dropCall: "DELETE FROM usage WHERE file = ? AND entryId = ?",
+  timeOf: "SELECT timestamp FROM usage WHERE file = ? AND entryId = ?",
 } as const;
 
 type _Statements = Record<keyof typeof _SQL, StatementSync>;
@@ -93,12 +98,21 @@ const _SCHEMA: readonly string[] = [
   ) WITHOUT ROWID`,
   `CREATE INDEX IF NOT EXISTS usage_key ON usage (entryId, timestamp)`,
   `CREATE INDEX IF NOT EXISTS usage_first ON usage (first, timestamp)`,
+  // The call a file's last line without "\n" gave, while the line has not
+  // ended: dropped when the line is cut off or changes, kept once it comes
+  // again as a whole line.
+  `CREATE TABLE IF NOT EXISTS usage_last (
+    file INTEGER PRIMARY KEY,
+    entryId TEXT NOT NULL
+  )`,
 ];
 
 /** The usage facet. */
 export const USAGE_FACET: IndexFacet = {
   name: "usage",
-  version: 1,
+  // 2: a last line without "\n" counts (as omp counts it); version 1
+  // left it out until it ended.
+  version: 2,
   schema: _SCHEMA,
   update(
     db: DatabaseSync,
@@ -107,11 +121,44 @@ export const USAGE_FACET: IndexFacet = {
   ): void {
     const s = _prepared(db);
     const self = _liveFile(s, file);
+    // The call of a last line taken before it ended: a whole line giving
+    // its id again keeps it.
+    const held = s.lastOf.get(self.file) as { entryId: string } | undefined;
     for (const line of lines) {
       if (findUsage(line.bytes, 0, line.bytes.length) === -1) continue;
       const u = lineRequest(line.bytes, true);
-      if (u !== undefined) _insert(s, self, u);
+      if (u === undefined) continue;
+      if (held !== undefined && u.entryId === held.entryId) {
+        s.dropLast.run(self.file);
+      }
+      _insert(s, self, u);
     }
+  },
+  lastLine(
+    db: DatabaseSync,
+    file: FacetFile,
+    line: FacetLine | undefined,
+  ): void {
+    const s = _prepared(db);
+    const known = s.liveFile.get(file.path) as { file: number } | undefined;
+    const held = known === undefined
+      ? undefined
+      : s.lastOf.get(known.file) as { entryId: string } | undefined;
+    const u =
+      line === undefined || findUsage(line.bytes, 0, line.bytes.length) === -1
+        ? undefined
+        : lineRequest(line.bytes, true);
+    if (held === undefined && u === undefined) return;
+    const self = _liveFile(s, file);
+    if (held !== undefined) {
+      if (u !== undefined && u.entryId === held.entryId) return; // the same line
+      _dropCall(s, self.file, held.entryId);
+      s.dropLast.run(self.file);
+    }
+    if (u === undefined) return;
+    const before = s.timeOf.get(self.file, u.entryId);
+    _insert(s, self, u);
+    if (before === undefined) s.setLast.run(self.file, u.entryId);
   },
   forgetAll(db: DatabaseSync): void {
     // Every live file goes; the calls of deleted files stay, and one copy
@@ -119,6 +166,9 @@ export const USAGE_FACET: IndexFacet = {
     db.exec(`DELETE FROM usage WHERE file IN
       (SELECT file FROM usage_files WHERE deleted = 0)`);
     db.exec("DELETE FROM usage_files WHERE deleted = 0");
+    db.exec(
+      "DELETE FROM usage_last WHERE file NOT IN (SELECT file FROM usage_files)",
+    );
     db.exec("UPDATE usage SET first = 0");
     const copies = db.prepare(
       `SELECT u.entryId AS entryId, u.timestamp AS timestamp, ${_RANK}
@@ -152,13 +202,27 @@ export const USAGE_FACET: IndexFacet = {
     }[];
     s.dropRows.run(live.file);
     s.dropFile.run(live.file);
+    s.dropLast.run(live.file);
     for (const { entryId, timestamp } of held) {
-      const copies = s.copiesOf.all(entryId, timestamp) as unknown as _Row[];
-      const best = copies.map(_ranked).sort(_compare)[0];
-      if (best !== undefined) s.setFirst.run(1, best.file, entryId);
+      _electFirst(s, entryId, timestamp);
     }
   },
 };
+
+/** Make the first-ranked copy of a call `first` (once the copy that was is dropped). */
+function _electFirst(s: _Statements, entryId: string, timestamp: number): void {
+  const copies = s.copiesOf.all(entryId, timestamp) as unknown as _Row[];
+  const best = copies.map(_ranked).sort(_compare)[0];
+  if (best !== undefined) s.setFirst.run(1, best.file, entryId);
+}
+
+/** Drop one call of a file; another file's copy of it counts instead. */
+function _dropCall(s: _Statements, file: number, entryId: string): void {
+  const row = s.timeOf.get(file, entryId) as { timestamp: number } | undefined;
+  if (row === undefined) return;
+  s.dropCall.run(file, entryId);
+  _electFirst(s, entryId, row.timestamp);
+}
 
 interface _Row {
   file: number;

@@ -174,7 +174,10 @@ class _FileScan {
           this.#flagged = needle!.escapeAt(buffer, at, total);
         }
       }
-      if (eof) { // a last line without "\n" is not searched
+      if (eof) {
+        if (this.#lineStart < this.#base + total) {
+          await this.#lastLine(buffer, total);
+        }
         later.takeAll(this.#takeLine);
         return;
       }
@@ -287,6 +290,34 @@ class _FileScan {
         this.#take(start, entryLineText(bytes, entry));
       }
     });
+  }
+
+  /**
+   * The last line when it has no "\n" (`buffer[total]` is where one would
+   * be): an entry when it is whole JSON, as the session's reader keeps it
+   * and omp reads it; a torn one (a write under way, or cut by a crash) is
+   * passed over, as a line cannot be told from damage before it ends.
+   */
+  async #lastLine(buffer: Uint8Array, total: number): Promise<void> {
+    const start = this.#lineStart;
+    const end = this.#base + total;
+    const size = end - start;
+    if (size > SEARCH_LINE_BYTES) return; // too long to parse: not searched
+    const flagged = this.#flagged || this.#ctx.needle === undefined;
+    const bytes = await this.#bytes(
+      buffer,
+      start,
+      end,
+      start >= this.#kept,
+      size,
+    );
+    if (bytes.length === 0 || bytes[0] === 0) return; // NUL fill
+    const entry = parseEntryLine(bytes);
+    if (entry === undefined) return;
+    this.#noteEntry(entry);
+    if (flagged && !textlessType(bytes.subarray(0, _HEAD))) {
+      this.#take(start, entryLineText(bytes, entry));
+    }
   }
 
   #noteEntry(entry: SessionEntry): void {

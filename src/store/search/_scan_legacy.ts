@@ -46,10 +46,12 @@ export async function scanLegacyFile(
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   });
   for await (const raw of lines) {
-    if (!raw.terminated) break; // only whole lines, as the index reads them
     const line = { ...raw, offset: raw.offset + bodyStart };
     const value = decodeEntryLine(line, quiet);
     quiet.issues.length = 0;
+    // A last line without "\n" is read when it is whole JSON, as the
+    // session's reader reads it; a torn one is passed over.
+    if (!raw.terminated && (typeof value !== "object" || value === null)) break;
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
       migrate?.({ index: record++, value: value as Record<string, unknown> });
     }

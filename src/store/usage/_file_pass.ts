@@ -82,7 +82,7 @@ export async function passFile(
       }
       const line = await _lineAt(reader, start, scratch);
       if (line.bytes !== undefined) _takeLine(line.bytes, sink);
-      if (line.next === undefined) return undefined; // an unfinished last line
+      if (line.next === undefined) return undefined; // the last line, without "\n"
       jump = line.next;
       break;
     }
@@ -173,7 +173,9 @@ function _readerAt(file: FsHandle | FsSyncFile): _ReaderAt {
 /**
  * The line that starts at `start`, read by itself: its bytes (unless longer
  * than the line readers take), and where the next line starts (undefined
- * when the file ends first).
+ * when the file ends first). A last line without "\n" comes with its bytes:
+ * omp counts its call when it is whole JSON (a torn one does not parse),
+ * and the session's reader keeps it.
  */
 async function _lineAt(
   reader: _ReaderAt,
@@ -189,7 +191,11 @@ async function _lineAt(
       pos === start ? scratch.subarray(0, _FIRST_READ) : scratch,
       pos,
     );
-    if (k === 0) return {};
+    if (k === 0) {
+      return parts === undefined || length === 0
+        ? {}
+        : { bytes: _join(parts, length) };
+    }
     const i = scratch.subarray(0, k).indexOf(LF);
     const piece = scratch.subarray(0, i === -1 ? k : i);
     length += piece.length;
@@ -198,14 +204,18 @@ async function _lineAt(
     } else parts = undefined; // too long to parse: skipped, as the readers do
     if (i !== -1) {
       if (parts === undefined) return { next: pos + i + 1 };
-      const bytes = new Uint8Array(length);
-      let at = 0;
-      for (const part of parts) {
-        bytes.set(part, at);
-        at += part.length;
-      }
-      return { bytes, next: pos + i + 1 };
+      return { bytes: _join(parts, length), next: pos + i + 1 };
     }
     pos += k;
   }
+}
+
+function _join(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }
