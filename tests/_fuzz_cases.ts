@@ -33,7 +33,13 @@ import {
   type BackwardLinesOptions,
   setBackwardLinesDefaults,
 } from "../src/read/_backward_lines.ts";
-import { Session, SessionSyntaxError } from "../mod.ts";
+import {
+  searchSessions,
+  Session,
+  SessionIndex,
+  SessionSyntaxError,
+  usageReport,
+} from "../mod.ts";
 
 // ------------------------------------------------------------------ corpus
 
@@ -98,6 +104,8 @@ export type Mutation =
   }
   | { kind: "cycle"; a: number; b: number }
   | { kind: "crlf" }
+  /** Cut the file just before one of its line feeds: a whole last line without it. */
+  | { kind: "cutAtLineEnd"; at: number }
   | { kind: "blank"; at: number }
   | { kind: "blobRef"; at: number; ref: number; asText: boolean };
 
@@ -224,6 +232,10 @@ export function mutationArb(): fc.Arbitrary<Mutation> {
       }),
     },
     { weight: 6, arbitrary: fc.record({ kind: fc.constant("crlf" as const) }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({ kind: fc.constant("cutAtLineEnd" as const), at }),
+    },
     {
       weight: 6,
       arbitrary: fc.record({ kind: fc.constant("blank" as const), at }),
@@ -353,6 +365,18 @@ export function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
     }
     case "crlf":
       return encoder.encode(decoder.decode(bytes).replaceAll("\n", "\r\n"));
+    case "cutAtLineEnd": {
+      const ends: number[] = [];
+      for (
+        let i = bytes.indexOf(0x0a);
+        i !== -1;
+        i = bytes.indexOf(0x0a, i + 1)
+      ) {
+        ends.push(i);
+      }
+      if (ends.length === 0) return bytes;
+      return bytes.subarray(0, ends[m.at % ends.length]);
+    }
     default:
       return concat(mutateLines(splitLines(bytes), m));
   }
@@ -491,6 +515,8 @@ export interface CaseResult {
   windowDuplicateDiffers?: boolean;
   /** Whether an entry was appended to the damaged file (and checked). */
   appended?: boolean;
+  /** Whether the usage report and searches were asked both ways, files and index (and agreed). */
+  crossed?: boolean;
 }
 
 /** Paths the worker touched since the last {@linkcode _takeTouched}. */
@@ -665,6 +691,7 @@ async function _checkBytes(
   if (append && result.loads > 0) {
     await _appendAfter(path, dataDir, bytes, result);
   }
+  if (search) await _crossCheck(dataDir, path, result);
   const touched = _takeTouched();
   result.touched = touched.length;
   const outside = touched.filter((p) => !_inside(root, p));
@@ -674,6 +701,77 @@ async function _checkBytes(
     }`;
   }
   return result;
+}
+
+/**
+ * The usage report and searches for words of the file, from the files and
+ * through an index made for the case: each reader of the damaged file (the
+ * usage pass, the scan, the index's refresh) must see the same entries.
+ */
+async function _crossCheck(
+  dataDir: string,
+  path: string,
+  result: CaseResult,
+): Promise<void> {
+  const quiet = { onWarning: () => {}, onSkip: () => {} };
+  // The next case writes the same path, often within the same millisecond
+  // and at the same size: an index left behind would take its row for the
+  // new file (the mtime is the same), as any index would.
+  const drop = async () => {
+    for (const suffix of ["", "-wal", "-shm"]) {
+      await Deno.remove(join(dataDir, `index.sqlite${suffix}`)).catch(() => {});
+    }
+  };
+  await drop();
+  try {
+    const files = await usageReport(dataDir, { ...quiet, index: false });
+    {
+      using index = await SessionIndex.open(dataDir, quiet);
+      await index.refresh();
+    }
+    const indexed = await usageReport(dataDir, quiet);
+    if (indexed.source !== "index") {
+      result.failure ??= "the usage report did not use the index made for it";
+      return;
+    }
+    const { cost: a, ...fromFiles } = files.totals;
+    const { cost: b, ...fromIndex } = indexed.totals;
+    if (
+      canonical(fromFiles) !== canonical(fromIndex) ||
+      Math.abs(a - b) > 1e-9 * Math.max(1, Math.abs(a))
+    ) {
+      result.failure ??= `usage from the files ${
+        canonical(files.totals)
+      } and through the index ${canonical(indexed.totals)} differ`;
+      return;
+    }
+    for (const word of _words(await Deno.readFile(path))) {
+      const scanned = await searchSessions(dataDir, word, { index: false });
+      const found = await searchSessions(dataDir, word, quiet);
+      if (!found.indexed || canonical(scanned.hits) !== canonical(found.hits)) {
+        result.failure ??= `a search for "${word}" found ${
+          canonical(scanned.hits)
+        } scanning and ${canonical(found.hits)} through the index`;
+        return;
+      }
+    }
+    result.crossed = true;
+  } catch (err) {
+    result.failure ??= `the cross-check threw ${String(err)}${
+      err instanceof Error ? `\n${err.stack}` : ""
+    }`;
+  } finally {
+    await drop();
+  }
+}
+
+/** Three words of the file's text to search for (the same ones for the same bytes). */
+function _words(bytes: Uint8Array): string[] {
+  const text = new TextDecoder().decode(bytes);
+  const words = [...new Set(text.match(/[A-Za-z]{4,12}/g) ?? [])];
+  if (words.length === 0) return ["zqxjvkw"];
+  const at = (k: number) => words[(bytes.length * k + k) % words.length]!;
+  return [...new Set([at(1), at(7), at(13)])];
 }
 
 /**
@@ -919,6 +1017,8 @@ export interface FuzzStats {
   windowDuplicateDiffers: number;
   /** Cases whose damaged file was appended to and checked again. */
   appends: number;
+  /** Cases whose usage and searches agreed from the files and through an index. */
+  crossed: number;
   /** Cases per mutation kind. */
   kinds: Record<string, number>;
   /** Cases per walk: the library's own blocks, tiny ones with the kernel, tiny ones with indexOf. */
@@ -962,6 +1062,7 @@ export async function runFuzz(
     windowDiffers: 0,
     windowDuplicateDiffers: 0,
     appends: 0,
+    crossed: 0,
     kinds: {},
     walks: {},
   };
@@ -991,6 +1092,7 @@ export async function runFuzz(
     if (r.windowDiffers) stats.windowDiffers++;
     if (r.windowDuplicateDiffers) stats.windowDuplicateDiffers++;
     if (r.appended) stats.appends++;
+    if (r.crossed) stats.crossed++;
     for (const m of c.mutations) {
       stats.kinds[m.kind] = (stats.kinds[m.kind] ?? 0) + 1;
     }

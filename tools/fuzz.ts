@@ -69,7 +69,7 @@ const runs = await Promise.all(
           console.log(
             `  ${all}/${total} cases, ${
               Math.round(all / secs)
-            }/s; job ${k}: ${s.syntaxErrors} header refusals, ${s.appends} appends, windowed≠full ${s.windowDiffers} (messages too, duplicate ids: ${s.windowDuplicateDiffers})`,
+            }/s; job ${k}: ${s.syntaxErrors} header refusals, ${s.appends} appends, ${s.crossed} crossed, windowed≠full ${s.windowDiffers} (messages too, duplicate ids: ${s.windowDuplicateDiffers})`,
           );
         }
       },
@@ -86,7 +86,7 @@ for (const [k, { details, stats }] of runs.entries()) {
     console.log(
       `job ${k} (seed ${
         seed + k
-      }): ${stats.cases} cases, ${stats.loads} loads, ${stats.entries} entries, ${stats.issues} issues, ${stats.syntaxErrors} header refusals, ${stats.appends} appends, windowed≠full ${stats.windowDiffers} (messages too, duplicate ids: ${stats.windowDuplicateDiffers}); walks ${
+      }): ${stats.cases} cases, ${stats.loads} loads, ${stats.entries} entries, ${stats.issues} issues, ${stats.syntaxErrors} header refusals, ${stats.appends} appends, ${stats.crossed} crossed, windowed≠full ${stats.windowDiffers} (messages too, duplicate ids: ${stats.windowDuplicateDiffers}); walks ${
         JSON.stringify(stats.walks)
       }`,
     );

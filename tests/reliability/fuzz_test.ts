@@ -120,7 +120,9 @@ Deno.test("Session.open() and Session.fromStream() on mutated fixtures: only Ses
       sum((s) => s.touched)
     } paths touched (0 outside the temp dir), ${
       sum((s) => s.appends)
-    } damaged files appended to and reopened, 0 hangs, 0 other throws; windowed ≠ full context in ${
+    } damaged files appended to and reopened, ${
+      sum((s) => s.crossed)
+    } with usage and searches alike from the files and through an index, 0 hangs, 0 other throws; windowed ≠ full context in ${
       sum((s) => s.windowDiffers)
     } cases, messages included in ${
       sum((s) => s.windowDuplicateDiffers)
