@@ -23,6 +23,7 @@ import {
   user,
 } from "../_session_files.ts";
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
+import { FilesPrint } from "../../src/store/index/_fresh.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
 import { refreshAll } from "../../src/store/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/_session_file.ts";
@@ -569,7 +570,10 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
   const path = await plain(dir.path, "s.jsonl", 2);
   const store = (await IndexStore.tryOpen(dir.path, { ...quiet, busyMs: 20 }))!;
   try {
-    const mark = { print: "1:00:x", sessions: 1, skipped: 0, uncovered: [] };
+    // A fingerprint of this version (one of another is no mark).
+    const print = new FilesPrint();
+    print.add(path, await Deno.stat(path));
+    const mark = { print: print.value, sessions: 1, skipped: 0, uncovered: [] };
     await refreshAll(store);
     let clock = store.writeClock();
     assert.equal(store.leaveFreshMark(mark, clock), true);
@@ -986,21 +990,55 @@ Deno.test("SessionIndex of an older schema (version 3: the search facet kept eac
   );
 });
 
-for (const old of [4, 5]) {
+for (const old of [4, 5, 6]) {
   Deno.test(`SessionIndex of schema version ${old} gains what the current one adds in place, keeping every row`, async () => {
     await using dir = await tempDir();
-    await plain(dir.path, "s.jsonl", 2);
+    const path = await plain(dir.path, "s.jsonl", 2);
+    // A call as the last line, without its newline: versions up to 6 left
+    // it out; this one counts it, once its usage facet has read the file
+    // again.
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(
+        assistant("c0000001", null, "a call", {
+          usage: {
+            input: 5,
+            output: 1,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 6,
+            cost: { total: 0.5 },
+          },
+        }),
+      ),
+      { append: true },
+    );
     const file = join(dir.path, "index.sqlite");
     const made = await SessionIndex.open(dir.path);
     await made.refresh();
     made.close();
-    // What 0.3.1 (4) or 0.3.3 (5) left: for 4, no covering indexes; and a
-    // row a remake would lose (as it would lose the usage of deleted files).
+    // What 0.3.1 (4), 0.3.3 (5) or 0.3.5 (6) left: for 4, no covering
+    // indexes; no usage_last, the usage facet's version 1 (which had not
+    // counted the last line); and a row a remake would lose (as it would
+    // lose the usage of deleted files).
     const before = new DatabaseSync(file);
     if (old === 4) {
       before.exec("DROP INDEX sessions_heads");
       before.exec("DROP INDEX facets_read");
     }
+    before.exec("DROP TABLE usage_last");
+    before.exec("DELETE FROM usage");
+    before.exec("UPDATE facets SET version = 1 WHERE facet = 'usage'");
+    // Its mark, its fingerprint salted with its own schema and facet
+    // versions: no mark to this one (it vouches for version 1's usage).
+    const mark = before.prepare("SELECT value FROM meta WHERE key = 'fresh'")
+      .get() as { value: string };
+    const salted = mark.value.replace(
+      /:\d+:([^"]*)usage@\d+/,
+      `:${old}:$1usage@1`,
+    );
+    assert.notEqual(salted, mark.value);
+    before.prepare("UPDATE meta SET value = ? WHERE key = 'fresh'").run(salted);
     before.exec(`UPDATE meta SET value = '${old}' WHERE key = 'schema'`);
     before.exec("INSERT INTO meta VALUES ('kept', 'yes')");
     before.close();
@@ -1029,6 +1067,13 @@ for (const old of [4, 5]) {
     assert.equal(
       await listed(dir.path),
       await listed(dir.path, { index: false }),
+    );
+    const indexed = await usageReport(dir.path, quiet);
+    assert.equal(indexed.source, "index");
+    assert.equal(indexed.totals.requests, 1);
+    assert.deepEqual(
+      indexed.totals,
+      (await usageReport(dir.path, { index: false })).totals,
     );
   });
 }

@@ -50,7 +50,12 @@ export function markText(mark: FreshMark): string {
   return JSON.stringify(mark);
 }
 
-/** The mark `meta` keeps, or undefined when its text is not one. */
+/**
+ * The mark `meta` keeps, or undefined when its text is not one, or is one
+ * of another schema or facet versions (its fingerprint's salt): such a
+ * mark vouches for rows and facets as that version left them, so a refresh
+ * must compare every row and ask which facets are behind.
+ */
 export function markOf(text: string | undefined): FreshMark | undefined {
   if (text === undefined) return undefined;
   let value: unknown;
@@ -69,6 +74,7 @@ export function markOf(text: string | undefined): FreshMark | undefined {
   ) {
     return undefined;
   }
+  if (FilesPrint.parse(m.print) === undefined) return undefined;
   return m as FreshMark;
 }
 

@@ -16,7 +16,7 @@ export const FRESH_MARK_KEY = "fresh";
  * {@linkcode INDEX_UPGRADABLE_FROM}, given what it lacks), a newer one left
  * alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 6;
+export const INDEX_SCHEMA_VERSION = 7;
 
 /**
  * The oldest version whose tables are this version's: it is brought up to
@@ -25,6 +25,9 @@ export const INDEX_SCHEMA_VERSION = 6;
  * indexes. Version 6 adds nothing to the tables: every write of this
  * version takes away the mark a complete refresh leaves (`_fresh.ts`), and
  * version 5's writes would not, so a version 6 index is left alone by them.
+ * Version 7 adds the usage facet's `usage_last` (the call of a last line
+ * without its newline), which version 6's writes would not keep; the
+ * facet's version 2 then reads every file's calls again, once.
  */
 export const INDEX_UPGRADABLE_FROM = 4;
 
