@@ -42,7 +42,11 @@ const _SQL = {
   copiesOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
     WHERE u.entryId = ? AND u.timestamp = ?`,
   setFirst: "UPDATE usage SET first = ? WHERE file = ? AND entryId = ?",
-  firstsIn: "SELECT entryId, timestamp FROM usage WHERE file = ? AND first = 1",
+  // `+first`: by the file's key range. On `first`, SQLite took the index of
+  // (first, timestamp) and read every counted call of every file (10,000
+  // files, 32,000 calls: ~1.4 ms each time a file is read again).
+  firstsIn:
+    "SELECT entryId, timestamp FROM usage WHERE file = ? AND +first = 1",
   dropRows: "DELETE FROM usage WHERE file = ?",
   dropFile: "DELETE FROM usage_files WHERE file = ?",
   markDeleted:
