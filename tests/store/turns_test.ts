@@ -57,9 +57,13 @@ Deno.test("A refresh and a scan of many small files, read synchronously, let tim
     ] as const
   ) {
     const { fired, ms } = await firesDuring(work);
-    // ~one turn per 20 ms; at least one per 100 ms of work.
+    // A turn per ~20 ms of reading; a group of the refresh's writes is
+    // saved in one synchronous transaction (64 files: 90-170 ms here, more
+    // when other tests load the machine). At least one per 200 ms of work,
+    // where a starved loop (the files read synchronously, no turn given)
+    // fires none.
     assert.ok(
-      fired >= Math.floor(ms / 100),
+      fired >= Math.max(1, Math.floor(ms / 200)),
       `${what}: ${fired} fires in ${Math.round(ms)} ms`,
     );
   }
