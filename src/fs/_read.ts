@@ -92,8 +92,7 @@ export async function readFullAt(
  * @param size The bytes to expose, usually `(await file.stat()).size`.
  * @param ownsCursor Whether only this reader moves the file's cursor while
  * it is used: a read where the last one ended then skips the seek (a
- * system call of ~25 µs here, as much as reading 0.5 MB from the page
- * cache: a quarter of a forward scan's system time).
+ * system call, ~5 µs here: ~0.5 ms of a 100 MB forward scan's 1 MiB reads).
  * @returns A {@linkcode ReaderAt} over the file.
  *
  * @example Reading the first bytes of a file
