@@ -18,7 +18,9 @@
  * - `buildContext()` (both reset rules) and `windowStats()` never throw;
  * - no case runs past its timeout (cycles made by swapped parent ids
  *   included);
- * - no file outside the temp dir is touched.
+ * - no file outside the temp dir is touched;
+ * - in one case in four, the usage report and three searches give the same
+ *   answer from the files and through an index made for the case.
  *
  * Half the cases walk backwards with tiny blocks (the line ends listed by
  * the WebAssembly kernel or by `indexOf`), so files of a few kilobytes
@@ -113,7 +115,7 @@ export type Mutation =
 export interface FuzzCase {
   fixture: number;
   mutations: Mutation[];
-  /** Also open without a data dir (searched for upwards) and without checkpoints: one case in four. */
+  /** Also open without a data dir (searched for upwards) and without checkpoints, and ask usage and search both ways: one case in four. */
   search: boolean;
   /** Then append to the damaged file and open it again: one case in two. */
   append: boolean;
