@@ -71,7 +71,7 @@ export class Pieces {
       if (this.#backward) parts.unshift(head);
       else parts.push(head);
     }
-    return concat(parts, length);
+    return concatBytes(parts, length);
   }
 
   clear(): void {
@@ -93,8 +93,17 @@ export class Pieces {
   }
 }
 
-/** The first `length` bytes of `pieces` laid end to end; a view if one piece. */
-function concat(pieces: Uint8Array[], length: number): Uint8Array {
+/**
+ * The first `length` bytes of `pieces` laid end to end; a view if one piece.
+ *
+ * @param pieces The bytes, in order.
+ * @param length How many of them.
+ * @returns The bytes.
+ */
+export function concatBytes(
+  pieces: readonly Uint8Array[],
+  length: number,
+): Uint8Array {
   const only = pieces[0];
   if (length === 0) return EMPTY;
   if (pieces.length === 1 && only !== undefined) {

@@ -13,6 +13,7 @@ import { readFull, readFullSync } from "../../fs/_read.ts";
 import type { FsHandle, FsSyncFile } from "../../fs/_seam.ts";
 import { parseHead } from "../../read/_head.ts";
 import { CR, DEFAULT_MAX_LINE_BYTES, LF } from "../../read/_line.ts";
+import { concatBytes } from "../../read/_pieces.ts";
 import { HEAD_BYTES } from "../_session_files.ts";
 import type { UsageFinder } from "./_finder.ts";
 import { chunkLineRequest, lineRequest } from "./_line.ts";
@@ -194,7 +195,7 @@ async function _lineAt(
     if (k === 0) {
       return parts === undefined || length === 0
         ? {}
-        : { bytes: _join(parts, length) };
+        : { bytes: concatBytes(parts, length) };
     }
     const i = scratch.subarray(0, k).indexOf(LF);
     const piece = scratch.subarray(0, i === -1 ? k : i);
@@ -204,18 +205,8 @@ async function _lineAt(
     } else parts = undefined; // too long to parse: skipped, as the readers do
     if (i !== -1) {
       if (parts === undefined) return { next: pos + i + 1 };
-      return { bytes: _join(parts, length), next: pos + i + 1 };
+      return { bytes: concatBytes(parts, length), next: pos + i + 1 };
     }
     pos += k;
   }
-}
-
-function _join(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.length;
-  }
-  return bytes;
 }
