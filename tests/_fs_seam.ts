@@ -31,3 +31,18 @@ export const noSnapshots: Fs = {
     };
   },
 };
+
+/** The real filesystem, recording each file opened in `opened`. */
+export function recording(opened: string[]): Fs {
+  return {
+    ...realFs,
+    openHandle: (path, options) => {
+      opened.push(path);
+      return realFs.openHandle(path, options);
+    },
+    openSync: (path, options) => {
+      opened.push(path);
+      return realFs.openSync(path, options);
+    },
+  };
+}

@@ -716,9 +716,12 @@ async function _crossCheck(
   result: CaseResult,
 ): Promise<void> {
   const quiet = { onWarning: () => {}, onSkip: () => {} };
-  // The next case writes the same path, often within the same millisecond
-  // and at the same size: an index left behind would take its row for the
-  // new file (the mtime is the same), as any index would.
+  // The next case writes the same path in place, often within the same
+  // millisecond and at the same size. An index left behind checks such a
+  // file's head and the 4 KiB before its row's offset (its row is
+  // unsettled), as it checks any changed file; a case that differs only
+  // between those is a rewrite in place, which an index of stats and tail
+  // hashes does not see (omp writes a new file and renames it).
   const drop = async () => {
     for (const suffix of ["", "-wal", "-shm"]) {
       await Deno.remove(join(dataDir, `index.sqlite${suffix}`)).catch(() => {});

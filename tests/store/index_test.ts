@@ -25,10 +25,12 @@ import {
 import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
 import { FilesPrint } from "../../src/store/index/_fresh.ts";
 import { IndexStore } from "../../src/store/index/_index_store.ts";
+import { SETTLE_MS } from "../../src/store/index/_rows.ts";
 import { refreshAll } from "../../src/store/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/_session_file.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { noSnapshots, withFs } from "../_fs_seam.ts";
+import { noSnapshots, recording, withFs } from "../_fs_seam.ts";
+import { backdate } from "./_usage_dirs.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -280,6 +282,116 @@ Deno.test("SessionIndex.list sees a changed file without a refresh: a rename in 
     await listed(dir.path),
     await listed(dir.path, { index: false }),
   );
+});
+
+/** The paths of the index's unsettled rows. */
+function unsettled(dataDir: string): string[] {
+  const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
+    readOnly: true,
+  });
+  try {
+    return (db.prepare("SELECT path FROM unsettled ORDER BY path").all() as {
+      path: string;
+    }[]).map((r) => r.path);
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("SessionIndex sees a rewrite in place made in the clock step of its last read: the same size and times (git's racily clean files)", async () => {
+  await using dir = await tempDir();
+  const path = await plain(dir.path, "s.jsonl", 3, "Old title");
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  // omp's rename: a title_change line appended, a refresh (or list) reads
+  // the file, then the title slot is rewritten in place.
+  const change = {
+    type: "title_change",
+    id: "00000004",
+    parentId: "00000003",
+    timestamp: T0,
+    title: "New title",
+  };
+  await Deno.writeTextFile(path, JSON.stringify(change) + "\n", {
+    append: true,
+  });
+  await index.refresh();
+  const before = await Deno.stat(path);
+  // A file system's clock stamps the write as it stamped the read.
+  const sameStep = async (edit: (bytes: Uint8Array) => void) => {
+    const bytes = await Deno.readFile(path);
+    edit(bytes);
+    await Deno.writeFile(path, bytes);
+    await Deno.utime(path, before.atime!, before.mtime!);
+    const after = await Deno.stat(path);
+    assert.deepEqual(
+      [after.size, after.mtime, after.ino],
+      [before.size, before.mtime, before.ino],
+    );
+  };
+  await sameStep((bytes) =>
+    bytes.set(
+      marshalTitleSlot({ title: "New title", source: "manual", updatedAt: T0 }),
+    )
+  );
+  assert.equal((await index.list())[0]!.title, "New title");
+  let done = await index.refresh();
+  assert.deepEqual([done.refreshed, done.fresh], [1, false]);
+  assert.equal(rows(dir.path)[0]!.title, "New title");
+  // An entry's text, among the bytes just before the row's offset.
+  await sameStep((bytes) => {
+    const text = new TextDecoder().decode(bytes);
+    bytes.set(new TextEncoder().encode("fold 2"), text.indexOf("turn 2"));
+  });
+  done = await index.refresh();
+  assert.equal(done.refreshed, 1);
+  const hits = async (query: string) =>
+    (await searchSessions(dir.path, query, { ...quiet, refresh: false }))
+      .hits.length;
+  assert.deepEqual([await hits('"fold 2"'), await hits('"turn 2"')], [1, 0]);
+  // Nothing changed since: checked, not read.
+  done = await index.refresh();
+  assert.deepEqual([done.refreshed, done.fresh], [0, true]);
+  assert.equal(
+    await listed(dir.path),
+    await listed(dir.path, { index: false }),
+  );
+});
+
+Deno.test("SessionIndex.refresh checks again the files written just before it read them, until they are old enough to trust their stat", async () => {
+  await using dir = await tempDir();
+  const young = await plain(dir.path, "young.jsonl", 2);
+  const old = await plain(dir.path, "old.jsonl", 2);
+  const t0 = Date.now();
+  await Deno.utime(old, new Date(t0 - 60_000), new Date(t0 - 60_000));
+  // Inside the settle window for a read within 1 s, outside it after.
+  const at = new Date(t0 - SETTLE_MS + 1000);
+  await Deno.utime(young, at, at);
+  using index = await SessionIndex.open(dir.path, quiet);
+  await index.refresh();
+  assert.deepEqual(unsettled(dir.path), [young]);
+  const opened: string[] = [];
+  const again = await withFs(recording(opened), () => index.refresh());
+  assert.deepEqual([again.fresh, again.refreshed], [true, 0]);
+  assert.deepEqual([...new Set(opened)], [young]); // its bytes checked
+  await new Promise((r) => setTimeout(r, Math.max(0, t0 + 1100 - Date.now())));
+  await index.refresh();
+  assert.deepEqual(unsettled(dir.path), []);
+  opened.length = 0;
+  const last = await withFs(recording(opened), () => index.refresh());
+  assert.deepEqual([last.fresh, last.refreshed, opened], [true, 0, []]);
+  // Forgotten with its file.
+  await Deno.remove(old);
+  await Deno.writeTextFile(
+    young,
+    JSON.stringify(user("00000003", "00000002", "more")) + "\n",
+    { append: true },
+  );
+  await index.refresh();
+  assert.deepEqual(unsettled(dir.path), [young]);
+  await Deno.remove(young);
+  await index.refresh();
+  assert.deepEqual(unsettled(dir.path), []);
 });
 
 Deno.test("SessionIndex: a list after another writer's append leaves the append for the next refresh to read", async () => {
@@ -540,6 +652,7 @@ Deno.test("SessionIndex: a session closed after its appends keeps the refresh ma
 Deno.test("SessionIndex.refresh leaves no mark when another process writes to the index meanwhile", async () => {
   await using dir = await tempDir();
   const paths = await plainFiles(dir.path, 20, 2);
+  await backdate(dir.path); // no row is checked again for being new
   using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   await Deno.writeTextFile(
@@ -675,6 +788,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
     "legacy", // a version 1 file in its place: scanned, not in the search rows
     "tail", // a whole call as the last line, without its "\n" (usage counts it)
     "tear", // half a call as the last line: a write under way, or cut short
+    "sameStep", // rewritten in place, the same size and time (see below)
   ] as const;
   type Op =
     | { kind: (typeof kinds)[number]; i: number }
@@ -775,6 +889,19 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
             }
           } else if (o.kind === "refreshFile") {
             await index.refreshFile(path);
+          } else if (o.kind === "sameStep") {
+            // Written in the clock step of the last read of it: the size
+            // and times stay. Only while the file is new enough for every
+            // read of it to have been in the settle window (a step is at
+            // most a few ms; 2 s on some file systems).
+            const info = await Deno.stat(path);
+            if (Date.now() - info.mtime!.getTime() >= 1000) continue;
+            const text = await Deno.readTextFile(path);
+            await Deno.writeTextFile(
+              path,
+              text.replaceAll("Plain", "Plane").replaceAll("turn ", "fold "),
+            );
+            await Deno.utime(path, info.atime!, info.mtime!);
           } else if (o.kind === "legacy") {
             const at = "2025-11-20T23:33:01.550Z";
             const lines = [
@@ -990,7 +1117,7 @@ Deno.test("SessionIndex of an older schema (version 3: the search facet kept eac
   );
 });
 
-for (const old of [4, 5, 6]) {
+for (const old of [4, 5, 6, 7]) {
   Deno.test(`SessionIndex of schema version ${old} gains what the current one adds in place, keeping every row`, async () => {
     await using dir = await tempDir();
     const path = await plain(dir.path, "s.jsonl", 2);
@@ -1017,25 +1144,30 @@ for (const old of [4, 5, 6]) {
     const made = await SessionIndex.open(dir.path);
     await made.refresh();
     made.close();
-    // What 0.3.1 (4), 0.3.3 (5) or 0.3.5 (6) left: for 4, no covering
-    // indexes; no usage_last, the usage facet's version 1 (which had not
-    // counted the last line); and a row a remake would lose (as it would
-    // lose the usage of deleted files).
+    // What 0.3.1 (4), 0.3.3 (5), 0.3.5 (6) or 0.3.6 (7) left: for 4, no
+    // covering indexes; up to 6, no usage_last, the usage facet's version
+    // 1 (which had not counted the last line); no unsettled rows; and a
+    // row a remake would lose (as it would lose the usage of deleted
+    // files).
     const before = new DatabaseSync(file);
     if (old === 4) {
       before.exec("DROP INDEX sessions_heads");
       before.exec("DROP INDEX facets_read");
     }
-    before.exec("DROP TABLE usage_last");
-    before.exec("DELETE FROM usage");
-    before.exec("UPDATE facets SET version = 1 WHERE facet = 'usage'");
+    const usage = old < 7 ? 1 : 2;
+    if (old < 7) {
+      before.exec("DROP TABLE usage_last");
+      before.exec("DELETE FROM usage");
+      before.exec("UPDATE facets SET version = 1 WHERE facet = 'usage'");
+    }
+    before.exec("DROP TABLE unsettled");
     // Its mark, its fingerprint salted with its own schema and facet
     // versions: no mark to this one (it vouches for version 1's usage).
     const mark = before.prepare("SELECT value FROM meta WHERE key = 'fresh'")
       .get() as { value: string };
     const salted = mark.value.replace(
       /:\d+:([^"]*)usage@\d+/,
-      `:${old}:$1usage@1`,
+      `:${old}:$1usage@${usage}`,
     );
     assert.notEqual(salted, mark.value);
     before.prepare("UPDATE meta SET value = ? WHERE key = 'fresh'").run(salted);
@@ -1050,6 +1182,9 @@ for (const old of [4, 5, 6]) {
     const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'")
       .get() as { value: string };
     const kept = db.prepare("SELECT value FROM meta WHERE key = 'kept'").get();
+    const unsettledTable = db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'unsettled'",
+    ).all();
     const indexes = db.prepare(
       "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_heads', 'facets_read')",
     ).all();
@@ -1062,6 +1197,7 @@ for (const old of [4, 5, 6]) {
     db.close();
     assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
     assert.ok(kept !== undefined);
+    assert.equal(unsettledTable.length, 1);
     assert.equal(indexes.length, 2);
     assert.match(plan, /COVERING INDEX sessions_heads/);
     assert.equal(

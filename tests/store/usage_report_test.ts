@@ -14,9 +14,8 @@ import {
   usageReport,
   type UsageReportOptions,
 } from "../../mod.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { withFs } from "../_fs_seam.ts";
-import { buildIndex, fixtureCopy } from "./_usage_dirs.ts";
+import { recording, withFs } from "../_fs_seam.ts";
+import { backdate, buildIndex, fixtureCopy } from "./_usage_dirs.ts";
 import { tempDir } from "../_session_files.ts";
 
 const ROOT = "01900000-0000-7000-8000-000000000001";
@@ -248,23 +247,9 @@ Deno.test("usageReport() through an index that opens recorded (rows whose facets
   deepStrictEqual({ ...indexed, source: "files" }, files);
 });
 
-/** The filesystem, recording each file opened. */
-function recording(opened: string[]): Fs {
-  return {
-    ...realFs,
-    openHandle: (path, options) => {
-      opened.push(path);
-      return realFs.openHandle(path, options);
-    },
-    openSync: (path, options) => {
-      opened.push(path);
-      return realFs.openSync(path, options);
-    },
-  };
-}
-
 Deno.test("usageReport() through the index reads again only the file that changed", async () => {
   await using copy = await fixtureCopy("forks");
+  await backdate(copy.dir); // else the files written just now are checked again
   await buildIndex(copy.dir);
   const fork = join(
     copy.dir,

@@ -35,8 +35,9 @@ const _HEAD_READS = 16;
 
 /**
  * The sessions, newest first, as `listSessions` gives them: each file is
- * stat'ed, and only a file that changed since its row is read (its first
- * 4 KiB); its new row is kept.
+ * stat'ed, and only a file that changed since its row (or that may have
+ * changed unseen: an unsettled row) is read (its first 4 KiB); its new row
+ * is kept.
  *
  * @param store The index.
  * @param options One cwd; subagents; skipped files.
@@ -46,8 +47,10 @@ export async function listFromIndex(
   store: IndexStore,
   options: IndexListOptions = {},
 ): Promise<SessionInfo[]> {
+  const readAt = Date.now();
   const files = await sessionFiles(store.dataDir, options);
   const rows = store.rows.heads();
+  const unsettled = store.rows.unsettled();
   const out: SessionInfo[] = [];
   const changed: FoundFile[] = [];
   const fs = seam();
@@ -66,7 +69,9 @@ export async function listFromIndex(
       continue;
     }
     const row = rows.get(file.path);
-    if (row === undefined || !sameStat(row, info)) changed.push(file);
+    if (
+      row === undefined || !sameStat(row, info) || unsettled.has(file.path)
+    ) changed.push(file);
     else if (wanted(row)) out.push(infoOfRow(row, info));
   }
   // Files new or changed since their row: their heads, read as the list
@@ -98,7 +103,7 @@ export async function listFromIndex(
   );
   if (fresh.length > 0) {
     store.write(() => {
-      for (const row of fresh) store.rows.putHead(row);
+      for (const row of fresh) store.rows.putHead(row, readAt);
     });
   }
   return sortNewestFirst(out);

@@ -321,6 +321,7 @@ export class IndexStore {
   async remember(path: string, loaded: LoadedSession): Promise<void> {
     const known = this.rows.offsetOf(path);
     if (typeof known === "number" && known === loaded.recordEnd) return; // recorded as it is
+    const readAt = Date.now();
     const read = await readSessionHead(path);
     if ("skip" in read) return;
     // The stat is taken after the read: bytes past the recorded end (an
@@ -337,7 +338,7 @@ export class IndexStore {
     );
     const state = await stateOf(path, loaded);
     this.write(() => {
-      this.rows.putHead(head);
+      this.rows.putHead(head, readAt);
       if (state !== undefined) this.rows.putState(path, state);
     });
   }
@@ -389,6 +390,14 @@ export class IndexStore {
     return new Set(rows.map((r) => r.path));
   }
 
+  /** Where each facet stopped reading `path`, and the hash of the bytes before. */
+  facetEnds(path: string): { offset: number; tailHash: string }[] {
+    return prepared(
+      this.#db,
+      "SELECT DISTINCT offset, tailHash FROM facets WHERE path = ?",
+    ).all(path) as { offset: number; tailHash: string }[];
+  }
+
   /** A file is gone (or no longer a session): its row and what the facets hold of it. */
   forget(path: string): void {
     this.rows.remove(path);
@@ -401,6 +410,7 @@ export class IndexStore {
       for (const facet of FACETS) facet.forgetAll(this.#db);
       this.#db.exec("DELETE FROM facets");
       this.#db.exec("DELETE FROM sessions");
+      this.#db.exec("DELETE FROM unsettled");
     });
   }
 

@@ -17,10 +17,11 @@ import {
   sessionFiles,
 } from "../_session_files.ts";
 import { EventLoopTurns } from "../_turns.ts";
-import { wholeLinesEnd } from "./_facets.ts";
+import { tailHashAt, wholeLinesEnd } from "./_facets.ts";
+import { hashBytes } from "./_hash.ts";
 import { FilesPrint, type FreshMark, MARK_UNCOVERED } from "./_fresh.ts";
 import type { IndexStore, WriteClock } from "./_index_store.ts";
-import type { StateRow, StatRow } from "./_rows.ts";
+import { isUnsettled, type StateRow, type StatRow } from "./_rows.ts";
 import { isUncovered, uncoveredFiles } from "./_search_query.ts";
 import { headRow, sameStat, stateOf } from "./_row_values.ts";
 
@@ -47,7 +48,9 @@ export interface RefreshResult {
   /**
    * Whether nothing had changed since the last complete refresh: the
    * files' names and metadata were those it saw, and no write to the
-   * index came after it, so no row was read.
+   * index came after it, so no row was read. Files modified within 2 s
+   * of when a refresh read them were checked (their heads, and the bytes
+   * before their rows' offsets), and held the bytes read.
    */
   fresh: boolean;
 }
@@ -73,6 +76,7 @@ export async function refreshAll(
   options: RefreshOptions = {},
 ): Promise<RefreshResult> {
   const started = performance.now();
+  const readAt = Date.now(); // before any stat: see isUnsettled
   if (options.rebuild === true) store.forgetAll();
   const clock = store.writeClock(); // before any row is read
   const files = await sessionFiles(store.dataDir, { includeSubagents: true });
@@ -98,10 +102,11 @@ export async function refreshAll(
   // process writes between them could otherwise go unseen.
   const seen = store.snapshot(() => {
     const mark = store.freshMark();
+    const unsettled = store.rows.unsettled();
     if (
       mark !== undefined && print.complete && mark.print === print.value &&
       options.rebuild !== true
-    ) return { mark, rows: undefined };
+    ) return { mark, unsettled, rows: undefined };
     // Rows with a head only (a list made them: read whole), and rows some
     // facet has not read to their end; a standing mark (the files changed
     // since, the index did not) says there are none: the last complete
@@ -110,24 +115,26 @@ export async function refreshAll(
     const standing = mark !== undefined;
     return {
       mark,
+      unsettled,
       rows: store.rows.stats(),
       shallow: standing ? new Set<string>() : store.rows.shallow(),
       behind: standing ? new Set<string>() : store.behind(),
     };
   });
   if (seen.rows === undefined) {
-    // Nothing changed since the last complete refresh: no row to read.
+    // Every file is as the last complete refresh saw it: no row to read
+    // but those that may have changed unseen.
+    const result = await _settle(store, seen.mark, {
+      files,
+      infos,
+      unsettled: seen.unsettled,
+      readAt,
+      clock,
+    });
     options.onProgress?.(files.length, files.length);
-    return {
-      sessions: seen.mark.sessions,
-      refreshed: 0,
-      removed: 0,
-      skipped: seen.mark.skipped,
-      ms: Math.round(performance.now() - started),
-      fresh: true,
-    };
+    return { ...result, ms: Math.round(performance.now() - started) };
   }
-  const { rows, shallow, behind } = seen;
+  const { rows, shallow, behind, unsettled } = seen;
   const result = {
     sessions: 0,
     refreshed: 0,
@@ -153,7 +160,8 @@ export async function refreshAll(
     }
     const known = shallow.has(file.path) ? undefined : rows.get(file.path);
     if (
-      known !== undefined && sameStat(known, info) && !behind.has(file.path)
+      known !== undefined && sameStat(known, info) &&
+      !behind.has(file.path) && !unsettled.has(file.path)
     ) {
       count("unchanged");
     } else changed.push([file, info, known]);
@@ -165,13 +173,11 @@ export async function refreshAll(
       await turns.give();
       if (next >= changed.length) break;
       const [file, info, known] = changed[next++]!;
-      const outcome = await _refreshFile(
-        store,
-        file,
-        info,
-        known,
-        behind.has(file.path),
-      );
+      const outcome = await _refreshFile(store, file, info, known, {
+        behind: behind.has(file.path),
+        unsettled: unsettled.has(file.path),
+        readAt,
+      });
       if (outcome !== "unchanged") touched.push(file.path);
       count(outcome);
     }
@@ -219,6 +225,7 @@ export async function refreshOne(
   path: string,
 ): Promise<boolean> {
   path = resolve(path);
+  const readAt = Date.now();
   let info: Deno.FileInfo;
   try {
     info = await seam().stat(path);
@@ -230,6 +237,7 @@ export async function refreshOne(
     mark: store.freshMark(),
     // A row with a head only (a list made it) is read as a new file.
     known: store.rows.isShallow(path) ? undefined : store.rows.statOf(path),
+    unsettled: store.rows.unsettled().has(path),
   }));
   const { mark, known } = before;
   const outcome = await _refreshFile(
@@ -237,11 +245,86 @@ export async function refreshOne(
     { path, depth: store.depthOf(path) },
     info,
     known,
-    known === undefined || store.behind(path).has(path),
+    {
+      behind: known === undefined || store.behind(path).has(path),
+      unsettled: before.unsettled,
+      readAt,
+    },
   );
-  if (outcome !== "read") return false;
-  if (mark !== undefined) _keepMark(store, path, mark, known, clock);
-  return true;
+  if (outcome === "skipped") return false;
+  // A row settled or read anew took the mark away: it holds again with
+  // the file's new stat.
+  if (mark !== undefined && store.freshMark() === undefined) {
+    _keepMark(store, path, mark, known, clock);
+  }
+  return outcome === "read";
+}
+
+/** What a refresh that found every file as its mark says needs. */
+interface _SettleWork {
+  /** Every file, in the order of `infos`. */
+  files: readonly FoundFile[];
+  /** Their stats (all there: the mark's fingerprint was complete). */
+  infos: readonly (Deno.FileInfo | undefined)[];
+  /** The rows that may have changed unseen. */
+  unsettled: ReadonlySet<string>;
+  /** When the refresh began. */
+  readAt: number;
+  /** The index as it stood before any row was read. */
+  clock: WriteClock;
+}
+
+/**
+ * A refresh that finds every file as the last complete refresh saw it:
+ * only the files of unsettled rows are looked at, read again where their
+ * bytes changed under the same stat, and settled once old enough; then
+ * the mark is left again (their writes took it away).
+ */
+async function _settle(
+  store: IndexStore,
+  mark: FreshMark,
+  work: _SettleWork,
+): Promise<Omit<RefreshResult, "ms">> {
+  const result = {
+    sessions: mark.sessions,
+    refreshed: 0,
+    removed: 0,
+    skipped: mark.skipped,
+    fresh: true,
+  };
+  if (work.unsettled.size === 0) return result;
+  const touched: string[] = [];
+  for (let i = 0; i < work.files.length; i++) {
+    const file = work.files[i]!;
+    const info = work.infos[i];
+    if (!work.unsettled.has(file.path) || info === undefined) continue;
+    const outcome = await _refreshFile(
+      store,
+      file,
+      info,
+      store.rows.statOf(file.path),
+      { behind: false, unsettled: true, readAt: work.readAt },
+    );
+    if (outcome === "unchanged") continue;
+    touched.push(file.path);
+    result.fresh = false;
+    if (outcome === "read") result.refreshed++;
+    else {
+      result.sessions--;
+      result.skipped++;
+    }
+  }
+  if (store.freshMark() === undefined) {
+    store.leaveFreshMark({
+      print: mark.print,
+      sessions: result.sessions,
+      skipped: result.skipped,
+      uncovered: mark.uncovered === null
+        ? null
+        : _uncoveredAfter(store, mark.uncovered, touched),
+    }, work.clock);
+  }
+  return result;
 }
 
 /**
@@ -307,21 +390,38 @@ function _listed(paths: string[]): string[] | null {
   return paths.length <= MARK_UNCOVERED ? paths : null;
 }
 
+/** What a refresh knows of a file's row besides its stat. */
+interface _RowState {
+  /** Some facet has not read it to its offset. */
+  behind: boolean;
+  /** It may have changed unseen (see `isUnsettled`). */
+  unsettled: boolean;
+  /** When the refresh began, before its stat (ms since the epoch). */
+  readAt: number;
+}
+
 /**
  * Read one file into its row: head always, state from the row's (or from
  * scratch), then the facets up to the state's offset, the row in their
- * first transaction.
+ * first transaction. A file whose stat is its row's is left as it is,
+ * unless its row is unsettled and its bytes say it changed.
  */
 async function _refreshFile(
   store: IndexStore,
   file: FoundFile,
   info: Deno.FileInfo,
   known: StatRow | undefined,
-  behind: boolean,
+  row: _RowState,
 ): Promise<_Outcome> {
   const { path, depth } = file;
-  if (known !== undefined && sameStat(known, info)) {
-    if (behind) await _catchUpFacets(store, file, info, known);
+  if (
+    known !== undefined && sameStat(known, info) &&
+    (!row.unsettled || await _holdsRow(store, path))
+  ) {
+    if (row.unsettled && !isUnsettled(info.mtime?.getTime() ?? 0, row.readAt)) {
+      store.write(() => store.rows.settle(path));
+    }
+    if (row.behind) await _catchUpFacets(store, file, info, known);
     return "unchanged";
   }
   const snapshot = takeSnapshot(path, info, SNAPSHOT_BYTES);
@@ -350,8 +450,8 @@ async function _refreshFile(
   } catch {
     state = undefined; // unreadable past its head: listed, not indexed deeper
   }
-  const row = () => {
-    store.rows.putHead(head);
+  const put = () => {
+    store.rows.putHead(head, row.readAt);
     // A file that gives no state now (rewritten as a version 1 file, say)
     // loses the one its row kept of what it held before.
     if (state !== undefined) store.rows.putState(path, state);
@@ -368,9 +468,34 @@ async function _refreshFile(
         await wholeLinesEnd(from, read.info.size, head.bodyStart),
       endHash: state?.tailHash ?? undefined,
     },
-    row,
+    put,
   );
   return "read";
+}
+
+/**
+ * Whether a file still holds the bytes its row was made from, as far as a
+ * changed stat would have them checked: the same head (title slot and
+ * header), and the same bytes before the row's offset; for a row without
+ * a state (a version 1 or 2 file, read whole), before where each facet
+ * stopped.
+ */
+async function _holdsRow(store: IndexStore, path: string): Promise<boolean> {
+  const checks = store.rows.checksOf(path);
+  if (checks === undefined) return false;
+  const ends = checks.offset !== null && checks.tailHash !== null
+    ? [{ offset: checks.offset, tailHash: checks.tailHash }]
+    : store.facetEnds(path);
+  if (ends.length === 0) return false;
+  const read = await readSessionHead(path, { isFile: true });
+  if (
+    "skip" in read || read.head.bodyStart !== checks.bodyStart ||
+    hashBytes(read.headBytes) !== checks.headHash
+  ) return false;
+  for (const { offset, tailHash } of ends) {
+    if (await tailHashAt(path, offset) !== tailHash) return false;
+  }
+  return true;
 }
 
 /** The facets of a file whose row is current but which they have not all read (a new facet, or an open that recorded the file). */

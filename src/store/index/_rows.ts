@@ -10,6 +10,28 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { returnArrays } from "./_prepared.ts";
 
+/**
+ * How long after a read a file's modification time still cannot tell a
+ * later change, in ms. A file system stamps a write with a clock that
+ * moves in steps: a jiffy of a few ms on Linux, a second on ext3 or HFS+,
+ * two on FAT. A write in the same step as a read leaves the size and the
+ * modification time the read saw, when it keeps the size (the title slot
+ * rewritten in place), and a row that trusts them never sees it: git's
+ * "racily clean" files. Generous: a row within it costs the next refresh
+ * a read of its file's first bytes and of those before its offset.
+ */
+export const SETTLE_MS = 2000;
+
+/**
+ * Whether a row made from a read that began at `readAt` (ms since the
+ * epoch) may miss a change to come: its file's modification time is not
+ * {@linkcode SETTLE_MS} older than the read. A time in the future counts:
+ * a write at that time would bear it.
+ */
+export function isUnsettled(mtimeMs: number, readAt: number): boolean {
+  return mtimeMs > readAt - SETTLE_MS;
+}
+
 /** A row as stored. */
 export interface SessionRow {
   path: string;
@@ -128,6 +150,12 @@ export type StatRow = Pick<
   "path" | "dev" | "ino" | "size" | "mtimeMs" | "bodyStart"
 >;
 
+/** What tells whether a row's file still holds what the row was made from. */
+export type RowChecks = Pick<
+  SessionRow,
+  "bodyStart" | "headHash" | "offset" | "tailHash"
+>;
+
 /** A row's head columns as an array, in the order of `_HEAD_COLUMNS`. */
 type _HeadArray = [
   string,
@@ -162,6 +190,10 @@ export class SessionRows {
   readonly #paths: StatementSync;
   readonly #shallow: StatementSync;
   readonly #shallowOne: StatementSync;
+  readonly #unsettled: StatementSync;
+  readonly #unsettle: StatementSync;
+  readonly #settle: StatementSync;
+  readonly #checks: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#heads = db.prepare(
@@ -204,6 +236,31 @@ export class SessionRows {
       AND NOT EXISTS (SELECT 1 FROM facets f WHERE f.path = s.path)`;
     this.#shallow = db.prepare(shallow);
     this.#shallowOne = db.prepare(`${shallow} AND path = ?`);
+    this.#unsettled = db.prepare("SELECT path FROM unsettled");
+    this.#unsettle = db.prepare(
+      "INSERT OR IGNORE INTO unsettled (path) VALUES (?)",
+    );
+    this.#settle = db.prepare("DELETE FROM unsettled WHERE path = ?");
+    this.#checks = db.prepare(
+      "SELECT bodyStart, headHash, offset, tailHash FROM sessions WHERE path = ?",
+    );
+  }
+
+  /** The rows a change may have come to unseen (see `isUnsettled`). */
+  unsettled(): Set<string> {
+    return new Set(
+      (this.#unsettled.all() as { path: string }[]).map((r) => r.path),
+    );
+  }
+
+  /** What tells whether a row's file still holds the bytes it was made from. */
+  checksOf(path: string): RowChecks | undefined {
+    return this.#checks.get(path) as RowChecks | undefined;
+  }
+
+  /** A row no longer needs its bytes checked: its file was old enough when read. */
+  settle(path: string): void {
+    this.#settle.run(path);
   }
 
   /**
@@ -304,9 +361,17 @@ export class SessionRows {
     return (this.#paths.all() as { path: string }[]).map((r) => r.path);
   }
 
-  /** Write a row's head columns (inserting the row when new). */
-  putHead(row: HeadRow): void {
+  /**
+   * Write a row's head columns (inserting the row when new).
+   *
+   * @param row The columns.
+   * @param readAt When the read they come from began (ms since the
+   * epoch): a file modified too close to it is unsettled.
+   */
+  putHead(row: HeadRow, readAt: number): void {
     this.#putHead.run(..._HEAD_COLUMNS.map((c) => row[c]));
+    if (isUnsettled(row.mtimeMs, readAt)) this.#unsettle.run(row.path);
+    else this.#settle.run(row.path);
   }
 
   /** Write a row's state columns. */
@@ -322,5 +387,6 @@ export class SessionRows {
   /** Remove a row. */
   remove(path: string): void {
     this.#remove.run(path);
+    this.#settle.run(path);
   }
 }
