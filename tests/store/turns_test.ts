@@ -34,6 +34,63 @@ Deno.test("EventLoopTurns gives timers a turn every ~20 ms of work that only awa
   assert.ok(given.fired <= 20, `${given.fired} fires: a turn ~20 ms apart`);
 });
 
+Deno.test("EventLoopTurns shared by workers gives one turn per ~20 ms of their work together", async () => {
+  const turns = new EventLoopTurns();
+  const end = performance.now() + 400;
+  const worker = async () => {
+    while (performance.now() < end) {
+      await turns.give();
+      const file = performance.now() + 1; // a small file's work
+      while (performance.now() < file) { /* reading */ }
+    }
+  };
+  const { fired, ms } = await firesDuring(() =>
+    Promise.all(Array.from({ length: 4 }, worker))
+  );
+  // A turn each held the loop 4 × 20 ms between two fires.
+  assert.ok(fired >= ms / 50, `${fired} fires in ${Math.round(ms)} ms`);
+});
+
+Deno.test("EventLoopTurns lets the host's I/O go on: a pipe to a child process", async () => {
+  const child = new Deno.Command("cat", { stdin: "piped", stdout: "piped" })
+    .spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader();
+  let trips = 0;
+  let stop = false;
+  const echo = (async () => {
+    while (!stop) {
+      await writer.write(new Uint8Array([1]));
+      await reader.read();
+      trips++;
+    }
+  })();
+  try {
+    await new Promise((r) => setTimeout(r, 50)); // the pipe is going
+    const ticking = async (turns: EventLoopTurns | undefined) => {
+      const before = trips;
+      const end = performance.now() + 300;
+      while (performance.now() < end) {
+        await turns?.give();
+        const file = performance.now() + 1;
+        while (performance.now() < file) { /* reading */ }
+      }
+      return trips - before;
+    };
+    const starved = await ticking(undefined); // one may have been under way
+    assert.ok(starved <= 1, `the premise: no turn, no I/O (${starved})`);
+    const trips300 = await ticking(new EventLoopTurns());
+    assert.ok(trips300 >= 5, `${trips300} round trips in 300 ms`);
+  } finally {
+    stop = true;
+    await echo;
+    reader.releaseLock();
+    await writer.close();
+    await child.stdout.cancel();
+    await child.status;
+  }
+});
+
 Deno.test("A refresh and a scan of many small files, read synchronously, let timers run", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "-w");
