@@ -15,7 +15,7 @@ import { type Head, parseHead } from "../read/_head.ts";
 import { canonicalCwdSlug } from "./cwd_slug.ts";
 import type { SessionInfo } from "./session_info.ts";
 import { sessionsDir } from "./places.ts";
-import { EventLoopTurns } from "./_turns.ts";
+import { EventLoopTurns } from "../fs/_turns.ts";
 
 /** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
 export const HEAD_BYTES = 4096;

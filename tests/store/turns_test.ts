@@ -1,23 +1,32 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { SessionIndex } from "../../mod.ts";
-import { EventLoopTurns } from "../../src/store/_turns.ts";
+import { Session, SessionIndex } from "../../mod.ts";
+import { generateFile } from "../../src/gen/_generate.ts";
+import { EventLoopTurns } from "../../src/fs/_turns.ts";
 import { searchSessions } from "../../src/store/search/search.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";
 
 /** How often a 1 ms interval fires while `work` runs, and how long it ran. */
 async function firesDuring(
   work: () => Promise<unknown>,
-): Promise<{ fired: number; ms: number }> {
+): Promise<{ fired: number; ms: number; longest: number }> {
   let fired = 0;
-  const interval = setInterval(() => fired++, 1);
+  let longest = 0;
+  let last = performance.now();
+  const interval = setInterval(() => {
+    fired++;
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
   const started = performance.now();
   try {
     await work();
   } finally {
     clearInterval(interval);
   }
-  return { fired, ms: performance.now() - started };
+  const ms = performance.now() - started;
+  return { fired, ms, longest: Math.max(longest, performance.now() - last) };
 }
 
 /** Work that never leaves the microtask queue for `ms`, giving turns or not. */
@@ -89,6 +98,26 @@ Deno.test("EventLoopTurns lets the host's I/O go on: a pipe to a child process",
     await child.stdout.cancel();
     await child.status;
   }
+});
+
+Deno.test("Session.open of a large file without checkpoints lets timers run while it reads", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "big.jsonl");
+  await generateFile(path, { size: 96 << 20, seed: 3, checkpoints: false });
+  const { fired, ms, longest } = await firesDuring(async () => {
+    const session = await Session.open(path, { index: false });
+    session.buildContext();
+    await session.close();
+  });
+  // Read synchronously from the page cache, its walk over every line
+  // held the timers until it was done (a gap of ~80 % of the open here);
+  // now a turn per ~20 ms of reading.
+  assert.ok(
+    fired >= 3 && longest < ms / 2,
+    `${fired} fires in ${Math.round(ms)} ms, the longest gap ${
+      Math.round(longest)
+    } ms`,
+  );
 });
 
 Deno.test("A refresh and a scan of many small files, read synchronously, let timers run", async () => {

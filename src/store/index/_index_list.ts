@@ -16,7 +16,7 @@ import {
 } from "../_session_files.ts";
 import type { SessionInfo } from "../session_info.ts";
 import type { IndexStore } from "./_index_store.ts";
-import { EventLoopTurns } from "../_turns.ts";
+import { EventLoopTurns } from "../../fs/_turns.ts";
 import type { HeadRow } from "./_rows.ts";
 import { headRow, infoOfRow, sameStat } from "./_row_values.ts";
 

@@ -16,7 +16,7 @@ import {
   readSessionHead,
   sessionFiles,
 } from "../_session_files.ts";
-import { EventLoopTurns } from "../_turns.ts";
+import { EventLoopTurns } from "../../fs/_turns.ts";
 import { tailHashAt, wholeLinesEnd } from "./_facets.ts";
 import { hashBytes } from "./_hash.ts";
 import { FilesPrint, type FreshMark, MARK_UNCOVERED } from "./_fresh.ts";

@@ -16,7 +16,7 @@ import type { HitList } from "./_hits.ts";
 import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
 import { LaterLines } from "./_later_lines.ts";
-import { EventLoopTurns } from "../_turns.ts";
+import { EventLoopTurns } from "../../fs/_turns.ts";
 import { type ScanContext, scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";
 

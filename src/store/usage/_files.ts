@@ -22,7 +22,7 @@ import { passFile } from "./_file_pass.ts";
 import { usageFinder } from "./_finder.ts";
 import { compareRank, createdOf, type FileRank } from "./_line.ts";
 import type { CountedIn, UsageTally } from "./_tally.ts";
-import { EventLoopTurns } from "../_turns.ts";
+import { EventLoopTurns } from "../../fs/_turns.ts";
 
 /** Bytes read at a time. */
 const _CHUNK = 1 << 20;
