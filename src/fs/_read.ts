@@ -123,8 +123,9 @@ export function fileReaderAt(
     async readAt(p: Uint8Array, position: number): Promise<number> {
       // Synchronous where the file offers it: a read from the page cache
       // takes less time than the two asynchronous round trips it would cost
-      // (~40 µs each). Then no read gives the event loop a turn: a turn
-      // every ~20 ms of reading (an open of a 1 GB file held it 1.3 s).
+      // (~40 µs each). A synchronous read gives the event loop no turn, so
+      // one is given every ~20 ms of reading (without, an open of a 1 GB
+      // file held the loop 1.3 s).
       let got: number;
       if (file.seekSync !== undefined && file.readSync !== undefined) {
         await turns.give();

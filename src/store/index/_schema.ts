@@ -29,7 +29,7 @@ export const INDEX_SCHEMA_VERSION = 8;
  * without its newline), which version 6's writes would not keep; the
  * facet's version 2 then reads every file's calls again, once. Version 8
  * adds `unsettled` (rows whose file may still change unseen, see
- * `_row_values.ts`); the rows an older version wrote are not in it, and are
+ * `isUnsettled` in `_rows.ts`); the rows an older version wrote are not in it, and are
  * trusted as that version trusted them.
  */
 export const INDEX_UPGRADABLE_FROM = 4;
