@@ -173,6 +173,109 @@ Deno.test("searchSessions() scanning settles the active path as the reader does,
   }
 });
 
+Deno.test("searchSessions() scanning builds the tree only from the first line that may match, from the lines before it read again", async (t) => {
+  await using dir = await tempDir();
+  const ts = (n: number) =>
+    `2026-10-01T09:${String(Math.floor(n / 60)).padStart(2, "0")}:${
+      String(n % 60).padStart(2, "0")
+    }.000Z`;
+  const message = (
+    id: string,
+    parentId: string | null,
+    n: number,
+    text: string,
+  ) =>
+    ({
+      type: "message",
+      id,
+      parentId,
+      timestamp: ts(n),
+      message: { role: "user", content: text },
+    }) as Record<string, unknown>;
+  // Before any line that may match: 1.2 MB of lines, across the catch-up's
+  // 1 MiB reads; a line whose envelope is not first (parsed), a CRLF line,
+  // a line longer than a read, a blank line. Each is the target of the last
+  // line's branch marker in one case: found, it puts both hits off the path.
+  const targets: [string, string][] = [
+    ["a line whose envelope is not first", "0000000a"],
+    ["a CRLF line", "0000000b"],
+    ["a line across the catch-up's reads", "0000000c"],
+  ];
+  for (const [i, [name, target]] of targets.entries()) {
+    await t.step(name, async () => {
+      const lines: string[] = [];
+      lines.push(JSON.stringify(message("00000001", null, 0, "root")));
+      const { id: _, ...rest } = message("0000000a", "00000001", 1, "parsed");
+      lines.push(JSON.stringify({ id: "0000000a", ...rest }));
+      lines.push(
+        JSON.stringify(message("0000000b", "0000000a", 2, "crlf")) + "\r",
+      );
+      lines.push(
+        JSON.stringify(
+          message("0000000c", "0000000b", 3, filler(1_200_000, 3)),
+        ),
+      );
+      lines.push("");
+      let parent = "0000000c";
+      for (let n = 0; n < 40; n++) {
+        const id = `1${String(n).padStart(7, "0")}`;
+        lines.push(JSON.stringify(message(id, parent, 4 + n, filler(900, n))));
+        parent = id;
+      }
+      // The hits: one on the chain, one on a branch from the root.
+      lines.push(
+        JSON.stringify(message("20000001", parent, 50, "needlelate one")),
+      );
+      lines.push(
+        JSON.stringify(message("20000002", "00000001", 51, "needlelate two")),
+      );
+      lines.push(JSON.stringify({
+        type: "custom",
+        id: "20000003",
+        parentId: "20000001",
+        timestamp: ts(52),
+        customType: "branch",
+        data: { to: target },
+      }));
+      const root = join(dir.path, `d${i}`);
+      const folder = join(root, "sessions", "--home-dev-app--");
+      await Deno.mkdir(folder, { recursive: true });
+      await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
+      (await SessionIndex.open(root)).close();
+      const scan = await searchSessions(root, "needlelate", { index: false });
+      deepEqual(
+        scan.hits.map((h) => `${h.entryId}${h.onActivePath ? "" : " off"}`),
+        ["20000002 off", "20000001 off"],
+      );
+      deepEqual((await searchSessions(root, "needlelate")).hits, scan.hits);
+      // And read through the file (no snapshot of it), as a large one is.
+      const through = await withFs(
+        noSnapshots,
+        () => searchSessions(root, "needlelate", { index: false }),
+      );
+      deepEqual(through.hits, scan.hits);
+    });
+  }
+  await t.step(
+    "the marker's target missing: the marker is the leaf",
+    async () => {
+      const root = join(dir.path, "d0");
+      const path = join(root, "sessions", "--home-dev-app--", "s.jsonl");
+      const text = await Deno.readTextFile(path);
+      await Deno.writeTextFile(
+        path,
+        text.replace('"to":"0000000a"', '"to":"0000dead"'),
+      );
+      const scan = await searchSessions(root, "needlelate", { index: false });
+      deepEqual(
+        scan.hits.map((h) => `${h.entryId}${h.onActivePath ? "" : " off"}`),
+        ["20000002 off", "20000001"],
+      );
+      deepEqual((await searchSessions(root, "needlelate")).hits, scan.hits);
+    },
+  );
+});
+
 Deno.test("searchSessions() scanning finds a long word cut by a read at every place", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
