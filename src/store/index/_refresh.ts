@@ -17,13 +17,13 @@ import {
   sessionFiles,
 } from "../_session_files.ts";
 import { EventLoopTurns } from "../../fs/_turns.ts";
-import { tailHashAt, wholeLinesEnd } from "./_facets.ts";
-import { hashBytes } from "./_hash.ts";
-import { FilesPrint, type FreshMark, MARK_UNCOVERED } from "./_fresh.ts";
+import { wholeLinesEnd } from "./_facets.ts";
+import { FilesPrint, type FreshMark } from "./_fresh.ts";
+import { keepMark, listedUncovered, uncoveredAfter } from "./_keep_mark.ts";
 import type { IndexStore, WriteClock } from "./_index_store.ts";
 import { isUnsettled, type StateRow, type StatRow } from "./_rows.ts";
-import { isUncovered, uncoveredFiles } from "./_search_query.ts";
-import { headRow, sameStat, stateOf } from "./_row_values.ts";
+import { uncoveredFiles } from "./_search_query.ts";
+import { headRow, holdsRow, sameStat, stateOf } from "./_row_values.ts";
 
 /** Options for a refresh. */
 export interface RefreshOptions {
@@ -199,8 +199,8 @@ export async function refreshAll(
     // A standing mark's list holds for every file this refresh did not
     // write (~8 ms for 10,000 rows to ask them all again).
     const uncovered = seen.mark?.uncovered
-      ? _uncoveredAfter(store, seen.mark.uncovered, touched)
-      : _listed(store.read((db) => uncoveredFiles(db, {})));
+      ? uncoveredAfter(store, seen.mark.uncovered, touched)
+      : listedUncovered(store.read((db) => uncoveredFiles(db, {})));
     store.leaveFreshMark({
       print: print.value,
       sessions: result.sessions,
@@ -237,7 +237,7 @@ export async function refreshOne(
     mark: store.freshMark(),
     // A row with a head only (a list made it) is read as a new file.
     known: store.rows.isShallow(path) ? undefined : store.rows.statOf(path),
-    unsettled: store.rows.unsettled().has(path),
+    unsettled: store.rows.isUnsettledRow(path),
   }));
   const { mark, known } = before;
   const outcome = await _refreshFile(
@@ -255,7 +255,7 @@ export async function refreshOne(
   // A row settled or read anew took the mark away: it holds again with
   // the file's new stat.
   if (mark !== undefined && store.freshMark() === undefined) {
-    _keepMark(store, path, mark, known, clock);
+    keepMark(store, path, mark, known, clock);
   }
   return outcome === "read";
 }
@@ -321,73 +321,10 @@ async function _settle(
       skipped: result.skipped,
       uncovered: mark.uncovered === null
         ? null
-        : _uncoveredAfter(store, mark.uncovered, touched),
+        : uncoveredAfter(store, mark.uncovered, touched),
     }, work.clock);
   }
   return result;
-}
-
-/**
- * Leave standing the mark that stood before one file was read anew (a
- * session closed after its appends does this): its fingerprint with the
- * file's old stat taken out (its row's, which the mark vouched for) and the
- * new one put in, and the file's place in the list of files to scan
- * updated. The next refresh then finds the files as this mark says, and
- * reads no row. A file the mark did not count as a session (new, or one
- * that was not a session before) gives a fingerprint no listing will
- * match: the next refresh compares every row, as it would have.
- */
-function _keepMark(
-  store: IndexStore,
-  path: string,
-  mark: FreshMark,
-  old: StatRow | undefined,
-  clock: WriteClock,
-): void {
-  const print = FilesPrint.parse(mark.print);
-  const now = store.rows.statOf(path);
-  if (print === undefined || now === undefined) return;
-  if (old !== undefined) print.removeStat(path, old);
-  print.addStat(path, now);
-  store.leaveFreshMark({
-    print: print.value,
-    sessions: mark.sessions + (old === undefined ? 1 : 0),
-    skipped: mark.skipped,
-    uncovered: mark.uncovered === null
-      ? null
-      : _uncoveredAfter(store, mark.uncovered, [path]),
-  }, clock);
-}
-
-/**
- * The files to scan a mark keeps, after the rows of `touched` were written
- * (or forgotten): each of those asked again, the others as they were.
- */
-function _uncoveredAfter(
-  store: IndexStore,
-  before: readonly string[],
-  touched: readonly string[],
-): string[] | null {
-  if (touched.length > _ASK_EACH_UP_TO) {
-    return _listed(store.read((db) => uncoveredFiles(db, {})));
-  }
-  const changed = new Set(touched);
-  const after = before.filter((path) => !changed.has(path));
-  store.read((db) => {
-    for (const path of changed) if (isUncovered(db, path)) after.push(path);
-  });
-  return _listed(after);
-}
-
-/**
- * Files written past which the files to scan are asked of every row at
- * once (one file's question ~10–14 µs, every row's ~8 ms for 10,000).
- */
-const _ASK_EACH_UP_TO = 500;
-
-/** The files to scan as a mark keeps them: null past {@linkcode MARK_UNCOVERED}. */
-function _listed(paths: string[]): string[] | null {
-  return paths.length <= MARK_UNCOVERED ? paths : null;
 }
 
 /** What a refresh knows of a file's row besides its stat. */
@@ -416,7 +353,12 @@ async function _refreshFile(
   const { path, depth } = file;
   if (
     known !== undefined && sameStat(known, info) &&
-    (!row.unsettled || await _holdsRow(store, path))
+    (!row.unsettled ||
+      await holdsRow(
+        path,
+        store.rows.checksOf(path),
+        () => store.facetEnds(path),
+      ))
   ) {
     if (row.unsettled && !isUnsettled(info.mtime?.getTime() ?? 0, row.readAt)) {
       store.write(() => store.rows.settle(path));
@@ -471,31 +413,6 @@ async function _refreshFile(
     put,
   );
   return "read";
-}
-
-/**
- * Whether a file still holds the bytes its row was made from, as far as a
- * changed stat would have them checked: the same head (title slot and
- * header), and the same bytes before the row's offset; for a row without
- * a state (a version 1 or 2 file, read whole), before where each facet
- * stopped.
- */
-async function _holdsRow(store: IndexStore, path: string): Promise<boolean> {
-  const checks = store.rows.checksOf(path);
-  if (checks === undefined) return false;
-  const ends = checks.offset !== null && checks.tailHash !== null
-    ? [{ offset: checks.offset, tailHash: checks.tailHash }]
-    : store.facetEnds(path);
-  if (ends.length === 0) return false;
-  const read = await readSessionHead(path, { isFile: true });
-  if (
-    "skip" in read || read.head.bodyStart !== checks.bodyStart ||
-    hashBytes(read.headBytes) !== checks.headHash
-  ) return false;
-  for (const { offset, tailHash } of ends) {
-    if (await tailHashAt(path, offset) !== tailHash) return false;
-  }
-  return true;
 }
 
 /** The facets of a file whose row is current but which they have not all read (a new facet, or an open that recorded the file). */

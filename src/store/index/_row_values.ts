@@ -17,10 +17,11 @@ import type { Head } from "../../read/_head.ts";
 import { IdFlags } from "../../read/_id_set.ts";
 import type { LoadedSession } from "../../read/_records.ts";
 import type { ResumeFrom } from "../../read/_resume.ts";
+import { readSessionHead } from "../_session_files.ts";
 import type { SessionInfo } from "../session_info.ts";
 import { tailHashAt } from "./_facets.ts";
 import { hashBytes } from "./_hash.ts";
-import type { HeadRow, SessionRow, StateRow } from "./_rows.ts";
+import type { HeadRow, RowChecks, SessionRow, StateRow } from "./_rows.ts";
 
 /**
  * The head columns of a file from its head and metadata.
@@ -72,6 +73,39 @@ export function sameStat(
   return row.size === info.size &&
     row.mtimeMs === (info.mtime?.getTime() ?? 0) &&
     row.ino === (info.ino ?? 0) && row.dev === (info.dev ?? 0);
+}
+
+/**
+ * Whether a file still holds the bytes its row was made from, as far as a
+ * changed stat would have them checked: the same head (title slot and
+ * header), and the same bytes before the row's offset; for a row without
+ * a state (a version 1 or 2 file, read whole), before where each facet
+ * stopped.
+ *
+ * @param path The file.
+ * @param checks Its row's hashes and offsets (undefined: no row).
+ * @param facetEnds Where each facet stopped, and the hash before.
+ * @returns Whether its head and those bytes hash as the row says.
+ */
+export async function holdsRow(
+  path: string,
+  checks: RowChecks | undefined,
+  facetEnds: () => { offset: number; tailHash: string }[],
+): Promise<boolean> {
+  if (checks === undefined) return false;
+  const ends = checks.offset !== null && checks.tailHash !== null
+    ? [{ offset: checks.offset, tailHash: checks.tailHash }]
+    : facetEnds();
+  if (ends.length === 0) return false;
+  const read = await readSessionHead(path, { isFile: true });
+  if (
+    "skip" in read || read.head.bodyStart !== checks.bodyStart ||
+    hashBytes(read.headBytes) !== checks.headHash
+  ) return false;
+  for (const { offset, tailHash } of ends) {
+    if (await tailHashAt(path, offset) !== tailHash) return false;
+  }
+  return true;
 }
 
 /**

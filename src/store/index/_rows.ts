@@ -191,6 +191,7 @@ export class SessionRows {
   readonly #shallow: StatementSync;
   readonly #shallowOne: StatementSync;
   readonly #unsettled: StatementSync;
+  readonly #unsettledOne: StatementSync;
   readonly #unsettle: StatementSync;
   readonly #settle: StatementSync;
   readonly #checks: StatementSync;
@@ -237,6 +238,7 @@ export class SessionRows {
     this.#shallow = db.prepare(shallow);
     this.#shallowOne = db.prepare(`${shallow} AND path = ?`);
     this.#unsettled = db.prepare("SELECT path FROM unsettled");
+    this.#unsettledOne = db.prepare("SELECT 1 FROM unsettled WHERE path = ?");
     this.#unsettle = db.prepare(
       "INSERT OR IGNORE INTO unsettled (path) VALUES (?)",
     );
@@ -251,6 +253,11 @@ export class SessionRows {
     return new Set(
       (this.#unsettled.all() as { path: string }[]).map((r) => r.path),
     );
+  }
+
+  /** Whether `path`'s row is among {@linkcode unsettled}. */
+  isUnsettledRow(path: string): boolean {
+    return this.#unsettledOne.get(path) !== undefined;
   }
 
   /** What tells whether a row's file still holds the bytes it was made from. */

@@ -7,7 +7,8 @@
  * once the file is scanned, the last first (`_later_lines.ts`). The tree
  * (ids and parents), walked for `onActivePath`, is needed only by a file
  * with hits: it is built from the first line that may match on, after the
- * lines before it are read again for it; a file where no line may match
+ * lines before it are read again for it (`_tree_before.ts`); a file where
+ * no line may match
  * costs no envelope read at all (~7 % of a 100 MB scan for a word in no
  * line, ~14 % of a scan of 10,000 small sessions).
  *
@@ -39,9 +40,10 @@ import {
 import type { ByteNeedle } from "./_needle.ts";
 import { SEARCH_TEXT_CHARS } from "./_text.ts";
 import { EntryTree } from "./_tree.ts";
+import { bytesAt, ENVELOPE_BYTES, treeBefore } from "./_tree_before.ts";
 
 /** Bytes of a line's start kept while the line spans reads: an envelope's worth. */
-const _HEAD = 512;
+const _HEAD = ENVELOPE_BYTES;
 /** Bytes kept before the part scanned, so a line's last bytes are at hand. */
 const _HISTORY = 2;
 /** Bytes read at a time. */
@@ -206,7 +208,11 @@ class _FileScan {
     const last = this.#last;
     if (last === undefined) return { id: "", target: undefined };
     if (last.offset === undefined) return last;
-    const head = await this.#read(last.offset, Math.min(last.size, _HEAD));
+    const head = await bytesAt(
+      this.#source,
+      last.offset,
+      Math.min(last.size, _HEAD),
+    );
     const env = this.#env;
     if (!readEnvelope(head, 0, head.length, env)) {
       return { id: "", target: undefined }; // changed since it was read
@@ -215,7 +221,9 @@ class _FileScan {
     if (!env.typeIs(_CUSTOM) || last.size > SEARCH_LINE_BYTES) {
       return { id, target: undefined };
     }
-    const entry = parseEntryLine(await this.#read(last.offset, last.size));
+    const entry = parseEntryLine(
+      await bytesAt(this.#source, last.offset, last.size),
+    );
     const target = entry === undefined ? undefined : branchMarkerTarget(entry);
     return { id, target };
   }
@@ -361,78 +369,16 @@ class _FileScan {
     return new EntryTree(this.#source.size / _BYTES_PER_ENTRY);
   }
 
-  /**
-   * Start the tree at the first line that may match (at `to`): the lines
-   * before it, none of which may, are read again for their ids and
-   * parents, as the scan would have taken them (an envelope at the line's
-   * start, else the line parsed), with a buffer of their own.
-   */
+  /** Start the tree at the first line that may match (at `to`), from the lines before it. */
   async #catchUp(to: number): Promise<void> {
-    const tree = this.#tree = this.#newTree();
-    const env = this.#env;
-    const chunk = new Uint8Array(
-      Math.max(1, Math.min(_READ_BYTES, to - this.#bodyStart)),
-    );
-    const head = new Uint8Array(_HEAD);
-    let headLength = 0;
-    let lineStart = this.#bodyStart;
-    let lastByte = -1; // the line's last byte so far
-    let beforeLast = -1; // and the one before it (a "\r" before "\n")
-    for (let position = lineStart; position < to;) {
-      const n = await this.#source.readAt(
-        chunk.subarray(0, Math.min(chunk.length, to - position)),
-        position,
-      );
-      if (n === 0) break;
-      const bytes = chunk.subarray(0, n);
-      for (let from = 0; from < n;) {
-        const lf = bytes.indexOf(0x0a, from);
-        const stop = lf === -1 ? n : lf;
-        if (headLength < _HEAD && stop > from) {
-          const take = Math.min(_HEAD - headLength, stop - from);
-          head.set(bytes.subarray(from, from + take), headLength);
-          headLength += take;
-        }
-        if (stop - from >= 2) beforeLast = bytes[stop - 2]!;
-        else if (stop - from === 1) beforeLast = lastByte;
-        if (stop > from) lastByte = bytes[stop - 1]!;
-        if (lf === -1) break;
-        // A whole line: [lineStart, end), its "\r" left out.
-        let end = position + lf;
-        let last = lastByte;
-        if (end > lineStart && lastByte === 0x0d) {
-          end--;
-          last = beforeLast;
-        }
-        const size = end - lineStart;
-        if (size > 0 && size <= DEFAULT_MAX_LINE_BYTES && head[0] !== 0) {
-          if (
-            last === _CLOSE_BRACE && readEnvelope(head, 0, headLength, env)
-          ) {
-            tree.addBytes(
-              head,
-              env.idStart,
-              env.idEnd,
-              env.parentStart,
-              env.parentEnd,
-            );
-            this.#last = { offset: lineStart, size };
-          } else if (size <= SEARCH_LINE_BYTES) {
-            const entry = parseEntryLine(
-              lineStart >= position
-                ? bytes.subarray(lineStart - position, end - position)
-                : await this.#read(lineStart, size),
-            );
-            if (entry !== undefined) this.#noteEntry(entry);
-          }
-        }
-        lineStart = position + lf + 1;
-        headLength = 0;
-        lastByte = beforeLast = -1;
-        from = lf + 1;
-      }
-      position += n;
-    }
+    this.#tree = this.#newTree();
+    await treeBefore(this.#source, this.#bodyStart, to, this.#tree, {
+      env: this.#env,
+      envelope: (offset, size) => {
+        this.#last = { offset, size };
+      },
+      entry: (entry) => this.#noteEntry(entry),
+    });
   }
 
   /** Take a line held back: decoded, parsed, given to the hits. */
@@ -456,18 +402,7 @@ class _FileScan {
       const from = start - this.#base;
       return buffer.subarray(from, Math.min(from + want, end - this.#base));
     }
-    return this.#read(start, want);
-  }
-
-  async #read(offset: number, size: number): Promise<Uint8Array> {
-    const bytes = new Uint8Array(size);
-    let n = 0;
-    while (n < size) {
-      const got = await this.#source.readAt(bytes.subarray(n), offset + n);
-      if (got === 0) break;
-      n += got;
-    }
-    return bytes.subarray(0, n);
+    return bytesAt(this.#source, start, want);
   }
 }
 
