@@ -1,4 +1,5 @@
 /** Helpers that build session files for tests. */
+import { join } from "node:path";
 import { marshalTitleSlot } from "../src/format/title_slot.ts";
 
 export const T0 = "2026-10-01T09:00:00.000Z";
@@ -138,4 +139,20 @@ export async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
     path,
     [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }),
   };
+}
+
+/**
+ * Give every file under a folder a modification time a minute old: older
+ * than the index's settle window (`SETTLE_MS`), so that a refresh trusts
+ * their stat at once and reads none of them again to check its bytes.
+ *
+ * @param dir The folder.
+ */
+export async function backdate(dir: string): Promise<void> {
+  const old = new Date(Date.now() - 60_000);
+  for await (const e of Deno.readDir(dir)) {
+    const path = join(dir, e.name);
+    if (e.isDirectory) await backdate(path);
+    else if (e.isFile) await Deno.utime(path, old, old);
+  }
 }

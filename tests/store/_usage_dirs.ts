@@ -38,22 +38,6 @@ export async function copyDir(from: string, to: string): Promise<void> {
 }
 
 /**
- * Give every file under a folder a modification time a minute old: older
- * than the index's settle window (`SETTLE_MS`), so that a refresh trusts
- * their stat at once and reads none of them again to check its bytes.
- *
- * @param dir The folder.
- */
-export async function backdate(dir: string): Promise<void> {
-  const old = new Date(Date.now() - 60_000);
-  for await (const e of Deno.readDir(dir)) {
-    const path = join(dir, e.name);
-    if (e.isDirectory) await backdate(path);
-    else if (e.isFile) await Deno.utime(path, old, old);
-  }
-}
-
-/**
  * A copy of a fixture data dir in a new temp dir, removed on dispose.
  *
  * @param name The fixture.

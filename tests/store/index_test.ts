@@ -17,6 +17,7 @@ import { generateFile } from "../../src/gen/_generate.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import {
   assistant,
+  backdate,
   sessionBytes,
   T0,
   tempDir,
@@ -30,7 +31,6 @@ import { refreshAll } from "../../src/store/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/_session_file.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { noSnapshots, recording, withFs } from "../_fs_seam.ts";
-import { backdate } from "./_usage_dirs.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -76,19 +76,28 @@ async function listed(
   return JSON.stringify(await listSessions(dataDir, options));
 }
 
-/** Every row of the index, as stored. */
-function rows(dataDir: string): Record<string, unknown>[] {
+/** `read` over the index of `dataDir`, opened read-only. */
+function fromIndex<T>(dataDir: string, read: (db: DatabaseSync) => T): T {
   const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
     readOnly: true,
   });
   try {
-    return db.prepare("SELECT * FROM sessions ORDER BY path").all() as Record<
-      string,
-      unknown
-    >[];
+    return read(db);
   } finally {
     db.close();
   }
+}
+
+/** Every row of the index, as stored. */
+function rows(dataDir: string): Record<string, unknown>[] {
+  return fromIndex(
+    dataDir,
+    (db) =>
+      db.prepare("SELECT * FROM sessions ORDER BY path").all() as Record<
+        string,
+        unknown
+      >[],
+  );
 }
 
 /** A row's state columns, as a windowed open would resume from them. */
@@ -286,16 +295,13 @@ Deno.test("SessionIndex.list sees a changed file without a refresh: a rename in 
 
 /** The paths of the index's unsettled rows. */
 function unsettled(dataDir: string): string[] {
-  const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
-    readOnly: true,
-  });
-  try {
-    return (db.prepare("SELECT path FROM unsettled ORDER BY path").all() as {
-      path: string;
-    }[]).map((r) => r.path);
-  } finally {
-    db.close();
-  }
+  return fromIndex(
+    dataDir,
+    (db) =>
+      (db.prepare("SELECT path FROM unsettled ORDER BY path").all() as {
+        path: string;
+      }[]).map((r) => r.path),
+  );
 }
 
 Deno.test("SessionIndex sees a rewrite in place made in the clock step of its last read: the same size and times (git's racily clean files)", async () => {
@@ -1464,10 +1470,7 @@ function differing(
 
 /** Every table the refresh writes, and the full-text index's trigrams, as stored. */
 function dump(dataDir: string): Record<string, unknown[]> {
-  const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
-    readOnly: true,
-  });
-  try {
+  return fromIndex(dataDir, (db) => {
     const out: Record<string, unknown[]> = {};
     for (const table of ["sessions", "facets"]) {
       out[table] = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3`).all();
@@ -1494,9 +1497,7 @@ function dump(dataDir: string): Record<string, unknown[]> {
       "SELECT term, doc FROM search_vocab ORDER BY term",
     ).all();
     return out;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 Deno.test("SessionIndex reads a small file once, from memory, into the index reading it through the file would make", async () => {

@@ -15,8 +15,8 @@ import {
   type UsageReportOptions,
 } from "../../mod.ts";
 import { recording, withFs } from "../_fs_seam.ts";
-import { backdate, buildIndex, fixtureCopy } from "./_usage_dirs.ts";
-import { tempDir } from "../_session_files.ts";
+import { buildIndex, fixtureCopy } from "./_usage_dirs.ts";
+import { backdate, tempDir } from "../_session_files.ts";
 
 const ROOT = "01900000-0000-7000-8000-000000000001";
 const FORK = "01900000-0000-7000-8000-000000000002";
