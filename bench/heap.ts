@@ -12,7 +12,9 @@
  * the omp-style files (no settings checkpoints), the open of a copy whose
  * data dir's index recorded it runs too, against the windowed open of the
  * file of the same size this library wrote (`indexedOverOwn`; issue 12's
- * target is ≤ 2).
+ * target is ≤ 2), and the window alone: the lines of the entries the open
+ * kept, decoded and parsed, which any open that returns the context must
+ * do besides reading the bytes (`windowedOverFloorPlusWindow`).
  *
  * @module
  */
@@ -24,8 +26,16 @@ import { benchFile, OUT_DIR } from "./_files.ts";
 import { parseSize } from "../src/gen/_generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
+import {
+  minorFaults,
+  pageFaultMicros,
+  parseTail,
+  peakRssMB,
+  readAndFindLines,
+  windowStart,
+} from "./_floors.ts";
 
-type Loader = "windowed" | "indexed" | "full" | "naive" | "floor";
+type Loader = "windowed" | "indexed" | "full" | "naive" | "floor" | "window";
 
 interface Run {
   loader: Loader | "omp";
@@ -49,77 +59,16 @@ interface Run {
 const MB = 1 << 20;
 const round = (n: number): number => Math.round(n * 10) / 10;
 
-/** This process's minor page faults so far (`/proc/self/stat`), or undefined off Linux. */
-function minorFaults(): number | undefined {
-  try {
-    const stat = Deno.readTextFileSync("/proc/self/stat");
-    // Fields after the command's name (in parentheses, which may hold
-    // spaces): state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt.
-    const n = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
-    return Number.isFinite(n) ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * What a page of fresh memory costs on this machine: 64 MB allocated and
- * each of its pages written once, the time over the faults it took. The
- * windowed open's own memory (the window's strings and objects, and the
- * young generation V8 grows for them) is paid at this price; the floor
- * touches almost none.
- */
-function pageFaultMicros(): { micros: number; faults: number } | undefined {
-  const before = minorFaults();
-  const t0 = performance.now();
-  const bytes = new Uint8Array(64 * MB);
-  for (let i = 0; i < bytes.length; i += 4096) bytes[i] = 1;
-  const ms = performance.now() - t0;
-  const after = minorFaults();
-  if (before === undefined || after === undefined || after <= before) {
-    return undefined;
-  }
-  return {
-    micros: round(ms * 1000 / (after - before)),
-    faults: after - before,
-  };
-}
-
-/** Peak resident set size of this process (the kernel's VmHWM), in MB. */
-function peakRssMB(): number | undefined {
-  try {
-    const status = Deno.readTextFileSync("/proc/self/status");
-    const m = /VmHWM:\s+(\d+) kB/.exec(status);
-    return m ? round(Number(m[1]) / 1024) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/**
- * The floor of any forward reader: read the file's bytes into a reused
- * 1 MiB buffer and find every line end. An open can do no better without
- * skipping bytes.
- */
-async function readAndFindLines(path: string): Promise<number> {
-  using file = await Deno.open(path);
-  const buffer = new Uint8Array(1 << 20);
-  let lines = 0;
-  for (let n = file.readSync(buffer); n !== null; n = file.readSync(buffer)) {
-    const chunk = buffer.subarray(0, n);
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
-      lines++;
-    }
-  }
-  return lines;
-}
-
 /** The child: one open of one file, measured. */
-async function child(loader: Loader, file: string): Promise<Run> {
+async function child(
+  loader: Loader,
+  file: string,
+  from = 0,
+): Promise<Run> {
   const run: Run = { loader, file, bytes: (await Deno.stat(file)).size };
   gc();
   run.heapBeforeMB = round(Deno.memoryUsage().heapUsed / MB);
@@ -140,6 +89,20 @@ async function child(loader: Loader, file: string): Promise<Run> {
       gc();
       run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
       Object.assign(run, { openMs: round(t1 - t0), contextMs: 0, seen: lines });
+    } else if (loader === "window") {
+      const values = await parseTail(file, from);
+      const t1 = performance.now();
+      faultsAfter = minorFaults();
+      sample();
+      clearInterval(timer);
+      gc();
+      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      Object.assign(run, {
+        openMs: round(t1 - t0),
+        contextMs: 0,
+        retained: values.length,
+        bytesRead: run.bytes - from,
+      });
     } else if (loader === "naive") {
       const s = await naiveOpen(file);
       sample();
@@ -223,7 +186,11 @@ async function faultPriceChild(): Promise<
   }
 }
 
-async function spawnChild(loader: Loader, file: string): Promise<Run> {
+async function spawnChild(
+  loader: Loader,
+  file: string,
+  from = 0,
+): Promise<Run> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -233,6 +200,7 @@ async function spawnChild(loader: Loader, file: string): Promise<Run> {
       "--child",
       loader,
       file,
+      String(from),
     ],
     stdout: "piped",
     stderr: "piped",
@@ -302,7 +270,11 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   if (args[0] === "--child") {
-    console.log(JSON.stringify(await child(args[1] as Loader, args[2]!)));
+    console.log(
+      JSON.stringify(
+        await child(args[1] as Loader, args[2]!, Number(args[3] ?? 0)),
+      ),
+    );
     return;
   }
   const opt = (name: string): string | undefined => {
@@ -420,6 +392,15 @@ async function measure(
     (byLoader.indexed ??= []).push(r);
     console.log(JSON.stringify({ size: label, ...r }));
   }
+  // The window alone: the lines of the entries the open kept, decoded and
+  // parsed (they are the file's last lines; the indexed open read them).
+  const tail = byLoader.indexed?.[0]?.bytesRead;
+  const from = tail === undefined ? undefined : await windowStart(file, tail);
+  for (let i = 0; from !== undefined && i < runs; i++) {
+    const r = await spawnChild("window", file, from);
+    (byLoader.window ??= []).push(r);
+    console.log(JSON.stringify({ size: label, ...r }));
+  }
   if (oracle !== undefined) {
     const r = await ompOpen(oracle, file);
     (byLoader.omp ??= []).push(r);
@@ -456,6 +437,13 @@ async function measure(
         ? null
         : round((total("indexed") ?? NaN) / indexed.own),
       indexedBytesRead: byLoader.indexed?.[0]?.bytesRead ?? null,
+      // The floor of any open that returns the context: the floor, and
+      // the window's lines decoded and parsed in a fresh process.
+      windowParseMs: total("window") ?? null,
+      windowedOverFloorPlusWindow: floor === undefined || w === undefined ||
+          total("window") === undefined
+        ? null
+        : round(w / (floor + total("window")!)),
     }),
     fullOverWindowed: ratio("full"),
     ompOverWindowed: ratio("omp"),
