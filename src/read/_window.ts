@@ -34,7 +34,7 @@ import {
 import type { ReaderAt } from "../fs/_read.ts";
 import { BackwardLines } from "./_backward_lines.ts";
 import { decodeEntryLine, type IssueLog } from "./_decode.ts";
-import { type Envelope, EnvelopeAt, readEnvelope } from "./_envelope.ts";
+import { EnvelopeAt, readEnvelope } from "./_envelope.ts";
 import { IdFlags } from "./_id_set.ts";
 import type { Line } from "./_line.ts";
 import { WantedId } from "./_wanted_id.ts";
@@ -162,8 +162,8 @@ class _BackwardWalk {
         // Trusted on its envelope, as a full read keeps a damaged line with
         // an intact envelope; a line cut short is no entry in either.
         if (!lines.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
-        const step = { id: this.#wanted.id!, type, parentId: at.parentId() };
-        return this.#follow(step, undefined, lines.start);
+        const id = this.#wanted.id!;
+        return this.#follow(id, type, at.parentId(), undefined, lines.start);
       }
     }
     const line = lines.line(this.#maxLineBytes);
@@ -212,12 +212,8 @@ class _BackwardWalk {
     ) this.#resume = undefined; // an id written again since: walk on
     // A checkpoint already counts the labels of every line before it.
     if (this.#checkpoint === undefined) this.#labels.offer(entry);
-    const step = {
-      id: entry.id,
-      type: entry.type,
-      parentId: entry.parentId || null,
-    };
-    return this.#follow(step, entry, line.offset);
+    const parentId = entry.parentId || null;
+    return this.#follow(entry.id, entry.type, parentId, entry, line.offset);
   }
 
   /** The window, or undefined when the path needs a full read. */
@@ -330,11 +326,12 @@ class _BackwardWalk {
 
   /** Follow the path through one entry (parsed, or known by its envelope). */
   #follow(
-    step: Envelope,
+    id: string,
+    type: string,
+    parentId: string | null,
     entry: SessionEntry | undefined,
     offset: number,
   ): _Step {
-    const { id } = step;
     if (this.#phase === "leaf") {
       const to = branchMarkerTarget(entry!);
       this.#leafId = to ?? id;
@@ -359,16 +356,16 @@ class _BackwardWalk {
       this.#phase = "settings";
       return "more";
     }
-    this.#wanted.set(step.parentId);
+    this.#wanted.set(parentId);
     // The wanted entry has a later duplicate, which a full read would take
     // (or its parent was written after it): only a full read settles that.
     if (this.#wanted.id !== null && this.#ids.get(this.#wanted.id) !== 0) {
       this.#unsettled = true;
       return "done";
     }
-    this.#path.add(id, step.type, offset);
+    this.#path.add(id, type, offset);
     return this.#phase === "settings"
-      ? this.#pastWindow(step, entry, offset)
+      ? this.#pastWindow(id, type, entry, offset)
       : this.#inWindow(entry!);
   }
 
@@ -399,11 +396,12 @@ class _BackwardWalk {
 
   /** A path entry before the window: only its settings matter. */
   #pastWindow(
-    step: Envelope,
+    id: string,
+    type: string,
     entry: SessionEntry | undefined,
     offset: number,
   ): _Step {
-    this.#before.add(step.id, step.type, offset);
+    this.#before.add(id, type, offset);
     if (entry === undefined) return "more";
     const cp = this.#useCheckpoints ? asCheckpoint(entry) : undefined;
     if (cp !== undefined) {

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  EnvelopeAt,
+  readEnvelope,
+  text,
+  typeName,
+} from "../../src/read/_envelope.ts";
+
+const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+Deno.test("text() gives the field's characters, whatever its length and bytes", () => {
+  fc.assert(
+    fc.property(
+      // Ids of 8 characters are made in one piece: weight them.
+      fc.oneof(
+        fc.string({ minLength: 8, maxLength: 8 }),
+        fc.stringMatching(/^[0-9a-f]{8}$/),
+        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20, unit: "grapheme" }),
+      ),
+      fc.nat({ max: 5 }),
+      (s, pad) => {
+        const bytes = encode(s);
+        const framed = new Uint8Array(pad + bytes.length + 3);
+        framed.set(bytes, pad);
+        assert.equal(text(framed, pad, pad + bytes.length), s);
+      },
+    ),
+  );
+});
+
+Deno.test("typeName() shares the known types' strings and decodes others", () => {
+  for (const name of ["message", "label", "compaction", "custom_message"]) {
+    const bytes = encode(`xx${name}yy`);
+    assert.equal(typeName(bytes, 2, 2 + name.length), name);
+  }
+  for (const name of ["messagf", "labels", "ünknown", ""]) {
+    const bytes = encode(name);
+    assert.equal(typeName(bytes, 0, bytes.length), name);
+  }
+});
+
+Deno.test("an envelope's id, parent and type read from the bytes equal the parsed line's", () => {
+  fc.assert(
+    fc.property(
+      fc.string({ minLength: 1, maxLength: 30 }),
+      fc.stringMatching(/^[0-9a-f]{8}$/),
+      fc.option(fc.string({ maxLength: 12 })),
+      (type, id, parent) => {
+        const line = JSON.stringify({ type, id, parentId: parent, x: 1 });
+        const bytes = encode(line);
+        const at = new EnvelopeAt();
+        if (!readEnvelope(bytes, 0, bytes.length, at)) {
+          // Refused only where a field holds an escape (or is empty).
+          assert.ok(
+            /[\\"\u0000-\u001f]/.test(type + (parent ?? "")) || parent === "",
+            line,
+          );
+          return;
+        }
+        assert.equal(at.type(), type);
+        assert.equal(at.id(), id);
+        assert.equal(at.parentId(), parent);
+      },
+    ),
+  );
+});
