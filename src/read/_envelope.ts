@@ -7,6 +7,7 @@
  * @module
  */
 
+import { asciiText } from "./_ascii.ts";
 import { IdSet } from "./_id_set.ts";
 import type { Line } from "./_line.ts";
 
@@ -89,24 +90,7 @@ export function text(bytes: Uint8Array, start: number, end: number): string {
   for (let i = start; i < end; i++) {
     if (bytes[i]! >= 0x80) return _utf8.decode(bytes.subarray(start, end));
   }
-  // An id of 8 characters (omp's and ours) made in one allocation: built a
-  // character at a time, each step made a new string (~160 bytes of
-  // garbage an id, 1.6 MB in a walk over 10,000 lines).
-  if (end - start === 8) {
-    return String.fromCharCode(
-      bytes[start]!,
-      bytes[start + 1]!,
-      bytes[start + 2]!,
-      bytes[start + 3]!,
-      bytes[start + 4]!,
-      bytes[start + 5]!,
-      bytes[start + 6]!,
-      bytes[start + 7]!,
-    );
-  }
-  let out = "";
-  for (let i = start; i < end; i++) out += String.fromCharCode(bytes[i]!);
-  return out;
+  return asciiText(bytes, start, end);
 }
 
 /**

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { asciiText } from "../../read/_ascii.ts";
+
 /** The keys whose values are built: every key `requestUsage` reads, at any depth. */
 const _WANTED = [
   "type",
@@ -74,6 +76,28 @@ class _Fields {
   total: unknown = undefined;
   orchestration: unknown = undefined;
 
+  /** Every field undefined again, for the next line. */
+  clear(): void {
+    this.type =
+      this.id =
+      this.timestamp =
+      this.message =
+        undefined;
+    this.role =
+      this.model =
+      this.provider =
+      this.api =
+        undefined;
+    this.usage = this.stopReason = this.errorMessage = undefined;
+    this.input =
+      this.output =
+      this.cacheRead =
+      this.cacheWrite =
+        undefined;
+    this.totalTokens = this.cost = this.total = undefined;
+    this.orchestration = undefined;
+  }
+
   set(index: number, value: unknown): void {
     // deno-fmt-ignore
     switch (index) {
@@ -100,6 +124,22 @@ class _Fields {
   }
 }
 
+/**
+ * The objects of the walks, reused from line to line: a pass reads a
+ * line's call from them before it walks the next line, and a fresh set
+ * per line (~700 bytes) was a third of a pass's garbage.
+ */
+const _pool: _Fields[] = [];
+let _used = 0;
+
+function _fieldsObject(): _Fields {
+  let f = _pool[_used];
+  if (f === undefined) _pool.push(f = new _Fields());
+  else f.clear();
+  _used++;
+  return f;
+}
+
 const _ERROR_MESSAGE = _WANTED.indexOf("errorMessage");
 
 /** Nesting the walk follows before it gives up (the parse has no such limit). */
@@ -122,14 +162,19 @@ const _decoder = new TextDecoder();
  * @param start Where it starts.
  * @param end Where it ends.
  * @returns An object holding the wanted keys the entry has, at every depth
- * they were built at.
+ * they were built at; it and the objects in it are reused by the next
+ * call, so read them first.
  */
 export function entryFields(
   bytes: Uint8Array,
   start: number,
   end: number,
 ): object | undefined {
-  const w = new _Walk(bytes, start, end);
+  const w = _walk;
+  w.bytes = bytes;
+  w.at = start;
+  w.end = end;
+  _used = 0;
   try {
     w.space();
     if (bytes[w.at] !== _OPEN_OBJECT) return undefined;
@@ -143,14 +188,9 @@ export function entryFields(
 }
 
 class _Walk {
-  at: number;
-  constructor(
-    readonly bytes: Uint8Array,
-    start: number,
-    readonly end: number,
-  ) {
-    this.at = start;
-  }
+  bytes: Uint8Array = new Uint8Array(0);
+  at = 0;
+  end = 0;
 
   /** Skip JSON whitespace. */
   space(): void {
@@ -168,7 +208,7 @@ class _Walk {
   object(depth: number): _Fields {
     if (depth > _DEPTH) throw _UNSURE;
     const b = this.bytes;
-    const out = new _Fields();
+    const out = _fieldsObject();
     this.at++;
     this.space();
     if (b[this.at] === _CLOSE_OBJECT) {
@@ -364,11 +404,12 @@ class _Walk {
       const v = (whole * _POW10[fraction]! + part) / _POW10[fraction]!;
       return negative ? -v : v;
     }
-    let text = "";
-    for (let k = from; k < i; k++) text += String.fromCharCode(b[k]!);
-    return Number(text);
+    return Number(asciiText(b, from, i));
   }
 }
+
+/** The walk, reused from line to line. */
+const _walk = new _Walk();
 
 /** Powers of ten exact as doubles. */
 const _POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
@@ -393,13 +434,12 @@ function _lastString(
   }
   let ascii = true;
   for (let k = from; k < to; k++) if (b[k]! >= 0x80) ascii = false;
-  let text: string;
-  if (ascii) {
-    text = "";
-    for (let k = from; k < to; k++) text += String.fromCharCode(b[k]!);
-  } else text = _decoder.decode(b.subarray(from, to));
+  const text = ascii
+    ? asciiText(b, from, to)
+    : _decoder.decode(b.subarray(from, to));
   if (n <= last.bytes.length) {
-    last.bytes.set(b.subarray(from, to));
+    const kept = last.bytes;
+    for (let k = 0; k < n; k++) kept[k] = b[from + k]!;
     last.length = n;
     last.text = text;
   }
