@@ -9,6 +9,10 @@ import {
 
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
 
+/** Whether JSON writes `s` with an escape (a quote, a backslash, a control character). */
+const escaped = (s: string): boolean =>
+  [...s].some((c) => c === "\\" || c === '"' || c.charCodeAt(0) < 0x20);
+
 Deno.test("text() gives the field's characters, whatever its length and bytes", () => {
   fc.assert(
     fc.property(
@@ -53,10 +57,7 @@ Deno.test("an envelope's id, parent and type read from the bytes equal the parse
         const at = new EnvelopeAt();
         if (!readEnvelope(bytes, 0, bytes.length, at)) {
           // Refused only where a field holds an escape (or is empty).
-          assert.ok(
-            /[\\"\u0000-\u001f]/.test(type + (parent ?? "")) || parent === "",
-            line,
-          );
+          assert.ok(escaped(type + (parent ?? "")) || parent === "", line);
           return;
         }
         assert.equal(at.type(), type);
