@@ -216,18 +216,7 @@ export function graphemeCells(grapheme: string): number {
   return _WIDE.some(([lo, hi]) => cp >= lo && cp <= hi) ? 2 : 1;
 }
 
-let _counts: Intl.NumberFormat | undefined;
-
-/**
- * A count for people, digits grouped: `1,234,567` (the format is made on
- * first use: making one costs milliseconds every command would pay).
- *
- * @param n A number.
- * @returns The text.
- */
-export function formatCount(n: number): string {
-  return (_counts ??= new Intl.NumberFormat("en-US")).format(n);
-}
+export { formatCount } from "./_numbers.ts";
 
 /** Binary units, labelled as `gen --size` reads them (`M` = 1024²). */
 const _UNITS = ["B", "KB", "MB", "GB", "TB"] as const;

@@ -19,6 +19,7 @@ import {
 } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import { formatCount, sanitize, textWidth } from "./_format.ts";
+import { formatCompact, formatFixed } from "./_numbers.ts";
 import type { CliIo } from "./_io.ts";
 import { type Progress, progressBar } from "./_progress.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
@@ -262,12 +263,7 @@ function _table(report: UsageReport, width: number, compact: boolean): string {
 }
 
 const _whole = formatCount;
-let _short: Intl.NumberFormat | undefined;
-const _compact = (x: number): string =>
-  (_short ??= new Intl.NumberFormat("en-US", {
-    notation: "compact",
-    maximumFractionDigits: 1,
-  })).format(x);
+const _compact = formatCompact;
 
 /**
  * Dollars for people: cents from $1 up (`$1,234.56`), four decimals below
@@ -279,13 +275,7 @@ const _compact = (x: number): string =>
 export function formatMoney(dollars: number): string {
   if (dollars === 0) return "$0.00";
   if (dollars < 0.0001) return "<$0.0001";
-  const digits = dollars >= 1 ? 2 : 4;
-  return `$${
-    dollars.toLocaleString("en-US", {
-      minimumFractionDigits: digits,
-      maximumFractionDigits: digits,
-    })
-  }`;
+  return `$${formatFixed(dollars, dollars >= 1 ? 2 : 4)}`;
 }
 
 /** The rows as CSV: a header line, then a line per row. */
