@@ -79,24 +79,25 @@ async function child(
   const timer = setInterval(sample, 1);
   const faultsBefore = minorFaults();
   let faultsAfter: number | undefined;
+  /** The open is done: its faults, its peak, then what it holds after a GC. */
+  const measured = (): void => {
+    faultsAfter = minorFaults();
+    sample();
+    clearInterval(timer);
+    gc();
+    run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+  };
   try {
     const t0 = performance.now();
     if (loader === "floor") {
       const lines = await readAndFindLines(file);
       const t1 = performance.now();
-      faultsAfter = minorFaults();
-      clearInterval(timer);
-      gc();
-      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      measured();
       Object.assign(run, { openMs: round(t1 - t0), contextMs: 0, seen: lines });
     } else if (loader === "window") {
       const values = await parseTail(file, from);
       const t1 = performance.now();
-      faultsAfter = minorFaults();
-      sample();
-      clearInterval(timer);
-      gc();
-      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      measured();
       Object.assign(run, {
         openMs: round(t1 - t0),
         contextMs: 0,
@@ -109,11 +110,7 @@ async function child(
       const t1 = performance.now();
       const ctx = naiveContext(s);
       const t2 = performance.now();
-      faultsAfter = minorFaults();
-      sample();
-      clearInterval(timer);
-      gc();
-      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      measured();
       Object.assign(run, {
         openMs: round(t1 - t0),
         contextMs: round(t2 - t1),
@@ -133,11 +130,7 @@ async function child(
       const t1 = performance.now();
       const ctx = s.buildContext();
       const t2 = performance.now();
-      faultsAfter = minorFaults();
-      sample();
-      clearInterval(timer);
-      gc();
-      run.heapHeldMB = round(Deno.memoryUsage().heapUsed / MB);
+      measured();
       const stats = s.windowStats();
       Object.assign(run, {
         openMs: round(t1 - t0),

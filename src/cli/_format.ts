@@ -216,8 +216,6 @@ export function graphemeCells(grapheme: string): number {
   return _WIDE.some(([lo, hi]) => cp >= lo && cp <= hi) ? 2 : 1;
 }
 
-export { formatCount } from "./_numbers.ts";
-
 /** Binary units, labelled as `gen --size` reads them (`M` = 1024²). */
 const _UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
 

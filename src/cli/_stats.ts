@@ -11,7 +11,8 @@ import {
   fileFigures,
   totalFigures,
 } from "./_figures.ts";
-import { formatBytes, formatCount, sanitizeLines } from "./_format.ts";
+import { formatBytes, sanitizeLines } from "./_format.ts";
+import { formatCount } from "./_numbers.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
 import {

@@ -18,8 +18,8 @@ import {
   writeJson,
 } from "./_command.ts";
 import { attempt } from "./_failure.ts";
-import { formatCount, sanitize, textWidth } from "./_format.ts";
-import { formatCompact, formatFixed } from "./_numbers.ts";
+import { sanitize, textWidth } from "./_format.ts";
+import { formatCompact, formatCount, formatFixed } from "./_numbers.ts";
 import type { CliIo } from "./_io.ts";
 import { type Progress, progressBar } from "./_progress.ts";
 import { formatTable, type TableColumn } from "./_table.ts";

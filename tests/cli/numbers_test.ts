@@ -68,6 +68,7 @@ Deno.test("formatCount, formatCompact and formatFixed write what Intl writes", (
 Deno.test("a usage table's numbers and days need neither Intl's number nor its date formats", async () => {
   const usage = new URL("../../src/cli/_usage.ts", import.meta.url).href;
   const days = new URL("../../src/store/usage/_days.ts", import.meta.url).href;
+  const numbers = new URL("../../src/cli/_numbers.ts", import.meta.url).href;
   const probe = `
     const used = [];
     const stub = (name) => function () { used.push(name); throw new Error(name); };
@@ -75,12 +76,9 @@ Deno.test("a usage table's numbers and days need neither Intl's number nor its d
     Intl.DateTimeFormat = stub("DateTimeFormat");
     Number.prototype.toLocaleString = stub("toLocaleString");
     const { formatMoney } = await import(${JSON.stringify(usage)});
-    const { formatCount } = await import("${
-    new URL("../../src/cli/_format.ts", import.meta.url).href
-  }");
-    const { formatCompact } = await import("${
-    new URL("../../src/cli/_numbers.ts", import.meta.url).href
-  }");
+    const { formatCompact, formatCount } = await import(${
+    JSON.stringify(numbers)
+  });
     const { CalendarKeys } = await import(${JSON.stringify(days)});
     const out = [formatMoney(1234.5), formatMoney(0.0048), formatCount(982550374),
       formatCompact(1936203780), new CalendarKeys().day(Date.UTC(2026, 0, 5, 12))];
