@@ -78,24 +78,7 @@ class _Fields {
 
   /** Every field undefined again, for the next line. */
   clear(): void {
-    this.type =
-      this.id =
-      this.timestamp =
-      this.message =
-        undefined;
-    this.role =
-      this.model =
-      this.provider =
-      this.api =
-        undefined;
-    this.usage = this.stopReason = this.errorMessage = undefined;
-    this.input =
-      this.output =
-      this.cacheRead =
-      this.cacheWrite =
-        undefined;
-    this.totalTokens = this.cost = this.total = undefined;
-    this.orchestration = undefined;
+    for (let i = 0; i < _WANTED.length; i++) this.set(i, undefined);
   }
 
   set(index: number, value: unknown): void {
