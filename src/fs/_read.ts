@@ -128,7 +128,8 @@ export function fileReaderAt(
       // file held the loop 1.3 s).
       let got: number;
       if (file.seekSync !== undefined && file.readSync !== undefined) {
-        await turns.give();
+        const turn = turns.give(); // undefined until ~20 ms went by
+        if (turn !== undefined) await turn;
         if (position !== cursor) file.seekSync(position, Deno.SeekMode.Start);
         got = file.readSync(p) ?? 0;
       } else {

@@ -76,6 +76,17 @@ async function listed(
   return JSON.stringify(await listSessions(dataDir, options));
 }
 
+/** The list through the index is the list from the files alone. */
+async function assertListedAsFiles(
+  dataDir: string,
+  options: ListSessionsOptions = {},
+): Promise<void> {
+  assert.equal(
+    await listed(dataDir, options),
+    await listed(dataDir, { index: false }),
+  );
+}
+
 /** `read` over the index of `dataDir`, opened read-only. */
 function fromIndex<T>(dataDir: string, read: (db: DatabaseSync) => T): T {
   const db = new DatabaseSync(join(dataDir, "index.sqlite"), {
@@ -223,10 +234,7 @@ Deno.test("SessionIndex rows go stale and are rebuilt: append, truncation, repla
   const check = async () => {
     await index.refresh();
     assert.deepEqual(stateOf(rows(dir.path)[0]!), await fresh());
-    assert.equal(
-      await listed(dir.path),
-      await listed(dir.path, { index: false }),
-    );
+    await assertListedAsFiles(dir.path);
     const opened = await Session.open(path, { resolveBlobs: false });
     const whole = await Session.open(path, { index: false, window: false });
     assert.deepEqual(opened.buildContext(), whole.buildContext());
@@ -287,10 +295,7 @@ Deno.test("SessionIndex.list sees a changed file without a refresh: a rename in 
   );
   await Deno.writeFile(path, bytes);
   assert.equal((await index.list())[0]!.title, "New title");
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path);
 });
 
 /** The paths of the index's unsettled rows. */
@@ -358,10 +363,7 @@ Deno.test("SessionIndex sees a rewrite in place made in the clock step of its la
   // Nothing changed since: checked, not read.
   done = await index.refresh();
   assert.deepEqual([done.refreshed, done.fresh], [0, true]);
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path);
 });
 
 Deno.test("SessionIndex.refresh checks again the files written just before it read them, until they are old enough to trust their stat", async () => {
@@ -1056,10 +1058,7 @@ Deno.test("SessionIndex rebuilds a corrupt index file with a warning; the list s
   });
   assert.match(warnings.join("\n"), /is damaged .*rebuilding it/);
   assert.equal((await index.refresh()).sessions, 1);
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path);
 });
 
 Deno.test("SessionIndex of a newer schema is left alone: a warning, and the list and open work without it", async () => {
@@ -1073,10 +1072,7 @@ Deno.test("SessionIndex of a newer schema is left alone: a warning, and the list
   const onWarning = (m: string) => warnings.push(m);
   assert.equal(await SessionIndex.tryOpen(dir.path, { onWarning }), undefined);
   assert.match(warnings[0]!, /schema is version 999, newer than/);
-  assert.equal(
-    await listed(dir.path, { onWarning }),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path, { onWarning });
   const session = await Session.open(path, { onWarning });
   assert.equal(session.buildContext().messages.length, 2);
   const stored = new DatabaseSync(join(dir.path, "index.sqlite"));
@@ -1117,10 +1113,7 @@ Deno.test("SessionIndex of an older schema (version 3: the search facet kept eac
   assert.ok(columns.includes("size"), columns.join());
   assert.equal(schema.value, String(INDEX_SCHEMA_VERSION));
   assert.equal(stale.n, 0);
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path);
 });
 
 for (const old of [4, 5, 6, 7]) {
@@ -1206,10 +1199,7 @@ for (const old of [4, 5, 6, 7]) {
     assert.equal(unsettledTable.length, 1);
     assert.equal(indexes.length, 2);
     assert.match(plan, /COVERING INDEX sessions_heads/);
-    assert.equal(
-      await listed(dir.path),
-      await listed(dir.path, { index: false }),
-    );
+    await assertListedAsFiles(dir.path);
     const indexed = await usageReport(dir.path, quiet);
     assert.equal(indexed.source, "index");
     assert.equal(indexed.totals.requests, 1);
@@ -1241,10 +1231,7 @@ Deno.test("SessionIndex waits a bounded time for a lock, then goes on without sa
     holder.exec("ROLLBACK");
     holder.close();
   }
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path);
 });
 
 Deno.test("SessionIndex: two refreshes at once leave the index a refresh from scratch would make", async () => {
@@ -1338,10 +1325,7 @@ Deno.test("SessionIndex: a refresh killed midway leaves the last committed state
   const done = await index.refresh();
   assert.equal(done.sessions, 200);
   assert.equal(done.refreshed, 200 - kept);
-  assert.equal(
-    await listed(dir.path),
-    await listed(dir.path, { index: false }),
-  );
+  await assertListedAsFiles(dir.path);
 });
 
 Deno.test("IndexStore.batched saves its writes a group at a time, and what is queued when the work throws", async () => {
