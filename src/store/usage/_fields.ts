@@ -40,6 +40,9 @@ const _WANTED = [
   "orchestration",
 ] as const;
 
+// Which fields an object has set is one 32-bit mask (`_Fields.clear`).
+if (_WANTED.length > 31) throw new Error("too many wanted keys for a mask");
+
 /** The wanted keys' bytes, by length, with their index in {@linkcode _WANTED}. */
 const _BY_LENGTH: { index: number; bytes: Uint8Array }[][] = [];
 for (const [index, name] of _WANTED.entries()) {
@@ -76,12 +79,25 @@ class _Fields {
   total: unknown = undefined;
   orchestration: unknown = undefined;
 
-  /** Every field undefined again, for the next line. */
+  /** Bit `i` set: field `i` was set since the last clear. */
+  #set = 0;
+
+  /** Every field set undefined again, for the next line. */
   clear(): void {
-    for (let i = 0; i < _WANTED.length; i++) this.set(i, undefined);
+    // Only the fields set (a few of the 19): a store through the switch
+    // for every field was ~5 % of a pass.
+    for (let m = this.#set; m !== 0; m &= m - 1) {
+      this.#store(31 - Math.clz32(m & -m), undefined);
+    }
+    this.#set = 0;
   }
 
   set(index: number, value: unknown): void {
+    this.#store(index, value);
+    this.#set |= 1 << index;
+  }
+
+  #store(index: number, value: unknown): void {
     // deno-fmt-ignore
     switch (index) {
       case 0: this.type = value; break;
@@ -229,7 +245,10 @@ class _Walk {
     this.at = i + 1;
     const candidates = _BY_LENGTH[i - from];
     if (candidates === undefined) return -1;
-    next: for (const c of candidates) {
+    // An indexed loop: `for...of` made an iterator and its results for
+    // every key of every line.
+    next: for (let j = 0; j < candidates.length; j++) {
+      const c = candidates[j]!;
       for (let k = 0; k < c.bytes.length; k++) {
         if (b[from + k] !== c.bytes[k]) continue next;
       }
