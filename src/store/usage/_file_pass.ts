@@ -10,7 +10,7 @@
 import { SessionSyntaxError } from "../../format/errors.ts";
 import type { RequestUsage } from "../../format/usage.ts";
 import { readFull, readFullSync } from "../../fs/_read.ts";
-import type { FsHandle, FsSyncFile } from "../../fs/_seam.ts";
+import type { Fs, FsHandle, FsSyncFile } from "../../fs/_seam.ts";
 import { parseHead } from "../../read/_head.ts";
 import { CR, DEFAULT_MAX_LINE_BYTES, LF } from "../../read/_line.ts";
 import { concatBytes } from "../../read/_pieces.ts";
@@ -117,6 +117,45 @@ export async function passFile(
     }
     if (n === 0) return undefined;
   }
+}
+
+/**
+ * One file by its path: opened, passed ({@linkcode passFile}) and closed.
+ *
+ * @param fs The filesystem.
+ * @param path The file.
+ * @param finder The buffer and the search.
+ * @param scratch A buffer for lines longer than a chunk.
+ * @param sink Where the session and its calls go.
+ * @returns Why the file was skipped (no session, or it cannot be read), if it was.
+ */
+export async function passPath(
+  fs: Fs,
+  path: string,
+  finder: UsageFinder,
+  scratch: Uint8Array,
+  sink: FileSink,
+): Promise<string | undefined> {
+  try {
+    using handle = await _open(fs, path);
+    return await passFile(handle, path, finder, scratch, sink);
+  } catch (err) {
+    return `cannot read it: ${
+      err instanceof Error ? err.message : String(err)
+    }`;
+  }
+}
+
+/**
+ * A file opened for reading: synchronously where the filesystem can read
+ * so (an asynchronous open is a round trip to another thread, ~40 µs, the
+ * most a small session costs), else as a handle.
+ */
+async function _open(fs: Fs, path: string): Promise<FsHandle | FsSyncFile> {
+  const file = fs.openSync(path, { read: true });
+  if (file.readSync !== undefined && file.seekSync !== undefined) return file;
+  file.close();
+  return await fs.openHandle(path, { read: true });
 }
 
 /** Count the call a whole line of the chunk records (`[start, end)`, without `\n`). */

@@ -8,17 +8,13 @@
  * @module
  */
 
-import type { RequestUsage } from "../../format/usage.ts";
-import {
-  type Fs,
-  type FsHandle,
-  type FsSyncFile,
-  seam,
-} from "../../fs/_seam.ts";
+import { realFs, seam } from "../../fs/_seam.ts";
 import { hexKey } from "../../format/_entry_id.ts";
 import { hashKey } from "../../read/_id_set.ts";
 import { sessionFiles } from "../_session_files.ts";
-import { passFile } from "./_file_pass.ts";
+import { type CallLogMessage, LoggedCall } from "./_call_log.ts";
+import { type FileSink, passPath } from "./_file_pass.ts";
+import { FileClaims, UsageHelpers } from "./_helpers.ts";
 import { usageFinder } from "./_finder.ts";
 import { compareRank, createdOf, type FileRank } from "./_line.ts";
 import type { CountedIn, UsageTally } from "./_tally.ts";
@@ -35,6 +31,8 @@ export interface FilesPassOptions {
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** A file that is not read, and why. */
   onSkip?: ((path: string, reason: string) => void) | undefined;
+  /** Helper threads at most (default: a core's worth each, at most 3); 0 for none. */
+  helpers?: number | undefined;
 }
 
 interface _File extends FileRank {
@@ -48,9 +46,14 @@ interface _File extends FileRank {
  * entry id and time already counted in an earlier file passed over (a
  * fork's copy), an id seen earlier in the same file passed over.
  *
+ * Files are claimed one at a time, in order, by this thread and (when
+ * many are left after a few milliseconds) by helper threads; calls are
+ * counted in the files' order whoever read them, so the result is the
+ * same with any number of helpers.
+ *
  * @param dataDir The data dir.
  * @param tally Where calls are counted.
- * @param options The first day; progress; skipped files.
+ * @param options The first day; progress; skipped files; helpers.
  * @returns How many files were read.
  */
 export async function tallyFiles(
@@ -59,36 +62,188 @@ export async function tallyFiles(
   options: FilesPassOptions,
 ): Promise<number> {
   const files = await _files(dataDir, options);
-  const total = files.reduce((n, f) => n + f.size, 0);
-  const seen = new _Seen();
-  const finder = usageFinder(_CHUNK);
-  const scratch = new Uint8Array(_CHUNK);
-  const fs = seam();
-  let done = 0;
-  let number = 0;
+  const pass = new _Pass(files, tally, options);
+  _helping.posted = 0;
+  const claims = new FileClaims(files.length);
+  // A test's filesystem is this thread's alone.
+  let wanted = seam() === realFs ? options.helpers ?? defaultHelpers() : 0;
+  const began = performance.now();
+  let helpers: UsageHelpers | undefined;
   const turns = new EventLoopTurns(); // the files are read synchronously
-  for (const file of files) {
-    await turns.give();
-    const at = number++;
-    let where: CountedIn = { sessionId: "", cwd: "" };
-    const count = (u: RequestUsage): void => {
-      if (seen.add(u.entryId, u.timestamp, at)) tally.add(u, where);
-    };
-    try {
-      using handle = await _open(fs, file.path);
-      const reason = await passFile(handle, file.path, finder, scratch, {
-        head: (w) => where = w,
-        request: count,
-        progress: (n) => options.onProgress?.(done + n, total),
-      });
-      if (reason !== undefined) options.onSkip?.(file.path, reason);
-    } catch (err) {
-      options.onSkip?.(file.path, `cannot read it: ${_why(err)}`);
+  try {
+    for (let i = 0; i < files.length; i++) {
+      await turns.give();
+      if (
+        wanted > 0 && files.length - i >= _helping.minFiles &&
+        performance.now() - began >= _helping.afterMs
+      ) {
+        helpers = UsageHelpers.start(wanted, _helping.module, {
+          files: files.map((f) => f.path),
+          claims: claims.buffer,
+          chunk: _CHUNK,
+        }, (log) => pass.logged(log));
+        wanted = 0;
+        if (helpers !== undefined) await _helping.started?.();
+      }
+      if (!claims.front(i)) break; // the rest is the helpers'
+      await pass.read(i);
     }
-    done += file.size;
-    options.onProgress?.(done, total);
+    if (helpers !== undefined) await helpers.finished();
+    await pass.readRest();
+  } finally {
+    helpers?.close();
   }
   return files.length;
+}
+
+/** Helpers a pass starts: one per core besides this one's, at most 3. */
+function defaultHelpers(): number {
+  const cores = globalThis.navigator?.hardwareConcurrency ?? 1;
+  return Math.max(0, Math.min(3, cores - 1));
+}
+
+/** When helpers start (files left, and milliseconds of reading alone first), their module, and what they read. */
+const _helping = {
+  minFiles: 64,
+  afterMs: 5,
+  module: new URL("./_usage_helper.ts", import.meta.url),
+  /** Awaited once helpers are started (tests: time for them to claim files). */
+  started: undefined as (() => Promise<void>) | undefined,
+  /** Files the helpers of the last pass posted. */
+  posted: 0,
+};
+
+/**
+ * Change when helpers start, or their module, or wait once they are
+ * started (tests: helpers at once, for a few files, given time to claim
+ * some; a helper that dies).
+ *
+ * @param change What to change.
+ * @returns What restores the defaults; and the files the helpers of the last pass posted.
+ */
+export function helperSettings(
+  change: {
+    minFiles?: number;
+    afterMs?: number;
+    module?: URL;
+    started?: () => Promise<void>;
+  },
+): { restore(): void; posted(): number } {
+  const before = { ..._helping };
+  Object.assign(_helping, change);
+  return {
+    restore: () => Object.assign(_helping, before),
+    posted: () => _helping.posted,
+  };
+}
+
+/** The counting side of a pass: the files' calls, counted in order. */
+class _Pass {
+  readonly #files: readonly _File[];
+  readonly #tally: UsageTally;
+  readonly #options: FilesPassOptions;
+  readonly #seen = new _Seen();
+  readonly #finder = usageFinder(_CHUNK);
+  readonly #scratch = new Uint8Array(_CHUNK);
+  readonly #total: number;
+  /** Files read but not counted yet (a later one than the next): their log and place in it. */
+  readonly #held = new Map<number, { log: CallLogMessage; k: number }>();
+  readonly #call = new LoggedCall();
+  /** The next file to count. */
+  #next = 0;
+  /** Bytes of the files counted, and of those held. */
+  #done = 0;
+  #heldBytes = 0;
+
+  constructor(
+    files: readonly _File[],
+    tally: UsageTally,
+    options: FilesPassOptions,
+  ) {
+    this.#files = files;
+    this.#tally = tally;
+    this.#options = options;
+    this.#total = files.reduce((n, f) => n + f.size, 0);
+  }
+
+  /** Read file `i` on this thread and count its calls (every file before it is counted). */
+  async read(i: number): Promise<void> {
+    const file = this.#files[i]!;
+    let where: CountedIn = { sessionId: "", cwd: "" };
+    const sink: FileSink = {
+      head: (w) => where = w,
+      request: (u) => {
+        if (this.#seen.add(u.entryId, u.timestamp, i)) {
+          this.#tally.add(u, where);
+        }
+      },
+      progress: (n) => this.#options.onProgress?.(this.#done + n, this.#total),
+    };
+    const skip = await passPath(
+      seam(),
+      file.path,
+      this.#finder,
+      this.#scratch,
+      sink,
+    );
+    if (skip !== undefined) this.#options.onSkip?.(file.path, skip);
+    this.#counted(i);
+  }
+
+  /** Files a helper read: held until the files before them are counted. */
+  logged(log: CallLogMessage): void {
+    for (let k = 0; k < log.fileIndex.length; k++) {
+      const i = log.fileIndex[k]!;
+      if (i < this.#next) continue;
+      this.#held.set(i, { log, k });
+      _helping.posted++;
+      this.#heldBytes += this.#files[i]!.size;
+    }
+    this.#options.onProgress?.(this.#done + this.#heldBytes, this.#total);
+  }
+
+  /** Count the files after this thread's, read by helpers, in order; read those no helper posted (one died). */
+  async readRest(): Promise<void> {
+    this.#countHeld();
+    while (this.#next < this.#files.length) {
+      await this.read(this.#next);
+      this.#countHeld();
+    }
+  }
+
+  #countHeld(): void {
+    for (
+      let h = this.#held.get(this.#next);
+      h !== undefined;
+      h = this.#held.get(this.#next)
+    ) {
+      const i = this.#next;
+      this.#held.delete(i);
+      const { log, k } = h;
+      const head = log.fileHead[k]!;
+      const where = { sessionId: head.sessionId, cwd: head.cwd };
+      for (
+        let j = k === 0 ? 0 : log.fileEnd[k - 1]!;
+        j < log.fileEnd[k]!;
+        j++
+      ) {
+        const u = this.#call.at(log, j);
+        if (this.#seen.add(u.entryId, u.timestamp, i)) {
+          this.#tally.add(u, where);
+        }
+      }
+      if (head.skip !== undefined) {
+        this.#options.onSkip?.(this.#files[i]!.path, head.skip);
+      }
+      this.#counted(i);
+    }
+  }
+
+  #counted(i: number): void {
+    this.#next = i + 1;
+    this.#done += this.#files[i]!.size;
+    this.#options.onProgress?.(this.#done, this.#total);
+  }
 }
 
 /** What {@linkcode _Seen} keeps of an id that is not 8 hex digits. */
@@ -203,7 +358,10 @@ async function _files(
       try {
         info = fs.statSync(path);
       } catch (err) {
-        options.onSkip?.(path, `cannot read it: ${_why(err)}`);
+        options.onSkip?.(
+          path,
+          `cannot read it: ${err instanceof Error ? err.message : String(err)}`,
+        );
         continue;
       }
       const mtime = info.mtime?.getTime();
@@ -216,20 +374,4 @@ async function _files(
     files.push({ path, created: createdOf(path), size });
   }
   return files.sort(compareRank);
-}
-
-/**
- * A file opened for reading: synchronously where the filesystem can read
- * so (an asynchronous open is a round trip to another thread, ~40 µs, the
- * most a small session costs), else as a handle.
- */
-async function _open(fs: Fs, path: string): Promise<FsHandle | FsSyncFile> {
-  const file = fs.openSync(path, { read: true });
-  if (file.readSync !== undefined && file.seekSync !== undefined) return file;
-  file.close();
-  return await fs.openHandle(path, { read: true });
-}
-
-function _why(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

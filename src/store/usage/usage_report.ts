@@ -51,6 +51,12 @@ export interface UsageReportOptions {
   onWarning?: (message: string) => void;
   /** Called for each file that is not read (not a session, unreadable), with the reason. */
   onSkip?: (path: string, reason: string) => void;
+  /**
+   * Helper threads (Web Workers) that read files beside the calling one
+   * when many files are left: default one per other core, at most 3; 0
+   * reads on the calling thread alone. The report is the same either way.
+   */
+  helpers?: number;
 }
 
 /** What {@linkcode usageReport} counted. */
@@ -179,6 +185,7 @@ export async function usageReport(
     since: range.start,
     onProgress: progress && ((done, total) => progress(done, total, "bytes")),
     onSkip: options.onSkip,
+    helpers: options.helpers,
   });
   return report(tally, "files");
 }

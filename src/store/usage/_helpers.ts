@@ -1,0 +1,135 @@
+/**
+ * The helper threads of a usage pass over many files, seen from the
+ * calling thread: started once a pass has more files left than it is
+ * worth starting a thread for (a Web Worker takes ~15–25 ms to start),
+ * each reading the files it claims (`_usage_helper.ts`) and posting their
+ * calls. A helper that fails to start or dies leaves the files it claimed
+ * and did not post to the calling thread, which reads them itself.
+ *
+ * @module
+ */
+
+import type { CallLogMessage } from "./_call_log.ts";
+
+/**
+ * Which files of a pass are claimed, shared by its threads: the caller
+ * claims from the front and counts as it reads (no call of its files is
+ * held), helpers claim from the back, and the two meet.
+ */
+export class FileClaims {
+  /** The shared memory: the back's next file (an `Int32`), then a byte per file. */
+  readonly buffer: SharedArrayBuffer;
+  readonly #back: Int32Array;
+  readonly #taken: Uint8Array;
+
+  /**
+   * Claims over `count` files, none taken, or over a shared buffer.
+   *
+   * @param count The files.
+   * @param buffer The memory of the claims made by another thread.
+   */
+  constructor(count: number, buffer?: SharedArrayBuffer) {
+    this.buffer = buffer ?? new SharedArrayBuffer(4 + count);
+    this.#back = new Int32Array(this.buffer, 0, 1);
+    this.#taken = new Uint8Array(this.buffer, 4, count);
+    if (buffer === undefined) this.#back[0] = count - 1;
+  }
+
+  /** Claim file `i` from the front: false when a helper took it. */
+  front(i: number): boolean {
+    return Atomics.compareExchange(this.#taken, i, 0, 1) === 0;
+  }
+
+  /** Claim the last file not claimed, from the back; -1 when the front reached it. */
+  back(): number {
+    const j = Atomics.sub(this.#back, 0, 1);
+    if (j < 0) return -1;
+    return Atomics.compareExchange(this.#taken, j, 0, 1) === 0 ? j : -1;
+  }
+}
+
+/** What a helper is sent: every file of the pass, and the shared claims. */
+export interface HelperStart {
+  /** The files, in the pass's order; a file's number is its index. */
+  files: string[];
+  /** {@linkcode FileClaims.buffer}. */
+  claims: SharedArrayBuffer;
+  /** Bytes read at a time. */
+  chunk: number;
+}
+
+/** What a helper posts: the calls of the files it read since its last post. */
+export interface HelperReply {
+  /** The files and their calls. */
+  log: CallLogMessage;
+  /** Whether the helper is done (no file left to claim). */
+  done: boolean;
+}
+
+/** Helper threads at work on one pass. */
+export class UsageHelpers {
+  readonly #workers: Worker[] = [];
+  #running = 0;
+  #finished = Promise.withResolvers<void>();
+
+  /**
+   * Start `count` helpers.
+   *
+   * @param count How many.
+   * @param module Their module (`_usage_helper.ts`).
+   * @param start The pass's files and claims.
+   * @param onLog Where their posts go (on this thread's event loop).
+   * @returns The helpers, or undefined where no thread could be started.
+   */
+  static start(
+    count: number,
+    module: URL,
+    start: HelperStart,
+    onLog: (log: CallLogMessage) => void,
+  ): UsageHelpers | undefined {
+    const helpers = new UsageHelpers();
+    for (let k = 0; k < count; k++) {
+      let worker: Worker;
+      try {
+        worker = new Worker(module.href, { type: "module" });
+      } catch {
+        break; // no threads here (or not allowed): the caller reads alone
+      }
+      helpers.#workers.push(worker);
+      helpers.#running++;
+      let done = false;
+      const end = (failed: boolean) => {
+        if (done) return;
+        done = true;
+        // A failed helper posts nothing more: the files it claimed and did
+        // not post are read by the caller, once.
+        if (failed) worker.terminate();
+        if (--helpers.#running === 0) helpers.#finished.resolve();
+      };
+      worker.onmessage = (e: MessageEvent<HelperReply>) => {
+        if (done) return;
+        onLog(e.data.log);
+        if (e.data.done) end(false);
+      };
+      worker.onerror = (e) => {
+        e.preventDefault(); // its files are read by the caller
+        end(true);
+      };
+      worker.onmessageerror = () => end(true);
+      worker.postMessage(start);
+    }
+    if (helpers.#workers.length === 0) return undefined;
+    return helpers;
+  }
+
+  /** Settles once every helper is done or dead. */
+  finished(): Promise<void> {
+    return this.#finished.promise;
+  }
+
+  /** Stop every helper (done or not). */
+  close(): void {
+    for (const w of this.#workers) w.terminate();
+    this.#finished.resolve();
+  }
+}

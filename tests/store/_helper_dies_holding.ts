@@ -1,0 +1,17 @@
+// A usage helper that claims every file it can, then dies without
+// posting any (usage_helpers_test.ts).
+import {
+  FileClaims,
+  type HelperStart,
+} from "../../src/store/usage/_helpers.ts";
+
+const scope = globalThis as unknown as {
+  onmessage: ((e: MessageEvent<HelperStart>) => void) | null;
+};
+scope.onmessage = (e) => {
+  const claims = new FileClaims(e.data.files.length, e.data.claims);
+  while (claims.back() !== -1) {
+    // claimed, never read
+  }
+  throw new Error("this helper dies holding the files it claimed");
+};
