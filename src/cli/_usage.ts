@@ -27,7 +27,8 @@ import { formatTable, type TableColumn } from "./_table.ts";
 const HELP =
   `Usage: cli usage [--data-dir D] [--by day|week|month|session|model|project]
                  [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--utc]
-                 [--exclude-deleted] [--no-index] [--json | --csv]
+                 [--exclude-deleted] [--no-index] [--helpers N]
+                 [--json | --csv]
 
 Tokens, requests and cost of every model call the sessions of a data dir
 record (subagents included), counted as omp's own statistics count them:
@@ -54,6 +55,8 @@ Options:
   --utc              days in UTC (default: the local time zone)
   --exclude-deleted  leave out the calls of deleted session files
   --no-index         read the files, even where there is an index
+  --helpers N        threads reading files beside this one when many are
+                     left (default: one per other core, at most 3; 0: none)
   --json             print { totals, rows, ... } as JSON
   --csv              print the rows as CSV, with a header line
 `;
@@ -85,6 +88,7 @@ type _Flag =
   | "utc"
   | "exclude-deleted"
   | "no-index"
+  | "helpers"
   | "json"
   | "csv";
 
@@ -100,6 +104,7 @@ export const usage: Command = defineCommand<_Flag>({
     utc: "switch",
     "exclude-deleted": "switch",
     "no-index": "switch",
+    helpers: "value",
     json: "switch",
     csv: "switch",
   },
@@ -109,6 +114,7 @@ export const usage: Command = defineCommand<_Flag>({
     if (call.has("json") && call.has("csv")) {
       throw call.usageError("--json and --csv exclude each other");
     }
+    const helpers = _helpers(call);
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const bar = _lazyBar(io);
     const report = await attempt(
@@ -120,6 +126,7 @@ export const usage: Command = defineCommand<_Flag>({
           ...(call.has("utc") ? { timeZone: "UTC" } : {}),
           excludeDeleted: call.has("exclude-deleted"),
           index: !call.has("no-index"),
+          ...(helpers === undefined ? {} : { helpers }),
           onProgress: bar.update,
           onWarning: (m) => io.stderr(`${sanitize(`warning: ${m}`)}\n`),
           onSkip: (path, reason) =>
@@ -142,6 +149,19 @@ function _grouping(call: Call<_Flag>): _Grouping {
     );
   }
   return by as _Grouping;
+}
+
+/** Helper threads at most: 0 to 64. */
+function _helpers(call: Call<_Flag>): number | undefined {
+  const text = call.value("helpers");
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 64) {
+    throw call.usageError(
+      `--helpers must be a whole number from 0 to 64, not "${text}"`,
+    );
+  }
+  return n;
 }
 
 function _days(call: Call<_Flag>): { since?: string; until?: string } {

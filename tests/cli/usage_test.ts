@@ -155,3 +155,28 @@ Deno.test("formatMoney() shows cents from a dollar, four decimals below", () => 
     ["$0.00", "<$0.0001", "$0.0048", "$0.9696", "$1,234.50"],
   );
 });
+
+Deno.test("cli usage --helpers: the same report with 0 or 2 helper threads; anything but a count refused", async () => {
+  await using d = await fixtureCopy("forks");
+  const run = (helpers: string) =>
+    cliInProcess([
+      "usage",
+      "--data-dir",
+      d.dir,
+      "--by",
+      "session",
+      "--helpers",
+      helpers,
+      "--json",
+    ]);
+  const alone = await run("0");
+  equal(alone.code, 0, alone.stderr);
+  const helped = await run("2");
+  equal(helped.code, 0, helped.stderr);
+  deepStrictEqual(JSON.parse(helped.stdout), JSON.parse(alone.stdout));
+  for (const bad of ["-1", "two", "1.5", "65"]) {
+    const r = await run(bad);
+    equal(r.code, 2, bad);
+    ok(r.stderr.includes("--helpers must be a whole number"), r.stderr);
+  }
+});
