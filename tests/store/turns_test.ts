@@ -111,9 +111,10 @@ Deno.test("Session.open of a large file without checkpoints lets timers run whil
   });
   // Read synchronously from the page cache, its walk over every line
   // held the timers until it was done (a gap of ~80 % of the open here);
-  // now a turn per ~20 ms of reading.
+  // now a turn per ~20 ms of reading. On a fast machine the open takes
+  // ~50 ms: two turns, no gap of half of it.
   assert.ok(
-    fired >= 3 && longest < ms / 2,
+    fired >= 2 && longest < ms / 2,
     `${fired} fires in ${Math.round(ms)} ms, the longest gap ${
       Math.round(longest)
     } ms`,
