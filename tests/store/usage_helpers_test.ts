@@ -144,7 +144,7 @@ Deno.test("usageReport() with helper threads gives the report of one thread, who
   await using dir = await tempDir();
   await writeDataDir(dir.path, 400, 17);
   const settings = helperSettings({
-    minFiles: 1,
+    leftMs: 0,
     afterMs: 0,
     started: () => new Promise((r) => setTimeout(r, 40)),
   });
@@ -182,7 +182,7 @@ Deno.test("usageReport() reads itself the files of a helper that dies", async (t
   ) {
     await t.step(what, async () => {
       const settings = helperSettings({
-        minFiles: 1,
+        leftMs: 0,
         afterMs: 0,
         module: new URL(module, import.meta.url),
         started: () => new Promise((r) => setTimeout(r, 300)),

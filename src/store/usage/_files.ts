@@ -74,8 +74,7 @@ export async function tallyFiles(
     for (let i = 0; i < files.length; i++) {
       await turns.give();
       if (
-        wanted > 0 && files.length - i >= _helping.minFiles &&
-        performance.now() - began >= _helping.afterMs
+        wanted > 0 && _worthHelping(performance.now() - began, i, files.length)
       ) {
         helpers = UsageHelpers.start(wanted, _helping.module, {
           files: files.map((f) => f.path),
@@ -102,16 +101,33 @@ function defaultHelpers(): number {
   return Math.max(0, Math.min(3, cores - 1));
 }
 
-/** When helpers start (files left, and milliseconds of reading alone first), their module, and what they read. */
+/**
+ * When helpers start (after this thread read alone for `afterMs`, while
+ * the files left would take it `leftMs` more), their module, and what
+ * they read.
+ */
 const _helping = {
-  minFiles: 64,
-  afterMs: 5,
+  afterMs: 20,
+  leftMs: 100,
   module: new URL("./_usage_helper.ts", import.meta.url),
   /** Awaited once helpers are started (tests: time for them to claim files). */
   started: undefined as (() => Promise<void>) | undefined,
   /** Files the helpers of the last pass posted. */
   posted: 0,
 };
+
+/**
+ * Whether to start helpers, `ms` into a pass that read `done` of `count`
+ * files: a helper costs this thread ~10 ms to start (Deno makes a
+ * Worker's isolate on the thread that asks) and reads nothing for ~20 ms,
+ * so only where this thread has ~60 ms of reading left, judged by the
+ * files read so far.
+ */
+function _worthHelping(ms: number, done: number, count: number): boolean {
+  if (ms < _helping.afterMs) return false;
+  const left = count - done;
+  return left > 0 && (done === 0 ? 0 : ms / done) * left >= _helping.leftMs;
+}
 
 /**
  * Change when helpers start, or their module, or wait once they are
@@ -123,8 +139,8 @@ const _helping = {
  */
 export function helperSettings(
   change: {
-    minFiles?: number;
     afterMs?: number;
+    leftMs?: number;
     module?: URL;
     started?: () => Promise<void>;
   },
