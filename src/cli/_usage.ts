@@ -56,7 +56,7 @@ Options:
   --exclude-deleted  leave out the calls of deleted session files
   --no-index         read the files, even where there is an index
   --helpers N        threads reading files beside this one when many are
-                     left (default: one per other core, at most 3; 0: none)
+                     left (default: one per other core, at most 2; 0: none)
   --json             print { totals, rows, ... } as JSON
   --csv              print the rows as CSV, with a header line
 `;

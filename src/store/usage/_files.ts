@@ -31,7 +31,7 @@ export interface FilesPassOptions {
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** A file that is not read, and why. */
   onSkip?: ((path: string, reason: string) => void) | undefined;
-  /** Helper threads at most (default: a core's worth each, at most 3); 0 for none. */
+  /** Helper threads at most (default: one per other core, at most 2); 0 for none. */
   helpers?: number | undefined;
 }
 
@@ -95,10 +95,13 @@ export async function tallyFiles(
   return files.length;
 }
 
-/** Helpers a pass starts: one per core besides this one's, at most 3. */
+/**
+ * Helpers a pass starts: one per core besides this one's, at most 2 (each
+ * is a V8 isolate of its own: ~25 MB more of the process's memory).
+ */
 function defaultHelpers(): number {
   const cores = globalThis.navigator?.hardwareConcurrency ?? 1;
-  return Math.max(0, Math.min(3, cores - 1));
+  return Math.max(0, Math.min(2, cores - 1));
 }
 
 /**
