@@ -140,33 +140,41 @@ async function report(
   return { report: r, skipped };
 }
 
-Deno.test("usageReport() with helper threads gives the report of one thread, whoever read which file", async () => {
+Deno.test("usageReport() with helper threads gives the report of one thread, whoever read which file", async (t) => {
   await using dir = await tempDir();
   await writeDataDir(dir.path, 400, 17);
-  const settings = helperSettings({
-    leftMs: 0,
-    afterMs: 0,
-    started: () => new Promise((r) => setTimeout(r, 40)),
-  });
-  try {
-    let posted = 0;
-    for (const by of ["session", "project", "day", "model"] as const) {
-      const alone = await report(dir.path, { by, helpers: 0 });
-      ok(
-        alone.skipped.length > 0,
-        "the data dir has files that are not sessions",
-      );
-      for (const helpers of [1, 2, 3]) {
-        for (let run = 0; run < 3; run++) {
-          const helped = await report(dir.path, { by, helpers });
-          deepStrictEqual(helped, alone, `by ${by}, ${helpers} helpers`);
-          posted += settings.posted();
+  const waits = () => new Promise<void>((r) => setTimeout(r, 40));
+  for (
+    const [when, change] of [
+      ["started as the files are listed", { eagerFiles: 1, started: waits }],
+      ["started as this thread reads", {
+        eagerFiles: Infinity,
+        afterMs: 0,
+        leftMs: 0,
+        started: waits,
+      }],
+    ] as const
+  ) {
+    await t.step(when, async () => {
+      const settings = helperSettings(change);
+      try {
+        let posted = 0;
+        for (const by of ["session", "project", "day", "model"] as const) {
+          const alone = await report(dir.path, { by, helpers: 0 });
+          ok(alone.skipped.length > 0, "some files are not sessions");
+          for (const helpers of [1, 2, 3]) {
+            for (let run = 0; run < 2; run++) {
+              const helped = await report(dir.path, { by, helpers });
+              deepStrictEqual(helped, alone, `by ${by}, ${helpers} helpers`);
+              posted += settings.posted();
+            }
+          }
         }
+        ok(posted > 0, "helpers read some of the files");
+      } finally {
+        settings.restore();
       }
-    }
-    ok(posted > 0, "helpers read some of the files");
-  } finally {
-    settings.restore();
+    });
   }
 });
 
@@ -184,6 +192,7 @@ Deno.test("usageReport() reads itself the files of a helper that dies", async (t
       const settings = helperSettings({
         leftMs: 0,
         afterMs: 0,
+        eagerFiles: Infinity,
         module: new URL(module, import.meta.url),
         started: () => new Promise((r) => setTimeout(r, 300)),
       });

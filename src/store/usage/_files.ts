@@ -61,38 +61,55 @@ export async function tallyFiles(
   tally: UsageTally,
   options: FilesPassOptions,
 ): Promise<number> {
-  const files = await _files(dataDir, options);
-  const pass = new _Pass(files, tally, options);
-  _helping.posted = 0;
-  const claims = new FileClaims(files.length);
   // A test's filesystem is this thread's alone.
   let wanted = seam() === realFs ? options.helpers ?? defaultHelpers() : 0;
-  const began = performance.now();
+  let pass: _Pass | undefined;
   let helpers: UsageHelpers | undefined;
-  const turns = new EventLoopTurns(); // the files are read synchronously
+  const startHelpers = () => {
+    helpers = UsageHelpers.start(wanted, _helping.module, (log) => {
+      pass!.logged(log); // posted only once they begin, below
+    });
+    wanted = 0;
+  };
   try {
+    // Helpers start as the files are listed where there are so many that
+    // they will surely help: they get ready while this thread stats and
+    // sorts; else once this thread has read for a while.
+    const files = await _files(dataDir, options, (listed) => {
+      if (wanted > 0 && listed >= _helping.eagerFiles) startHelpers();
+    });
+    pass = new _Pass(files, tally, options);
+    _helping.posted = 0;
+    const claims = new FileClaims(files.length);
+    const begin = async () => {
+      if (helpers === undefined) return;
+      helpers.begin({
+        files: files.map((f) => f.path),
+        claims: claims.buffer,
+        chunk: _CHUNK,
+      });
+      await _helping.started?.();
+    };
+    const began = performance.now();
+    const turns = new EventLoopTurns(); // the files are read synchronously
+    await begin();
     for (let i = 0; i < files.length; i++) {
       await turns.give();
       if (
         wanted > 0 && _worthHelping(performance.now() - began, i, files.length)
       ) {
-        helpers = UsageHelpers.start(wanted, _helping.module, {
-          files: files.map((f) => f.path),
-          claims: claims.buffer,
-          chunk: _CHUNK,
-        }, (log) => pass.logged(log));
-        wanted = 0;
-        if (helpers !== undefined) await _helping.started?.();
+        startHelpers();
+        await begin();
       }
       if (!claims.front(i)) break; // the rest is the helpers'
       await pass.read(i);
     }
     if (helpers !== undefined) await helpers.finished();
     await pass.readRest();
+    return files.length;
   } finally {
     helpers?.close();
   }
-  return files.length;
 }
 
 /**
@@ -110,6 +127,8 @@ function defaultHelpers(): number {
  * they read.
  */
 const _helping = {
+  /** Files listed from which helpers start at once. */
+  eagerFiles: 2500,
   afterMs: 20,
   leftMs: 100,
   module: new URL("./_usage_helper.ts", import.meta.url),
@@ -142,6 +161,7 @@ function _worthHelping(ms: number, done: number, count: number): boolean {
  */
 export function helperSettings(
   change: {
+    eagerFiles?: number;
     afterMs?: number;
     leftMs?: number;
     module?: URL;
@@ -365,11 +385,13 @@ class _Seen {
 async function _files(
   dataDir: string,
   options: FilesPassOptions,
+  listed: (count: number) => void,
 ): Promise<_File[]> {
   const fs = seam();
   const stat = options.since !== undefined || options.onProgress !== undefined;
   const files: _File[] = [];
   const found = await sessionFiles(dataDir, { includeSubagents: true });
+  listed(found.length);
   for (const { path } of found) {
     let size = 0;
     if (stat) {

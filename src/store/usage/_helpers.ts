@@ -73,18 +73,16 @@ export class UsageHelpers {
   #finished = Promise.withResolvers<void>();
 
   /**
-   * Start `count` helpers.
+   * Start `count` helpers; they wait for {@linkcode UsageHelpers.begin}.
    *
    * @param count How many.
    * @param module Their module (`_usage_helper.ts`).
-   * @param start The pass's files and claims.
    * @param onLog Where their posts go (on this thread's event loop).
    * @returns The helpers, or undefined where no thread could be started.
    */
   static start(
     count: number,
     module: URL,
-    start: HelperStart,
     onLog: (log: CallLogMessage) => void,
   ): UsageHelpers | undefined {
     const helpers = new UsageHelpers();
@@ -116,10 +114,18 @@ export class UsageHelpers {
         end(true);
       };
       worker.onmessageerror = () => end(true);
-      worker.postMessage(start);
     }
     if (helpers.#workers.length === 0) return undefined;
     return helpers;
+  }
+
+  /**
+   * Give the helpers the pass's files: they claim and read them.
+   *
+   * @param start The files and the claims.
+   */
+  begin(start: HelperStart): void {
+    for (const w of this.#workers) w.postMessage(start);
   }
 
   /** Settles once every helper is done or dead. */
