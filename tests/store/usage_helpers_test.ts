@@ -206,3 +206,34 @@ Deno.test("usageReport() reads itself the files of a helper that dies", async (t
     });
   }
 });
+
+Deno.test("usageReport() where the runtime has no Worker nor SharedArrayBuffer reads on one thread", async () => {
+  await using dir = await tempDir();
+  await writeDataDir(dir.path, 60, 41);
+  const alone = await report(dir.path, { by: "model", helpers: 0 });
+  const script = join(dir.path, "no_threads.ts");
+  const mod = new URL("../../mod.ts", import.meta.url).href;
+  await Deno.writeTextFile(
+    script,
+    `delete (globalThis as any).Worker;
+delete (globalThis as any).SharedArrayBuffer;
+const { usageReport } = await import(${JSON.stringify(mod)});
+const skipped: string[] = [];
+const r = await usageReport(${JSON.stringify(dir.path)}, {
+  by: "model", index: false, helpers: 2,
+  onSkip: (path: string, why: string) => skipped.push(path + ": " + why),
+});
+console.log(JSON.stringify({ report: r, skipped }));`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-env", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  ok(out.success, stderr);
+  deepStrictEqual(
+    JSON.parse(new TextDecoder().decode(out.stdout)),
+    JSON.parse(JSON.stringify(alone)),
+  );
+});

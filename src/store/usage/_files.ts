@@ -14,7 +14,7 @@ import { hashKey } from "../../read/_id_set.ts";
 import { sessionFiles } from "../_session_files.ts";
 import { type CallLogMessage, LoggedCall } from "./_call_log.ts";
 import { type FileSink, passPath } from "./_file_pass.ts";
-import { FileClaims, UsageHelpers } from "./_helpers.ts";
+import { FileClaims, THREADS, UsageHelpers } from "./_helpers.ts";
 import { usageFinder } from "./_finder.ts";
 import { compareRank, createdOf, type FileRank } from "./_line.ts";
 import type { CountedIn, UsageTally } from "./_tally.ts";
@@ -62,7 +62,9 @@ export async function tallyFiles(
   options: FilesPassOptions,
 ): Promise<number> {
   // A test's filesystem is this thread's alone.
-  let wanted = seam() === realFs ? options.helpers ?? defaultHelpers() : 0;
+  let wanted = THREADS && seam() === realFs
+    ? options.helpers ?? defaultHelpers()
+    : 0;
   let pass: _Pass | undefined;
   let helpers: UsageHelpers | undefined;
   const startHelpers = () => {

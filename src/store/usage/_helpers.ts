@@ -11,13 +11,21 @@
 
 import type { CallLogMessage } from "./_call_log.ts";
 
+/** Whether this runtime can run helpers: Web Workers and shared memory. */
+export const THREADS: boolean = typeof Worker === "function" &&
+  typeof SharedArrayBuffer === "function";
+
 /**
  * Which files of a pass are claimed, shared by its threads: the caller
  * claims from the front and counts as it reads (no call of its files is
  * held), helpers claim from the back, and the two meet.
  */
 export class FileClaims {
-  /** The shared memory: the back's next file (an `Int32`), then a byte per file. */
+  /**
+   * The shared memory: the back's next file (an `Int32`), then a byte per
+   * file; not shared where the runtime has no `SharedArrayBuffer` (then no
+   * helper starts).
+   */
   readonly buffer: SharedArrayBuffer;
   readonly #back: Int32Array;
   readonly #taken: Uint8Array;
@@ -29,7 +37,10 @@ export class FileClaims {
    * @param buffer The memory of the claims made by another thread.
    */
   constructor(count: number, buffer?: SharedArrayBuffer) {
-    this.buffer = buffer ?? new SharedArrayBuffer(4 + count);
+    this.buffer = buffer ??
+      (THREADS
+        ? new SharedArrayBuffer(4 + count)
+        : new ArrayBuffer(4 + count) as unknown as SharedArrayBuffer);
     this.#back = new Int32Array(this.buffer, 0, 1);
     this.#taken = new Uint8Array(this.buffer, 4, count);
     if (buffer === undefined) this.#back[0] = count - 1;
