@@ -30,13 +30,29 @@ export interface FileSink {
 }
 
 /**
- * One file: its head, then every line holding `"usage"`.
+ * A part of a file: the lines that start in `[from, to)` (the last one
+ * read to its end, past `to`). A part from 0 reads the head; a later one
+ * does not (its session is the first part's).
+ */
+export interface FileRange {
+  /** Where the part starts. */
+  from: number;
+  /** Where the next part starts (Infinity: the file's end). */
+  to: number;
+}
+
+const _WHOLE: FileRange = { from: 0, to: Infinity };
+
+/**
+ * One file, or a part of it: its head (from the start), then every line
+ * holding `"usage"`.
  *
  * @param handle The open file: synchronous reads where it has them.
  * @param path Its path, for errors.
  * @param finder The buffer and the search.
  * @param scratch A buffer for lines longer than a chunk.
  * @param sink Where the session and its calls go.
+ * @param range The part: the whole file by default.
  * @returns Why the file was skipped (it is no session), if it was.
  */
 export async function passFile(
@@ -45,40 +61,47 @@ export async function passFile(
   finder: UsageFinder,
   scratch: Uint8Array,
   sink: FileSink,
+  range: FileRange = _WHOLE,
 ): Promise<string | undefined> {
   const buf = finder.bytes;
   const reader = _readerAt(handle);
-  let chunkStart = 0;
-  let n = await reader.fill(buf.subarray(0, finder.capacity), 0);
-  const headLength = Math.min(n, HEAD_BYTES);
+  let chunkStart: number;
+  let n: number;
   let bodyStart: number;
-  try {
-    const head = parseHead(buf.subarray(0, headLength), {
-      name: path,
-      complete: n < finder.capacity && headLength === n,
-    });
-    const cwd = head.header.cwd;
-    sink.head({
-      sessionId: head.header.id,
-      cwd: typeof cwd === "string" ? cwd : "",
-    });
-    bodyStart = head.bodyStart;
-  } catch (err) {
-    if (err instanceof SessionSyntaxError) return err.reason;
-    throw err;
+  if (range.from > 0) {
+    const start = await _lineFrom(reader, range.from, finder, scratch);
+    if (start === undefined || start >= range.to) return undefined;
+    chunkStart = bodyStart = start;
+    n = await reader.fill(buf.subarray(0, finder.capacity), start);
+  } else {
+    chunkStart = 0;
+    n = await reader.fill(buf.subarray(0, finder.capacity), 0);
+    const why = _head(buf, n, finder.capacity, path, sink);
+    if (typeof why === "string") return why;
+    bodyStart = why;
   }
+  const end = range.to;
   let lineStart = bodyStart; // where the line at the chunk's start began
   let from = bodyStart;
   for (;;) {
-    let p = finder.find(from - chunkStart, n);
+    // The search stops at the end of the last line that starts before
+    // `end`, once this chunk holds it.
+    let limit = n;
+    let last = false;
+    if (chunkStart + n >= end) {
+      const e = finder.lf(Math.max(0, end - 1 - chunkStart), n);
+      if (e !== -1) [limit, last] = [e + 1, true];
+    }
+    let p = finder.find(from - chunkStart, limit);
     let jump: number | undefined;
     while (p !== -1) {
       const before = finder.lfBack(0, p);
       const start = before === -1 ? lineStart : chunkStart + before + 1;
+      if (start >= end) return undefined; // the next part's
       const after = finder.lf(p, n);
       if (start >= chunkStart && after !== -1) {
         _take(finder, start - chunkStart, after, sink);
-        p = finder.find(after + 1, n);
+        p = finder.find(after + 1, limit);
         continue;
       }
       const line = await _lineAt(reader, start, scratch);
@@ -87,14 +110,16 @@ export async function passFile(
       jump = line.next;
       break;
     }
-    sink.progress(chunkStart + n);
+    sink.progress(Math.max(0, chunkStart + n - range.from));
+    if (last && jump === undefined) return undefined; // the part's end
     if (jump === undefined && n < finder.capacity) return undefined; // the end
     if (jump !== undefined) {
+      if (jump >= end) return undefined; // the next line is the next part's
       chunkStart = lineStart = from = jump;
       n = await reader.fill(buf.subarray(0, finder.capacity), chunkStart);
     } else {
-      const last = finder.lfBack(0, n);
-      if (last !== -1) lineStart = Math.max(lineStart, chunkStart + last + 1);
+      const lf = finder.lfBack(0, n);
+      if (lf !== -1) lineStart = Math.max(lineStart, chunkStart + lf + 1);
       // Keep the last bytes not yet passed (6 at most: a "usage" may
       // straddle the two chunks) and read on after them; keep the whole
       // unfinished last line when it is short, so that a call in it is
@@ -117,6 +142,50 @@ export async function passFile(
     }
     if (n === 0) return undefined;
   }
+}
+
+/** Parse the head at the buffer's start: where the body starts, or why the file is no session. */
+function _head(
+  buf: Uint8Array,
+  n: number,
+  capacity: number,
+  path: string,
+  sink: FileSink,
+): number | string {
+  const headLength = Math.min(n, HEAD_BYTES);
+  try {
+    const head = parseHead(buf.subarray(0, headLength), {
+      name: path,
+      complete: n < capacity && headLength === n,
+    });
+    const cwd = head.header.cwd;
+    sink.head({
+      sessionId: head.header.id,
+      cwd: typeof cwd === "string" ? cwd : "",
+    });
+    return head.bodyStart;
+  } catch (err) {
+    if (err instanceof SessionSyntaxError) return err.reason;
+    throw err;
+  }
+}
+
+/**
+ * Where the first line starting at or after `at` (> 0) starts: after the
+ * first line feed at or after `at - 1`; undefined when the file ends first.
+ */
+async function _lineFrom(
+  reader: _ReaderAt,
+  at: number,
+  finder: UsageFinder,
+  scratch: Uint8Array,
+): Promise<number | undefined> {
+  const buf = finder.bytes;
+  const n = await reader.fill(buf.subarray(0, finder.capacity), at - 1);
+  const e = finder.lf(0, n);
+  if (e !== -1) return at + e;
+  if (n < finder.capacity) return undefined;
+  return (await _lineAt(reader, at - 1, scratch, false)).next;
 }
 
 /**
@@ -215,14 +284,16 @@ function _readerAt(file: FsHandle | FsSyncFile): _ReaderAt {
  * than the line readers take), and where the next line starts (undefined
  * when the file ends first). A last line without "\n" comes with its bytes:
  * omp counts its call when it is whole JSON (a torn one does not parse),
- * and the session's reader keeps it.
+ * and the session's reader keeps it. With `keep` false, only where the
+ * next line starts (no bytes copied).
  */
 async function _lineAt(
   reader: _ReaderAt,
   start: number,
   scratch: Uint8Array,
+  keep = true,
 ): Promise<{ bytes?: Uint8Array; next?: number }> {
-  let parts: Uint8Array[] | undefined = [];
+  let parts: Uint8Array[] | undefined = keep ? [] : undefined;
   let length = 0;
   for (let pos = start;;) {
     // A line is read by itself where it crosses a chunk's end: most are
