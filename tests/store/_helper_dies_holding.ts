@@ -9,7 +9,7 @@ const scope = globalThis as unknown as {
   onmessage: ((e: MessageEvent<HelperStart>) => void) | null;
 };
 scope.onmessage = (e) => {
-  const claims = new FileClaims(e.data.files.length, e.data.claims);
+  const claims = new FileClaims(e.data.items.length, e.data.claims);
   while (claims.back() !== -1) {
     // claimed, never read
   }

@@ -1,9 +1,9 @@
 /**
  * A usage pass with helper threads gives the report of one thread: calls
  * counted in the files' order (a fork's copy in its parent, whoever read
- * which), the same skipped files in the same order; a helper that dies
- * (at its start, or holding files it claimed) leaves its files to the
- * calling thread.
+ * which), the same skipped files in the same order, with large files read
+ * in parts or whole; a helper that dies (at its start, or holding files it
+ * claimed) leaves its files to the calling thread.
  */
 
 import { deepStrictEqual, ok } from "node:assert/strict";
@@ -153,24 +153,45 @@ Deno.test("usageReport() with helper threads gives the report of one thread, who
         leftMs: 0,
         started: waits,
       }],
+      ["every file over 2 KB read in parts of 1.5 KB", {
+        eagerFiles: 1,
+        statFew: Infinity,
+        splitFrom: 2048,
+        partBytes: 1500,
+        started: waits,
+      }],
+      ["in parts, on this thread alone (no helper started)", {
+        eagerFiles: Infinity,
+        eagerBytes: Infinity,
+        afterMs: Infinity,
+        statFew: Infinity,
+        splitFrom: 2048,
+        partBytes: 1500,
+      }],
     ] as const
   ) {
     await t.step(when, async () => {
       const settings = helperSettings(change);
       try {
         let posted = 0;
-        for (const by of ["session", "project", "day", "model"] as const) {
+        for (const by of ["session", "day"] as const) {
           const alone = await report(dir.path, { by, helpers: 0 });
           ok(alone.skipped.length > 0, "some files are not sessions");
-          for (const helpers of [1, 2, 3]) {
+          const files = settings.pieces();
+          for (const helpers of [1, 3]) {
             for (let run = 0; run < 2; run++) {
               const helped = await report(dir.path, { by, helpers });
               deepStrictEqual(helped, alone, `by ${by}, ${helpers} helpers`);
               posted += settings.posted();
+              if ("splitFrom" in change) {
+                ok(settings.pieces() > 2 * files, "files read in parts");
+              }
             }
           }
         }
-        ok(posted > 0, "helpers read some of the files");
+        if (change.eagerFiles !== Infinity || change.afterMs !== Infinity) {
+          ok(posted > 0, "helpers read some of the files");
+        }
       } finally {
         settings.restore();
       }

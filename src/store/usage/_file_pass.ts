@@ -189,13 +189,15 @@ async function _lineFrom(
 }
 
 /**
- * One file by its path: opened, passed ({@linkcode passFile}) and closed.
+ * One file (or a part of it) by its path: opened, passed
+ * ({@linkcode passFile}) and closed.
  *
  * @param fs The filesystem.
  * @param path The file.
  * @param finder The buffer and the search.
  * @param scratch A buffer for lines longer than a chunk.
  * @param sink Where the session and its calls go.
+ * @param range The part: the whole file by default.
  * @returns Why the file was skipped (no session, or it cannot be read), if it was.
  */
 export async function passPath(
@@ -204,10 +206,11 @@ export async function passPath(
   finder: UsageFinder,
   scratch: Uint8Array,
   sink: FileSink,
+  range: FileRange = _WHOLE,
 ): Promise<string | undefined> {
   try {
     using handle = await _open(fs, path);
-    return await passFile(handle, path, finder, scratch, sink);
+    return await passFile(handle, path, finder, scratch, sink, range);
   } catch (err) {
     return `cannot read it: ${
       err instanceof Error ? err.message : String(err)

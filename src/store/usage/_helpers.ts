@@ -59,10 +59,10 @@ export class FileClaims {
   }
 }
 
-/** What a helper is sent: every file of the pass, and the shared claims. */
+/** What a helper is sent: the pass's pieces of work, and the shared claims. */
 export interface HelperStart {
-  /** The files, in the pass's order; a file's number is its index. */
-  files: string[];
+  /** The files and parts of files, in the pass's order; a piece's number is its index. */
+  items: { path: string; from: number; to: number }[];
   /** {@linkcode FileClaims.buffer}. */
   claims: SharedArrayBuffer;
   /** Bytes read at a time. */

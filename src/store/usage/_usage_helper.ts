@@ -28,7 +28,7 @@ scope.onmessage = (e) => {
 };
 
 async function _run(start: HelperStart): Promise<void> {
-  const claims = new FileClaims(start.files.length, start.claims);
+  const claims = new FileClaims(start.items.length, start.claims);
   const log = new CallLog();
   const post = (done: boolean) => {
     const { message, transfer } = log.take();
@@ -59,12 +59,13 @@ async function _claimAndRead(
   for (;;) {
     const i = claims.back();
     if (i === -1) break;
+    const item = start.items[i]!;
     const head: LoggedFile = { sessionId: "", cwd: "" };
-    const skip = await passPath(seam(), start.files[i]!, finder, scratch, {
+    const skip = await passPath(seam(), item.path, finder, scratch, {
       head: (w) => Object.assign(head, w),
       request: (u) => log.add(u),
       progress: () => {},
-    });
+    }, item);
     if (skip !== undefined) head.skip = skip;
     log.endFile(i, head);
     fileDone();
