@@ -1,5 +1,5 @@
 /**
- * A file's usage pass in parts (`passFile` with a range, as helper threads
+ * A file's usage pass in parts (`passPath` with a range, as helper threads
  * read a large file): the parts' calls, in order, are the whole file's,
  * wherever the cuts fall (in a line, at its start, on a line feed, in a
  * line longer than a chunk, past the end), with short and long lines,
@@ -11,7 +11,8 @@ import { deepStrictEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
 import type { RequestUsage } from "../../src/format/usage.ts";
-import { type FileRange, passFile } from "../../src/store/usage/_file_pass.ts";
+import { realFs } from "../../src/fs/_seam.ts";
+import { type FileRange, passPath } from "../../src/store/usage/_file_pass.ts";
 import { usageFinder } from "../../src/store/usage/_finder.ts";
 import { tempDir } from "../_session_files.ts";
 
@@ -72,10 +73,9 @@ async function calls(
 ): Promise<{ heads: number; calls: RequestUsage[] }> {
   const finder = usageFinder(CHUNK);
   const scratch = new Uint8Array(CHUNK);
-  using file = await Deno.open(path);
   const out: RequestUsage[] = [];
   let heads = 0;
-  await passFile(file, path, finder, scratch, {
+  await passPath(realFs, path, finder, scratch, {
     head: () => heads++,
     request: (u) => out.push(u),
     progress: () => {},
@@ -83,7 +83,7 @@ async function calls(
   return { heads, calls: out };
 }
 
-Deno.test("passFile() in parts gives the whole file's calls, in order, wherever the cuts fall", async () => {
+Deno.test("passPath() in parts gives the whole file's calls, in order, wherever the cuts fall", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "s.jsonl");
   await fc.assert(
@@ -134,7 +134,7 @@ Deno.test("passFile() in parts gives the whole file's calls, in order, wherever 
   );
 });
 
-Deno.test("passFile() in parts: a cut at each byte of a small file", async () => {
+Deno.test("passPath() in parts: a cut at each byte of a small file", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "s.jsonl");
   const text = sessionText([

@@ -43,25 +43,30 @@ export interface FileRange {
 
 const _WHOLE: FileRange = { from: 0, to: Infinity };
 
+/** What one pass over a file (or a part of it) works with. */
+interface _PassOf {
+  /** The open file. */
+  handle: FsHandle | FsSyncFile;
+  /** Its path, for errors. */
+  path: string;
+  /** The buffer and the search. */
+  finder: UsageFinder;
+  /** A buffer for lines longer than a chunk. */
+  scratch: Uint8Array;
+  /** Where the session and its calls go. */
+  sink: FileSink;
+  /** The part. */
+  range: FileRange;
+}
+
 /**
  * One file, or a part of it: its head (from the start), then every line
  * holding `"usage"`.
  *
- * @param handle The open file: synchronous reads where it has them.
- * @param path Its path, for errors.
- * @param finder The buffer and the search.
- * @param scratch A buffer for lines longer than a chunk.
- * @param sink Where the session and its calls go.
- * @param range The part: the whole file by default.
  * @returns Why the file was skipped (it is no session), if it was.
  */
-export async function passFile(
-  handle: FsHandle | FsSyncFile,
-  path: string,
-  finder: UsageFinder,
-  scratch: Uint8Array,
-  sink: FileSink,
-  range: FileRange = _WHOLE,
+async function _passFile(
+  { handle, path, finder, scratch, sink, range }: _PassOf,
 ): Promise<string | undefined> {
   const buf = finder.bytes;
   const reader = _readerAt(handle);
@@ -189,8 +194,8 @@ async function _lineFrom(
 }
 
 /**
- * One file (or a part of it) by its path: opened, passed
- * ({@linkcode passFile}) and closed.
+ * One file (or a part of it) by its path: opened, read (its head from the
+ * start, then every line holding `"usage"`) and closed.
  *
  * @param fs The filesystem.
  * @param path The file.
@@ -210,7 +215,7 @@ export async function passPath(
 ): Promise<string | undefined> {
   try {
     using handle = await _open(fs, path);
-    return await passFile(handle, path, finder, scratch, sink, range);
+    return await _passFile({ handle, path, finder, scratch, sink, range });
   } catch (err) {
     return `cannot read it: ${
       err instanceof Error ? err.message : String(err)
