@@ -258,3 +258,43 @@ console.log(JSON.stringify({ report: r, skipped }));`,
     JSON.parse(JSON.stringify(alone)),
   );
 });
+
+Deno.test("usageReport() with helpers reports progress that only grows, to every byte of every file", async () => {
+  await using dir = await tempDir();
+  await writeDataDir(dir.path, 200, 53);
+  let bytes = 0;
+  const walk = async (folder: string): Promise<void> => {
+    for await (const e of Deno.readDir(folder)) {
+      const path = join(folder, e.name);
+      if (e.isDirectory) await walk(path);
+      else if (e.name.endsWith(".jsonl")) bytes += (await Deno.stat(path)).size;
+    }
+  };
+  await walk(join(dir.path, "sessions"));
+  const settings = helperSettings({
+    eagerFiles: 1,
+    statFew: Infinity,
+    splitFrom: 2048,
+    partBytes: 1500,
+    started: () => new Promise((r) => setTimeout(r, 300)),
+  });
+  try {
+    const seen: [number, number][] = [];
+    await usageReport(dir.path, {
+      index: false,
+      helpers: 1,
+      onProgress: (done, total) => seen.push([done, total]),
+    });
+    ok(
+      settings.posted() > 0,
+      `the helper read some of the pieces (${settings.posted()} of ${settings.pieces()})`,
+    );
+    ok(seen.every(([, total]) => total === bytes), "the total is every byte");
+    for (let k = 1; k < seen.length; k++) {
+      ok(seen[k]![0] >= seen[k - 1]![0], `progress went back at ${k}`);
+    }
+    deepStrictEqual(seen.at(-1), [bytes, bytes]);
+  } finally {
+    settings.restore();
+  }
+});

@@ -278,8 +278,8 @@ class _Pass {
       const sink: FileSink = {
         head: (w) => this.#where = w,
         request: (u) => this.#count(u, item.file),
-        progress: (n) =>
-          this.#options.onProgress?.(this.#done + n, this.#total),
+        // A part's last chunk reads on past its end.
+        progress: (n) => this.#progress(Math.min(n, item.bytes)),
       };
       const skip = await passPath(
         seam(),
@@ -303,7 +303,7 @@ class _Pass {
       _helping.posted++;
       this.#heldBytes += this.#items[i]!.bytes;
     }
-    this.#options.onProgress?.(this.#done + this.#heldBytes, this.#total);
+    this.#progress(0);
   }
 
   /** Count the pieces after this thread's, read by helpers, in order; read those no helper posted (one died). */
@@ -339,6 +339,7 @@ class _Pass {
           this.#skip(this.#files[item.file]!.path, head.skip);
         }
       }
+      this.#heldBytes -= item.bytes;
       this.#counted(i);
     }
   }
@@ -363,7 +364,15 @@ class _Pass {
   #counted(i: number): void {
     this.#next = i + 1;
     this.#done += this.#items[i]!.bytes;
-    this.#options.onProgress?.(this.#done, this.#total);
+    this.#progress(0);
+  }
+
+  /** Bytes done: the pieces counted and held, and `more` of the one being read. */
+  #progress(more: number): void {
+    this.#options.onProgress?.(
+      this.#done + this.#heldBytes + more,
+      this.#total,
+    );
   }
 }
 
