@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Session, SessionIndex } from "../../mod.ts";
+import { Session, SessionIndex, usageReport } from "../../mod.ts";
 import { generateFile } from "../../src/gen/_generate.ts";
 import { EventLoopTurns } from "../../src/fs/_turns.ts";
 import { searchSessions } from "../../src/store/search/search.ts";
@@ -122,28 +122,42 @@ Deno.test("Session.open of a large file without checkpoints lets timers run whil
   );
 });
 
-Deno.test("A refresh and a scan of many small files, read synchronously, let timers run", async () => {
+Deno.test("A refresh, a scan and a usage pass of many small files, read synchronously, let timers run", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "-w");
   await Deno.mkdir(folder, { recursive: true });
-  for (let i = 0; i < 600; i++) {
-    const entries = [];
-    for (let j = 0; j < 6; j++) {
-      const id = (j + 1).toString(16).padStart(8, "0");
-      const parent = j === 0 ? null : j.toString(16).padStart(8, "0");
-      entries.push(user(id, parent, `turn ${j} of session ${i} `.repeat(20)));
+  const write = async (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const entries = [];
+      for (let j = 0; j < 6; j++) {
+        const id = (j + 1).toString(16).padStart(8, "0");
+        const parent = j === 0 ? null : j.toString(16).padStart(8, "0");
+        entries.push(user(id, parent, `turn ${j} of session ${i} `.repeat(20)));
+      }
+      await Deno.writeFile(join(folder, `${i}.jsonl`), sessionBytes(entries));
     }
-    await Deno.writeFile(join(folder, `${i}.jsonl`), sessionBytes(entries));
-  }
-  for (
-    const [what, work] of [
-      ["a cold refresh", async () => {
-        using index = await SessionIndex.open(dir.path);
-        await index.refresh();
-      }],
-      ["a scan", () => searchSessions(dir.path, "zqxj", { index: false })],
-    ] as const
-  ) {
+  };
+  // 600 files for the refresh (its writes are slow); 3,000 for the passes
+  // that only read (a scan of 600 took ~20 ms on a fast machine: less
+  // than one turn's worth of work).
+  const passes: [string, () => Promise<unknown>, () => Promise<unknown>][] = [
+    ["a cold refresh", () => write(0, 600), async () => {
+      using index = await SessionIndex.open(dir.path);
+      await index.refresh();
+    }],
+    [
+      "a scan",
+      () => write(600, 3000),
+      () => searchSessions(dir.path, "zqxj", { index: false }),
+    ],
+    [
+      "a usage pass",
+      () => Promise.resolve(),
+      () => usageReport(dir.path, { index: false, helpers: 0 }),
+    ],
+  ];
+  for (const [what, prepare, work] of passes) {
+    await prepare();
     const { fired, ms } = await firesDuring(work);
     // A turn per ~20 ms of reading; a group of the refresh's writes is
     // saved in one synchronous transaction (64 files: 90-170 ms here, more
