@@ -1,9 +1,9 @@
 /**
- * The calls of files read by a helper thread of a usage pass, kept in
- * columns to be posted to the calling thread (typed arrays, strings
- * interned) and counted there in the files' order: a copy of a call is
- * counted in the earliest-created file that holds it, whichever thread
- * read which file first.
+ * The calls of the pieces of work (files, or parts of large ones) a helper
+ * thread of a usage pass read, kept in columns to be posted to the calling
+ * thread (typed arrays, strings interned) and counted there in the
+ * pieces' order: a copy of a call is counted in the earliest-created file
+ * that holds it, whichever thread read which file first.
  *
  * @module
  */
@@ -17,8 +17,8 @@ const _NUMS = 6;
 const _STRS = 3;
 const _MALFORMED = 1, _UNPRICED = 2;
 
-/** A file of a log: its session (empty when its head was not read), and why it was skipped. */
-export interface LoggedFile {
+/** A piece of a log: its file's session (empty where its head was not read: a later part), and why the file was skipped. */
+export interface LoggedPiece {
   /** The session's id. */
   sessionId: string;
   /** Its working directory. */
@@ -39,15 +39,15 @@ export interface CallLogMessage {
   strs: Int32Array;
   /** Per call: malformed (1), unpriced (2). */
   flags: Uint8Array;
-  /** Per file: its number (in the pass's order). */
-  fileIndex: number[];
-  /** Per file: the end of its calls (the start is the previous file's end). */
-  fileEnd: number[];
-  /** Per file: its session, and why it was skipped, if it was. */
-  fileHead: LoggedFile[];
+  /** Per piece: its number (in the pass's order). */
+  pieceIndex: number[];
+  /** Per piece: the end of its calls (the start is the previous piece's end). */
+  pieceEnd: number[];
+  /** Per piece: its session, and why its file was skipped, if it was. */
+  pieceHead: LoggedPiece[];
 }
 
-/** Calls of files, in columns. */
+/** Calls of pieces of work, in columns. */
 export class CallLog {
   #table: string[] = [];
   readonly #interned = new Map<string, number>();
@@ -56,17 +56,12 @@ export class CallLog {
   #strs = new Int32Array(_STRS * 256);
   #flags = new Uint8Array(256);
   #count = 0;
-  #fileIndex: number[] = [];
-  #fileEnd: number[] = [];
-  #fileHead: LoggedFile[] = [];
-
-  /** Files logged. */
-  get files(): number {
-    return this.#fileIndex.length;
-  }
+  #pieceIndex: number[] = [];
+  #pieceEnd: number[] = [];
+  #pieceHead: LoggedPiece[] = [];
 
   /**
-   * Log a call of the file being read.
+   * Log a call of the piece being read.
    *
    * @param u The call.
    */
@@ -90,15 +85,15 @@ export class CallLog {
   }
 
   /**
-   * End the file being read: its calls are those logged since the last end.
+   * End the piece being read: its calls are those logged since the last end.
    *
    * @param index Its number in the pass.
-   * @param head Its session, and why it was skipped.
+   * @param head Its session, and why its file was skipped.
    */
-  endFile(index: number, head: LoggedFile): void {
-    this.#fileIndex.push(index);
-    this.#fileEnd.push(this.#count);
-    this.#fileHead.push(head);
+  endPiece(index: number, head: LoggedPiece): void {
+    this.#pieceIndex.push(index);
+    this.#pieceEnd.push(this.#count);
+    this.#pieceHead.push(head);
   }
 
   /**
@@ -114,17 +109,17 @@ export class CallLog {
       nums: this.#nums.slice(0, count * _NUMS),
       strs: this.#strs.slice(0, count * _STRS),
       flags: this.#flags.slice(0, count),
-      fileIndex: this.#fileIndex,
-      fileEnd: this.#fileEnd,
-      fileHead: this.#fileHead,
+      pieceIndex: this.#pieceIndex,
+      pieceEnd: this.#pieceEnd,
+      pieceHead: this.#pieceHead,
     };
     this.#table = [];
     this.#interned.clear();
     this.#ids = [];
     this.#count = 0;
-    this.#fileIndex = [];
-    this.#fileEnd = [];
-    this.#fileHead = [];
+    this.#pieceIndex = [];
+    this.#pieceEnd = [];
+    this.#pieceHead = [];
     const transfer = [message.nums, message.strs, message.flags].map((a) =>
       a.buffer as ArrayBuffer
     );

@@ -296,8 +296,8 @@ class _Pass {
 
   /** Pieces a helper read: held until the pieces before them are counted. */
   logged(log: CallLogMessage): void {
-    for (let k = 0; k < log.fileIndex.length; k++) {
-      const i = log.fileIndex[k]!;
+    for (let k = 0; k < log.pieceIndex.length; k++) {
+      const i = log.pieceIndex[k]!;
       if (i < this.#next) continue;
       this.#held.set(i, { log, k });
       _helping.posted++;
@@ -325,14 +325,14 @@ class _Pass {
       this.#held.delete(i);
       const item = this.#items[i]!;
       const { log, k } = h;
-      const head = log.fileHead[k]!;
+      const head = log.pieceHead[k]!;
       if (item.from === 0) {
         this.#newFile();
         this.#where = { sessionId: head.sessionId, cwd: head.cwd };
       }
       if (!this.#skipped) {
-        const end = log.fileEnd[k]!;
-        for (let j = k === 0 ? 0 : log.fileEnd[k - 1]!; j < end; j++) {
+        const end = log.pieceEnd[k]!;
+        for (let j = k === 0 ? 0 : log.pieceEnd[k - 1]!; j < end; j++) {
           this.#count(this.#call.at(log, j), item.file);
         }
         if (head.skip !== undefined) {

@@ -1,10 +1,11 @@
 /**
- * The helper threads of a usage pass over many files, seen from the
- * calling thread: started once a pass has more files left than it is
- * worth starting a thread for (a Web Worker takes ~15–25 ms to start),
- * each reading the files it claims (`_usage_helper.ts`) and posting their
- * calls. A helper that fails to start or dies leaves the files it claimed
- * and did not post to the calling thread, which reads them itself.
+ * The helper threads of a usage pass, seen from the calling thread: started
+ * where a pass has more work left than it is worth starting a thread for
+ * (a Web Worker takes ~15–25 ms to start), each reading the pieces of work
+ * it claims (files, or parts of large ones: `_usage_helper.ts`) and
+ * posting their calls. A helper that fails to start or dies leaves the
+ * pieces it claimed and did not post to the calling thread, which reads
+ * them itself.
  *
  * @module
  */
@@ -16,24 +17,25 @@ export const THREADS: boolean = typeof Worker === "function" &&
   typeof SharedArrayBuffer === "function";
 
 /**
- * Which files of a pass are claimed, shared by its threads: the caller
- * claims from the front and counts as it reads (no call of its files is
- * held), helpers claim from the back, and the two meet.
+ * Which pieces of a pass's work (files, or parts of large ones) are
+ * claimed, shared by its threads: the caller claims from the front and
+ * counts as it reads (no call of its pieces is held), helpers claim from
+ * the back, and the two meet.
  */
 export class FileClaims {
   /**
-   * The shared memory: the back's next file (an `Int32`), then a byte per
-   * file; not shared where the runtime has no `SharedArrayBuffer` (then no
-   * helper starts).
+   * The shared memory: the back's next piece (an `Int32`), then a byte
+   * per piece; not shared where the runtime has no `SharedArrayBuffer`
+   * (then no helper starts).
    */
   readonly buffer: SharedArrayBuffer;
   readonly #back: Int32Array;
   readonly #taken: Uint8Array;
 
   /**
-   * Claims over `count` files, none taken, or over a shared buffer.
+   * Claims over `count` pieces, none taken, or over a shared buffer.
    *
-   * @param count The files.
+   * @param count The pieces.
    * @param buffer The memory of the claims made by another thread.
    */
   constructor(count: number, buffer?: SharedArrayBuffer) {
@@ -46,12 +48,12 @@ export class FileClaims {
     if (buffer === undefined) this.#back[0] = count - 1;
   }
 
-  /** Claim file `i` from the front: false when a helper took it. */
+  /** Claim piece `i` from the front: false when a helper took it. */
   front(i: number): boolean {
     return Atomics.compareExchange(this.#taken, i, 0, 1) === 0;
   }
 
-  /** Claim the last file not claimed, from the back; -1 when the front reached it. */
+  /** Claim the last piece not claimed, from the back; -1 when the front reached it. */
   back(): number {
     const j = Atomics.sub(this.#back, 0, 1);
     if (j < 0) return -1;
@@ -69,11 +71,11 @@ export interface HelperStart {
   chunk: number;
 }
 
-/** What a helper posts: the calls of the files it read since its last post. */
+/** What a helper posts: the calls of the pieces it read since its last post. */
 export interface HelperReply {
-  /** The files and their calls. */
+  /** The pieces and their calls. */
   log: CallLogMessage;
-  /** Whether the helper is done (no file left to claim). */
+  /** Whether the helper is done (no piece left to claim). */
   done: boolean;
 }
 

@@ -1,15 +1,16 @@
 /**
- * A helper thread of a usage pass (a Web Worker): it claims files from
- * the back of the pass's list (the calling thread reads from the front),
- * reads each as the calling thread would (`passPath`), and posts the
- * calls it found, in columns, every few milliseconds. The calling thread
- * counts them in the files' order once it has counted its own.
+ * A helper thread of a usage pass (a Web Worker): it claims pieces of work
+ * (files, or parts of large ones) from the back of the pass's list (the
+ * calling thread reads from the front), reads each as the calling thread
+ * would (`passPath`), and posts the calls it found, in columns, every few
+ * milliseconds. The calling thread counts them in the pieces' order once
+ * it has counted its own.
  *
  * @module
  */
 
 import { seam } from "../../fs/_seam.ts";
-import { CallLog, type LoggedFile } from "./_call_log.ts";
+import { CallLog, type LoggedPiece } from "./_call_log.ts";
 import { FileClaims, type HelperReply, type HelperStart } from "./_helpers.ts";
 import { passPath } from "./_file_pass.ts";
 import { usageFinder } from "./_finder.ts";
@@ -60,14 +61,14 @@ async function _claimAndRead(
     const i = claims.back();
     if (i === -1) break;
     const item = start.items[i]!;
-    const head: LoggedFile = { sessionId: "", cwd: "" };
+    const head: LoggedPiece = { sessionId: "", cwd: "" };
     const skip = await passPath(seam(), item.path, finder, scratch, {
       head: (w) => Object.assign(head, w),
       request: (u) => log.add(u),
       progress: () => {},
     }, item);
     if (skip !== undefined) head.skip = skip;
-    log.endFile(i, head);
+    log.endPiece(i, head);
     fileDone();
   }
 }
