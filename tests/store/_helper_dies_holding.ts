@@ -1,15 +1,13 @@
 // A usage helper that claims every file it can, then dies without
 // posting any (usage_helpers_test.ts).
-import {
-  FileClaims,
-  type HelperStart,
-} from "../../src/store/usage/_helpers.ts";
+import { PieceClaims } from "../../src/fs/_threads.ts";
+import type { HelperStart } from "../../src/store/usage/_helpers.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((e: MessageEvent<HelperStart>) => void) | null;
 };
 scope.onmessage = (e) => {
-  const claims = new FileClaims(e.data.items.length, e.data.claims);
+  const claims = new PieceClaims(e.data.items.length, e.data.claims);
   while (claims.back() !== -1) {
     // claimed, never read
   }

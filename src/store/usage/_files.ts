@@ -12,7 +12,14 @@ import { realFs, seam } from "../../fs/_seam.ts";
 import { sessionFiles } from "../_session_files.ts";
 import { type CallLogMessage, LoggedCall } from "./_call_log.ts";
 import { type FileSink, passPath } from "./_file_pass.ts";
-import { FileClaims, THREADS, UsageHelpers } from "./_helpers.ts";
+import type { HelperReply, HelperStart } from "./_helpers.ts";
+import {
+  defaultHelpers,
+  HelperThreads,
+  PieceClaims,
+  THREADS,
+  worthHelping,
+} from "../../fs/_threads.ts";
 import { usageFinder } from "./_finder.ts";
 import { SeenCalls } from "./_seen.ts";
 import { compareRank, createdOf, type FileRank } from "./_line.ts";
@@ -79,10 +86,10 @@ export async function tallyFiles(
     : 0;
   const threads = wanted > 0;
   let pass: _Pass | undefined;
-  let helpers: UsageHelpers | undefined;
+  let helpers: HelperThreads<HelperStart, HelperReply> | undefined;
   const startHelpers = () => {
-    helpers = UsageHelpers.start(wanted, _helping.module, (log) => {
-      pass!.logged(log); // posted only once they begin, below
+    helpers = HelperThreads.start(wanted, _helping.module, (reply) => {
+      pass!.logged(reply.log); // posted only once they begin, below
     });
     wanted = 0;
   };
@@ -101,7 +108,7 @@ export async function tallyFiles(
     pass = new _Pass(files, items, tally, options);
     _helping.pieces = items.length;
     _helping.posted = 0;
-    const claims = new FileClaims(items.length);
+    const claims = new PieceClaims(items.length);
     const begin = async () => {
       if (helpers === undefined) return;
       helpers.begin({
@@ -121,7 +128,8 @@ export async function tallyFiles(
     for (let i = 0; i < items.length; i++) {
       await turns.give();
       if (
-        wanted > 0 && _worthHelping(performance.now() - began, i, items.length)
+        wanted > 0 &&
+        worthHelping(_helping, performance.now() - began, i, items.length)
       ) {
         startHelpers();
         await begin();
@@ -135,15 +143,6 @@ export async function tallyFiles(
   } finally {
     helpers?.close();
   }
-}
-
-/**
- * Helpers a pass starts: one per core besides this one's, at most 2 (each
- * is a V8 isolate of its own: ~25 MB more of the process's memory).
- */
-function defaultHelpers(): number {
-  const cores = globalThis.navigator?.hardwareConcurrency ?? 1;
-  return Math.max(0, Math.min(2, cores - 1));
 }
 
 /**
@@ -198,19 +197,6 @@ function _items(files: readonly _File[], split: boolean): _Item[] {
 
 function _bytes(items: readonly _Item[]): number {
   return items.reduce((n, item) => n + item.bytes, 0);
-}
-
-/**
- * Whether to start helpers, `ms` into a pass that read `done` of `count`
- * pieces: a helper costs this thread ~10 ms to start (Deno makes a
- * Worker's isolate on the thread that asks) and reads nothing for ~20 ms,
- * so only where this thread has ~100 ms of reading left, judged by the
- * pieces read so far.
- */
-function _worthHelping(ms: number, done: number, count: number): boolean {
-  if (ms < _helping.afterMs) return false;
-  const left = count - done;
-  return left > 0 && (done === 0 ? 0 : ms / done) * left >= _helping.leftMs;
 }
 
 /**

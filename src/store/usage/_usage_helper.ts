@@ -11,7 +11,8 @@
 
 import { seam } from "../../fs/_seam.ts";
 import { CallLog, type LoggedPiece } from "./_call_log.ts";
-import { FileClaims, type HelperReply, type HelperStart } from "./_helpers.ts";
+import { PieceClaims } from "../../fs/_threads.ts";
+import type { HelperReply, HelperStart } from "./_helpers.ts";
 import { passPath } from "./_file_pass.ts";
 import { usageFinder } from "./_finder.ts";
 
@@ -29,7 +30,7 @@ scope.onmessage = (e) => {
 };
 
 async function _run(start: HelperStart): Promise<void> {
-  const claims = new FileClaims(start.items.length, start.claims);
+  const claims = new PieceClaims(start.items.length, start.claims);
   const log = new CallLog();
   const post = (done: boolean) => {
     const { message, transfer } = log.take();
@@ -51,7 +52,7 @@ async function _run(start: HelperStart): Promise<void> {
 
 async function _claimAndRead(
   start: HelperStart,
-  claims: FileClaims,
+  claims: PieceClaims,
   log: CallLog,
   fileDone: () => void,
 ): Promise<void> {
