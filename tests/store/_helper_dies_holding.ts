@@ -1,13 +1,16 @@
-// A usage helper that claims every file it can, then dies without
-// posting any (usage_helpers_test.ts).
+// A helper (of a usage pass or a search scan) that claims every piece it
+// can, then dies without posting any (usage_helpers_test.ts,
+// search_helpers_test.ts).
 import { PieceClaims } from "../../src/fs/_threads.ts";
 import type { HelperStart } from "../../src/store/usage/_helpers.ts";
+import type { ScanHelperStart } from "../../src/store/search/_scan_files.ts";
 
 const scope = globalThis as unknown as {
-  onmessage: ((e: MessageEvent<HelperStart>) => void) | null;
+  onmessage: ((e: MessageEvent<HelperStart | ScanHelperStart>) => void) | null;
 };
 scope.onmessage = (e) => {
-  const claims = new PieceClaims(e.data.items.length, e.data.claims);
+  const pieces = "items" in e.data ? e.data.items : e.data.paths;
+  const claims = new PieceClaims(pieces.length, e.data.claims);
   while (claims.back() !== -1) {
     // claimed, never read
   }

@@ -17,6 +17,7 @@ import { ByteNeedle } from "./_needle.ts";
 import { SearchQuery } from "./_query.ts";
 import { regexMatcher } from "./_regex.ts";
 import { scanFiles, type SessionLabel } from "./_scan_files.ts";
+import { defaultHelpers } from "../../fs/_threads.ts";
 import { searchIndex } from "./_search_index.ts";
 import { SEARCH_ROLES } from "./_text.ts";
 
@@ -40,6 +41,12 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called for each file that cannot be searched, with path and reason. */
   onSkip?: (path: string, reason: string) => void;
+  /**
+   * Helper threads (Web Workers) that scan files beside the calling one
+   * where many files are scanned: default one per other core, at most 2;
+   * 0 scans on the calling thread alone. The hits are the same either way.
+   */
+  helpers?: number;
   /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
   onWarning?: (message: string) => void;
 }
@@ -166,6 +173,13 @@ export async function searchSessions(
       sinceMs: since?.getTime(),
       onSkip: options.onSkip,
       onFile: () => options.onProgress?.(++done, toScan.length),
+      helpers: {
+        count: options.helpers ?? defaultHelpers(),
+        query,
+        regex,
+        limit,
+        filter,
+      },
     });
     for (const hit of fromIndex?.hits.hits ?? []) hits.add(hit);
     const skipped = [...(fromIndex?.hits.skipped ?? []), ...hits.skipped]
