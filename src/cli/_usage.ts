@@ -18,6 +18,7 @@ import {
   writeJson,
 } from "./_command.ts";
 import { attempt } from "./_failure.ts";
+import { helpersFlag } from "./_helpers_flag.ts";
 import { sanitize, textWidth } from "./_format.ts";
 import { formatCompact, formatCount, formatFixed } from "./_numbers.ts";
 import type { CliIo } from "./_io.ts";
@@ -114,7 +115,7 @@ export const usage: Command = defineCommand<_Flag>({
     if (call.has("json") && call.has("csv")) {
       throw call.usageError("--json and --csv exclude each other");
     }
-    const helpers = _helpers(call);
+    const helpers = helpersFlag(call);
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const bar = _lazyBar(io);
     const report = await attempt(
@@ -149,19 +150,6 @@ function _grouping(call: Call<_Flag>): _Grouping {
     );
   }
   return by as _Grouping;
-}
-
-/** Helper threads at most: 0 to 64. */
-function _helpers(call: Call<_Flag>): number | undefined {
-  const text = call.value("helpers");
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n > 64) {
-    throw call.usageError(
-      `--helpers must be a whole number from 0 to 64, not "${text}"`,
-    );
-  }
-  return n;
 }
 
 function _days(call: Call<_Flag>): { since?: string; until?: string } {

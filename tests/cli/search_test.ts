@@ -8,6 +8,7 @@ import {
   makeDataDir,
   writeHostileSession,
 } from "../_cli.ts";
+import { sessionBytes, tempDir, user } from "../_session_files.ts";
 
 Deno.test("cli search --json prints the hits with their fields", async () => {
   await using d = await makeDataDir();
@@ -120,4 +121,38 @@ Deno.test("cli search reports a damaged line that matches on stderr", async () =
   equal(r.stdout, "No matches\n");
   ok(r.stderr.includes("skipped a damaged line that matches"), r.stderr);
   ok(r.stderr.includes("s1-main.jsonl"));
+});
+
+Deno.test("cli search --helpers: the same hits with 0 or 2 helper threads; anything but a count refused", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  for (let i = 0; i < 5; i++) {
+    await Deno.writeFile(
+      join(folder, `s${i}.jsonl`),
+      sessionBytes([user("00000001", null, `needle number ${i}`)]),
+    );
+  }
+  const run = (helpers: string) =>
+    cliInProcess([
+      "search",
+      "needle",
+      "--data-dir",
+      dir.path,
+      "--no-index",
+      "--helpers",
+      helpers,
+      "--json",
+    ]);
+  const alone = await run("0");
+  equal(alone.code, 0, alone.stderr);
+  equal(JSON.parse(alone.stdout).hits.length, 5);
+  const helped = await run("2");
+  equal(helped.code, 0, helped.stderr);
+  deepEqual(JSON.parse(helped.stdout), JSON.parse(alone.stdout));
+  for (const bad of ["-1", "x", "2.5", "99"]) {
+    const r = await run(bad);
+    equal(r.code, 2, bad);
+    ok(r.stderr.includes("--helpers must be a whole number"), r.stderr);
+  }
 });
