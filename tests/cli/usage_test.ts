@@ -2,7 +2,7 @@ import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { formatMoney } from "../../src/cli/_usage.ts";
 import { textWidth } from "../../src/cli/_format.ts";
-import { cli, cliInProcess } from "../_cli.ts";
+import { checkHelpersFlag, cli, cliInProcess } from "../_cli.ts";
 import { fixtureCopy, writeImageSession } from "../store/_usage_dirs.ts";
 
 const FIELDS = [
@@ -158,25 +158,14 @@ Deno.test("formatMoney() shows cents from a dollar, four decimals below", () => 
 
 Deno.test("cli usage --helpers: the same report with 0 or 2 helper threads; anything but a count refused", async () => {
   await using d = await fixtureCopy("forks");
-  const run = (helpers: string) =>
-    cliInProcess([
-      "usage",
-      "--data-dir",
-      d.dir,
-      "--by",
-      "session",
-      "--helpers",
-      helpers,
-      "--json",
-    ]);
-  const alone = await run("0");
-  equal(alone.code, 0, alone.stderr);
-  const helped = await run("2");
-  equal(helped.code, 0, helped.stderr);
-  deepStrictEqual(JSON.parse(helped.stdout), JSON.parse(alone.stdout));
-  for (const bad of ["-1", "two", "1.5", "65"]) {
-    const r = await run(bad);
-    equal(r.code, 2, bad);
-    ok(r.stderr.includes("--helpers must be a whole number"), r.stderr);
-  }
+  await checkHelpersFlag((helpers) => [
+    "usage",
+    "--data-dir",
+    d.dir,
+    "--by",
+    "session",
+    "--helpers",
+    helpers,
+    "--json",
+  ]);
 });

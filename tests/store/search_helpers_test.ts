@@ -10,6 +10,7 @@ import { deepStrictEqual, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { type SearchOptions, searchSessions } from "../../mod.ts";
 import { scanHelperSettings } from "../../src/store/search/_scan_files.ts";
+import { DYING_HELPERS } from "./_dying_helpers.ts";
 import {
   HEADER,
   sessionBytes,
@@ -144,16 +145,11 @@ Deno.test("searchSessions() scans itself the files of a helper that dies", async
   await writeDataDir(dir.path, 120);
   const alone = await search(dir.path, "needle", { limit: 1000, helpers: 0 });
   ok(alone.result.hits.length > 300);
-  for (
-    const [what, module] of [
-      ["at its start", "./_helper_dies_at_start.ts"],
-      ["holding files it claimed", "./_helper_dies_holding.ts"],
-    ] as const
-  ) {
+  for (const [what, module] of DYING_HELPERS) {
     await t.step(what, async () => {
       const settings = scanHelperSettings({
         eagerFiles: 1,
-        module: new URL(module, import.meta.url),
+        module,
         started: () => new Promise((r) => setTimeout(r, 300)),
       });
       try {

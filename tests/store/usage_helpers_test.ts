@@ -10,6 +10,7 @@ import { deepStrictEqual, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { usageReport, type UsageReportOptions } from "../../mod.ts";
 import { helperSettings } from "../../src/store/usage/_files.ts";
+import { DYING_HELPERS } from "./_dying_helpers.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
@@ -203,18 +204,13 @@ Deno.test("usageReport() reads itself the files of a helper that dies", async (t
   await using dir = await tempDir();
   await writeDataDir(dir.path, 150, 29);
   const alone = await report(dir.path, { by: "session", helpers: 0 });
-  for (
-    const [what, module] of [
-      ["at its start", "./_helper_dies_at_start.ts"],
-      ["holding files it claimed", "./_helper_dies_holding.ts"],
-    ] as const
-  ) {
+  for (const [what, module] of DYING_HELPERS) {
     await t.step(what, async () => {
       const settings = helperSettings({
         leftMs: 0,
         afterMs: 0,
         eagerFiles: Infinity,
-        module: new URL(module, import.meta.url),
+        module,
         started: () => new Promise((r) => setTimeout(r, 300)),
       });
       try {
