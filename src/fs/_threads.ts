@@ -23,6 +23,23 @@ export function defaultHelpers(): number {
   return Math.max(0, Math.min(2, cores - 1));
 }
 
+/**
+ * The helpers a caller asked for: the default where it did not ask.
+ *
+ * @param asked The `helpers` option.
+ * @returns How many.
+ * @throws {RangeError} For a number that is not a whole number from 0 to 64.
+ */
+export function helperCount(asked: number | undefined): number {
+  if (asked === undefined) return defaultHelpers();
+  if (!Number.isInteger(asked) || asked < 0 || asked > 64) {
+    throw new RangeError(
+      `helpers must be a whole number from 0 to 64, not ${asked}`,
+    );
+  }
+  return asked;
+}
+
 /** When helpers pay for themselves. */
 export interface HelperTiming {
   /** Pieces listed from which helpers start at once. */

@@ -6,9 +6,13 @@
  * claimed) leaves its files to the calling thread.
  */
 
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { usageReport, type UsageReportOptions } from "../../mod.ts";
+import {
+  searchSessions,
+  usageReport,
+  type UsageReportOptions,
+} from "../../mod.ts";
 import { helperSettings } from "../../src/store/usage/_files.ts";
 import { DYING_HELPERS } from "./_dying_helpers.ts";
 import { tempDir } from "../_session_files.ts";
@@ -292,5 +296,22 @@ Deno.test("usageReport() with helpers reports progress that only grows, to every
     deepStrictEqual(seen.at(-1), [bytes, bytes]);
   } finally {
     settings.restore();
+  }
+});
+
+Deno.test("usageReport() and searchSessions() refuse a count of helpers that is not a whole number from 0 to 64", async () => {
+  await using dir = await tempDir();
+  await writeDataDir(dir.path, 3, 5);
+  for (const helpers of [-1, 1.5, 65, NaN]) {
+    await rejects(
+      () => usageReport(dir.path, { helpers }),
+      RangeError,
+      `usage, ${helpers}`,
+    );
+    await rejects(
+      () => searchSessions(dir.path, "needle", { helpers, index: false }),
+      RangeError,
+      `search, ${helpers}`,
+    );
   }
 });

@@ -17,7 +17,7 @@ import { ByteNeedle } from "./_needle.ts";
 import { SearchQuery } from "./_query.ts";
 import { regexMatcher } from "./_regex.ts";
 import { scanFiles, type SessionLabel } from "./_scan_files.ts";
-import { defaultHelpers } from "../../fs/_threads.ts";
+import { helperCount } from "../../fs/_threads.ts";
 import { searchIndex } from "./_search_index.ts";
 import { SEARCH_ROLES } from "./_text.ts";
 
@@ -123,7 +123,8 @@ const _LIMIT = 50;
  * @returns The hits, newest first, and the matching lines skipped.
  * @throws {TypeError} For an empty query, a NUL in it, an invalid regular
  * expression, an unknown role or a date that does not parse.
- * @throws {RangeError} For a limit that is not a positive integer.
+ * @throws {RangeError} For a limit that is not a positive integer, or a
+ * count of helpers that is not a whole number from 0 to 64.
  */
 export async function searchSessions(
   dataDir: string,
@@ -142,6 +143,7 @@ export async function searchSessions(
   }
   const since = _since(options.since);
   const filter = { role, since: since?.toISOString() };
+  const helpers = helperCount(options.helpers);
   const index = regex || options.index === false
     ? undefined
     : await IndexStore.tryOpen(dataDir, {
@@ -174,7 +176,7 @@ export async function searchSessions(
       onSkip: options.onSkip,
       onFile: () => options.onProgress?.(++done, toScan.length),
       helpers: {
-        count: options.helpers ?? defaultHelpers(),
+        count: helpers,
         query,
         regex,
         limit,

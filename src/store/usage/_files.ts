@@ -14,7 +14,7 @@ import { type CallLogMessage, LoggedCall } from "./_call_log.ts";
 import { type FileSink, passPath } from "./_file_pass.ts";
 import type { HelperReply, HelperStart } from "./_helpers.ts";
 import {
-  defaultHelpers,
+  helperCount,
   HelperThreads,
   PieceClaims,
   THREADS,
@@ -37,7 +37,7 @@ export interface FilesPassOptions {
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** A file that is not read, and why. */
   onSkip?: ((path: string, reason: string) => void) | undefined;
-  /** Helper threads at most (default: one per other core, at most 2); 0 for none. */
+  /** Helper threads at most (`helperCount`: the default where undefined); 0 for none. */
   helpers?: number | undefined;
 }
 
@@ -81,9 +81,7 @@ export async function tallyFiles(
   options: FilesPassOptions,
 ): Promise<number> {
   // A test's filesystem is this thread's alone.
-  let wanted = THREADS && seam() === realFs
-    ? options.helpers ?? defaultHelpers()
-    : 0;
+  let wanted = THREADS && seam() === realFs ? helperCount(options.helpers) : 0;
   const threads = wanted > 0;
   let pass: _Pass | undefined;
   let helpers: HelperThreads<HelperStart, HelperReply> | undefined;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { helperCount } from "../../fs/_threads.ts";
 import { resolve } from "node:path";
 import { IndexStore } from "../index/_index_store.ts";
 import { refreshAll } from "../index/_refresh.ts";
@@ -123,7 +124,8 @@ export interface UsageReport {
  * @param options Grouping, days, time zone, index, progress.
  * @returns The totals and the rows.
  * @throws {TypeError} For an unknown grouping or a day that is not `YYYY-MM-DD`.
- * @throws {RangeError} For an unknown time zone.
+ * @throws {RangeError} For an unknown time zone, or a count of helpers
+ * that is not a whole number from 0 to 64.
  */
 export async function usageReport(
   dataDir: string,
@@ -144,6 +146,7 @@ export async function usageReport(
       );
     }
   }
+  const helpers = helperCount(options.helpers);
   const keys = _calendar(options.timeZone);
   const range = keys.range(options.since, options.until);
   const warn = options.onWarning ?? ((m: string) => console.warn(m));
@@ -186,7 +189,7 @@ export async function usageReport(
     since: range.start,
     onProgress: progress && ((done, total) => progress(done, total, "bytes")),
     onSkip: options.onSkip,
-    helpers: options.helpers,
+    helpers,
   });
   return report(tally, "files");
 }
