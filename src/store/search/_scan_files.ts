@@ -1,7 +1,9 @@
 /**
  * Scanning session files one after another with one kernel: each file's
  * head read, its entries scanned (the version 3 way or the legacy way),
- * its hits marked on or off its active path.
+ * its hits marked on or off its active path. Where the files are many,
+ * helper threads (`_scan_helper.ts`) scan from the last file while this
+ * thread scans from the first.
  *
  * @module
  */

@@ -1,8 +1,10 @@
 /**
- * One file of a usage pass: its head, then every line holding `"usage"`,
- * read in chunks into the finder's buffer. A line across a chunk's end is
- * kept whole into the next chunk when it is short (a quarter of a chunk);
- * a longer one is read again by itself only when it holds them.
+ * One file of a usage pass, or a part of it (the lines that start in a
+ * range, as threads read a large file): its head, then every line holding
+ * `"usage"`, read in chunks into the finder's buffer. A line across a
+ * chunk's end is kept whole into the next chunk when it is short (a
+ * quarter of a chunk); a longer one is read again by itself only when it
+ * holds them.
  *
  * @module
  */
