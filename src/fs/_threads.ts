@@ -51,6 +51,16 @@ export interface HelperTiming {
 }
 
 /**
+ * The passes' thresholds: helpers at once for 2,500 files or more, else
+ * after 20 ms of reading alone where ~100 ms of it is left.
+ */
+export const HELPER_TIMING: Readonly<HelperTiming> = {
+  eagerFiles: 2500,
+  afterMs: 20,
+  leftMs: 100,
+};
+
+/**
  * Whether to start helpers, `ms` into a pass that read `done` of `count`
  * pieces: a helper costs this thread 7–12 ms to start (Deno makes a
  * Worker's isolate on the thread that asks, even for a `data:` module)
@@ -72,6 +82,33 @@ export function worthHelping(
   if (ms < timing.afterMs) return false;
   const left = count - done;
   return left > 0 && (done === 0 ? 0 : ms / done) * left >= timing.leftMs;
+}
+
+/** A pass's helper settings: when they start, their module, what they did (tests read and change them). */
+export interface HelperSettings extends HelperTiming {
+  /** The helpers' module. */
+  module: URL;
+  /** Awaited once helpers are started (tests: time for them to claim pieces). */
+  started: (() => Promise<void>) | undefined;
+  /** Pieces the helpers of the last pass posted. */
+  posted: number;
+}
+
+/**
+ * Change a pass's helper settings until the returned function is called
+ * (tests).
+ *
+ * @param settings The pass's settings.
+ * @param change What to change.
+ * @returns What restores them.
+ */
+export function changeSettings<T extends HelperSettings>(
+  settings: T,
+  change: Partial<T>,
+): () => void {
+  const before = { ...settings };
+  Object.assign(settings, change);
+  return () => Object.assign(settings, before);
 }
 
 /**

@@ -13,6 +13,9 @@ import { openRegular } from "../../fs/_read.ts";
 import { quote } from "../../fs/_errors.ts";
 import { realFs, seam } from "../../fs/_seam.ts";
 import {
+  changeSettings,
+  HELPER_TIMING,
+  type HelperSettings,
   HelperThreads,
   PieceClaims,
   THREADS,
@@ -126,14 +129,10 @@ export async function scanFiles(
 }
 
 /** When a scan's helpers start, and their module (tests change them). */
-const _helping = {
-  eagerFiles: 2500,
-  afterMs: 20,
-  leftMs: 100,
+const _helping: HelperSettings = {
+  ...HELPER_TIMING,
   module: new URL("./_scan_helper.ts", import.meta.url),
-  /** Awaited once helpers are started (tests: time for them to claim files). */
-  started: undefined as (() => Promise<void>) | undefined,
-  /** Files the helpers of the last scan posted. */
+  started: undefined,
   posted: 0,
 };
 
@@ -145,12 +144,10 @@ const _helping = {
  * @returns What restores the defaults; and the files the helpers of the last scan posted.
  */
 export function scanHelperSettings(
-  change: Partial<Omit<typeof _helping, "posted">>,
+  change: Partial<Omit<HelperSettings, "posted">>,
 ): { restore(): void; posted(): number } {
-  const before = { ..._helping };
-  Object.assign(_helping, change);
   return {
-    restore: () => Object.assign(_helping, before),
+    restore: changeSettings(_helping, change),
     posted: () => _helping.posted,
   };
 }

@@ -14,7 +14,10 @@ import { type CallLogMessage, LoggedCall } from "./_call_log.ts";
 import { type FileSink, passPath } from "./_file_pass.ts";
 import type { HelperReply, HelperStart } from "./_helpers.ts";
 import {
+  changeSettings,
+  HELPER_TIMING,
   helperCount,
+  type HelperSettings,
   HelperThreads,
   PieceClaims,
   THREADS,
@@ -147,32 +150,32 @@ export async function tallyFiles(
  * When helpers start, how large files are cut, their module, and what
  * they read.
  */
-const _helping = {
-  /** Files listed from which helpers start at once. */
-  eagerFiles: 2500,
+const _helping: HelperSettings & {
   /** Bytes (of stat'ed files) from which helpers start at once. */
-  eagerBytes: 256 << 20,
-  /** Else after this thread read alone for this long... */
-  afterMs: 20,
-  /** ...where what is left would take it this long. */
-  leftMs: 100,
+  eagerBytes: number;
   /** Files stat'ed (to find the large ones) where there are this many or fewer. */
-  statFew: 256,
+  statFew: number;
   /**
    * A file this large is read in parts (by this thread and helpers)... A
    * 512 MB session of 23,000 calls was read no faster in two halves: the
    * helper's first ~40 MB ran before its code was compiled, and a fresh
    * process read it ~7 % slower; a 1.5 GB image-heavy one, 1.28× faster.
    */
-  splitFrom: 1 << 30,
+  splitFrom: number;
   /** ...of this many bytes. */
+  partBytes: number;
+  /** Pieces of work of the last pass. */
+  pieces: number;
+} = {
+  ...HELPER_TIMING,
+  eagerBytes: 256 << 20,
+  statFew: 256,
+  splitFrom: 1 << 30,
   partBytes: 64 << 20,
   module: new URL("./_usage_helper.ts", import.meta.url),
-  /** Awaited once helpers are started (tests: time for them to claim files). */
-  started: undefined as (() => Promise<void>) | undefined,
-  /** Pieces of work of the last pass, and those its helpers posted. */
-  pieces: 0,
+  started: undefined,
   posted: 0,
+  pieces: 0,
 };
 
 /** The pieces of work: each file, a large one (where threads may help) in parts. */
@@ -209,10 +212,8 @@ function _bytes(items: readonly _Item[]): number {
 export function helperSettings(
   change: Partial<Omit<typeof _helping, "pieces" | "posted">>,
 ): { restore(): void; pieces(): number; posted(): number } {
-  const before = { ..._helping };
-  Object.assign(_helping, change);
   return {
-    restore: () => Object.assign(_helping, before),
+    restore: changeSettings(_helping, change),
     pieces: () => _helping.pieces,
     posted: () => _helping.posted,
   };
