@@ -46,3 +46,28 @@ export function recording(opened: string[]): Fs {
     },
   };
 }
+
+/**
+ * The real filesystem, counting the asynchronous reads of the files it
+ * opens: where a file also reads synchronously, those are reads ahead.
+ */
+export function countingReads(count: { reads: number }): Fs {
+  const wrap = <T extends object>(file: T): T =>
+    new Proxy(file, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== "function") return value;
+        if (key !== "read") return value.bind(target);
+        return (p: Uint8Array) => {
+          count.reads++;
+          return value.call(target, p);
+        };
+      },
+    });
+  return {
+    ...realFs,
+    openHandle: async (path, options) =>
+      wrap(await realFs.openHandle(path, options)),
+    openSync: (path, options) => wrap(realFs.openSync(path, options)),
+  };
+}
