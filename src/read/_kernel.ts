@@ -53,17 +53,25 @@ export const NEWLINE = 0;
 export const CANDIDATE = 1;
 export const ESCAPE = 2;
 
-/** Bytes a buffer may hold, and where in memory it starts. */
-export const BUFFER_BYTES = (1 << 20) + (1 << 12);
-/** Where the events go (one 32-bit word each: at most one per byte). */
-const _OUT = BUFFER_BYTES + 256;
-const _PAGES = Math.ceil((_OUT + BUFFER_BYTES * 4) / 65536);
+/** Bytes one scan examines at most (its events fit the events' space). */
+export const SPAN_BYTES = (1 << 20) + (1 << 12);
+/** Bytes read at a time into a region (see {@linkcode REGION_BYTES}). */
+export const READ_BYTES = 4 << 20;
+/**
+ * The buffer is two regions of this many bytes: a read goes into one
+ * while the other is scanned (`fs/_read_ahead.ts`). Pages of the second
+ * are mapped only where a file is large enough to read ahead in.
+ */
+export const REGION_BYTES = READ_BYTES + (1 << 12);
+/** Where the events go (one 32-bit word each: at most one per byte scanned). */
+const _OUT = 2 * REGION_BYTES + 256;
+const _PAGES = Math.ceil((_OUT + SPAN_BYTES * 4) / 65536);
 
 /** What to look for besides newlines. */
 export interface KernelScan {
   /** First position examined. */
   start: number;
-  /** Positions before this are examined; bytes up to `end + lookahead` must be valid. */
+  /** Positions before this are examined (at most {@linkcode SPAN_BYTES} of them); bytes up to `end + lookahead` must be valid. */
   end: number;
   /** The first anchor's distance from a candidate's start, or -1 for no candidates. */
   first: number;
@@ -79,7 +87,7 @@ export interface KernelScan {
 
 /** A kernel over its own buffer. */
 export interface Kernel {
-  /** The buffer scanned (BUFFER_BYTES, then slack the kernel may read). */
+  /** The buffer scanned (two regions of REGION_BYTES, then slack the kernel may read). */
   readonly buffer: Uint8Array;
   /** The events of the last scan. */
   readonly events: Uint32Array;
@@ -104,7 +112,7 @@ export function makeKernel(plain = false): Kernel {
   return _plainKernel();
 }
 
-/** Kernels kept for the next scan: at most this many (each ~5 MiB). */
+/** Kernels kept for the next scan: at most this many (each ~12 MiB, mapped as used). */
 const _IDLE_KERNELS = 1;
 const _idle: Kernel[] = [];
 
@@ -137,7 +145,7 @@ function _wasmKernel(module: WebAssembly.Module): Kernel {
   const memory = instance.exports.mem as WebAssembly.Memory;
   const run = instance.exports.scan as (...args: number[]) => number;
   const buffer = new Uint8Array(memory.buffer, 0, _OUT);
-  const events = new Uint32Array(memory.buffer, _OUT, BUFFER_BYTES);
+  const events = new Uint32Array(memory.buffer, _OUT, SPAN_BYTES);
   return {
     buffer,
     events,
@@ -177,7 +185,7 @@ function _anchor([a, b]: readonly [number, number]): [number, number] {
 /** The same events from a loop over the bytes. */
 function _plainKernel(): Kernel {
   const buffer = new Uint8Array(_OUT);
-  const events = new Uint32Array(BUFFER_BYTES);
+  const events = new Uint32Array(SPAN_BYTES);
   return {
     buffer,
     events,

@@ -2,7 +2,8 @@ import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import { searchSessions, SessionIndex } from "../../mod.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
-import { noSnapshots, withFs } from "../_fs_seam.ts";
+import { countingReads, noSnapshots, withFs } from "../_fs_seam.ts";
+import { READ_BYTES } from "../../src/read/_kernel.ts";
 
 /** Filler of `n` characters: words, escapes and CJK, as tool output has. */
 function filler(n: number, seed: number): string {
@@ -12,13 +13,14 @@ function filler(n: number, seed: number): string {
   return s.slice(0, n);
 }
 
-Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in long and CRLF lines, as the index does", async () => {
+Deno.test("searchSessions() scanning finds needles across its reads (ahead), in long and CRLF lines, as the index does", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
   const lines: string[] = [];
   let parent: string | null = null;
   const tokens: string[] = [];
+  const damaged: string[] = [];
   for (let i = 0; i < 240; i++) {
     const id = (i + 1).toString(16).padStart(8, "0");
     const token = `tokq${i}z`;
@@ -30,7 +32,7 @@ Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in lo
     const size = 2_000 + (i * 7919) % 30_000;
     const before = filler(i % 3 === 0 ? 0 : long ? 60_000 : size, i);
     const text = long
-      ? `${before} ${token} ${filler(1_400_000, i)} tokcut`
+      ? `${before} ${token} ${filler(READ_BYTES + 100_000, i)} tokcut`
       : `${before} ${token} end`;
     const entry = {
       type: "message",
@@ -41,6 +43,17 @@ Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in lo
     };
     lines.push(JSON.stringify(entry) + (i % 5 === 0 ? "\r" : ""));
     parent = id;
+    if (i % 40 === 20) {
+      // A damaged line (not JSON) off the path: reported, whatever the limit.
+      damaged.push(`tokqdmg${i}`);
+      lines.push(
+        `{"type":"message","id":"d${
+          id.slice(1)
+        }","parentId":"${id}","message":{"role":"user","content":"${
+          filler(size, i)
+        } tokqdmg${i} end"},,}`,
+      );
+    }
   }
   lines.push(
     '{"type":"message","id":"ffffffff","parentId":null,"message":{"role":"user","content":"tokqtorn',
@@ -51,10 +64,12 @@ Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in lo
     bytes.subarray(0, bytes.length - 1),
   );
   (await SessionIndex.open(dir.path)).close();
-  const scan = await searchSessions(dir.path, "tokq*", {
-    index: false,
-    limit: 1000,
-  });
+  const count = { reads: 0 };
+  const scan = await withFs(
+    countingReads(count),
+    () => searchSessions(dir.path, "tokq*", { index: false, limit: 1000 }),
+  );
+  equal(count.reads > 3, true, `the file is read ahead (${count.reads})`);
   const indexed = await searchSessions(dir.path, "tokq*", { limit: 1000 });
   equal(scan.hits.length, tokens.length);
   deepEqual(
@@ -63,6 +78,16 @@ Deno.test("searchSessions() scanning finds needles across its 1 MiB reads, in lo
   );
   deepEqual(indexed.hits, scan.hits);
   equal(scan.hits.every((h) => h.onActivePath), true);
+  // The newest few: the texts of the lines held back are made as the reads
+  // go on, the hits chosen at the end, newest first.
+  const few = await searchSessions(dir.path, "tokq*", {
+    index: false,
+    limit: 7,
+  });
+  deepEqual(few.hits, scan.hits.slice(0, 7));
+  equal(scan.skipped.length, damaged.length);
+  deepEqual(few.skipped, scan.skipped);
+  equal(scan.skipped.every((s) => s.reason === "damaged"), true);
   for (const way of [{ index: false }, {}]) {
     equal((await searchSessions(dir.path, "tokcut", way)).hits.length, 0);
     equal((await searchSessions(dir.path, "tokqtorn", way)).hits.length, 0);
@@ -283,8 +308,9 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
   const word = "Longneedle" + "x".repeat(50); // 60 bytes: the kernel keeps 59
   const enc = new TextEncoder();
   const bodyStart = sessionBytes([]).length;
-  // Reads end where the file's offset is a multiple of 64, 1 MiB apart.
-  const boundary = (k: number) => bodyStart - (bodyStart % 64) + k * (1 << 20);
+  // Reads end where the file's offset is a multiple of 64, READ_BYTES
+  // apart (the file is large enough to be read ahead).
+  const boundary = (k: number) => bodyStart - (bodyStart % 64) + k * READ_BYTES;
   const shifts = [0, 1, 2, 30, 58, 59, 60, 63];
   const lines: string[] = [];
   let offset = bodyStart;
@@ -316,7 +342,12 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
   }
   await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
   deepEqual(starts, shifts.map((d, i) => boundary(i + 1) - d));
-  const r = await searchSessions(dir.path, word, { index: false });
+  const count = { reads: 0 };
+  const r = await withFs(
+    countingReads(count),
+    () => searchSessions(dir.path, word, { index: false }),
+  );
+  equal(count.reads, shifts.length, "each read after the first, ahead");
   deepEqual(
     r.hits.map((h) => Number(h.snippet.match(/(\d) Longneedle/)?.[1])).sort(),
     shifts.map((_, i) => i),
