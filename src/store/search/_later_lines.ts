@@ -8,8 +8,15 @@
  * holding them back costs no more memory however many there are: when it
  * is full, the lines held are taken and it starts over.
  *
+ * Only the choice of hits needs the order: the lines' texts (decoded and
+ * parsed, every line is) can be made before, while a read ahead is under
+ * way (`prepare`), and the scan's end is left with the matching. A text is
+ * no longer than its line, so they take at most twice the buffer's memory.
+ *
  * @module
  */
+
+import { type LineText, lineText } from "./_line.ts";
 
 /** Bytes of lines held back at most (a longer line is taken at once). */
 export const LATER_BYTES = 4 << 20;
@@ -17,12 +24,8 @@ export const LATER_BYTES = 4 << 20;
 /** A buffer given back by a finished scan, for the next (fresh pages cost). */
 let _idle: Uint8Array | undefined;
 
-/** A line's offset in its file, its size, and its bytes held. */
-export type LaterTake = (
-  offset: number,
-  size: number,
-  bytes: Uint8Array,
-) => void;
+/** A line's offset in its file, and its text (undefined for a line without). */
+export type LaterTake = (offset: number, text: LineText | undefined) => void;
 
 /** Lines held back, their bytes copied. */
 export class LaterLines {
@@ -30,6 +33,8 @@ export class LaterLines {
   #used = 0;
   /** Per line: offset, size, where its bytes start, how many. */
   readonly #lines: number[] = [];
+  /** The texts made so far, of the first lines held. */
+  readonly #texts: (LineText | undefined)[] = [];
 
   /**
    * Hold a line back, or take it (and those held) now when it does not fit.
@@ -40,7 +45,9 @@ export class LaterLines {
    * @param take What takes a line.
    */
   add(offset: number, size: number, bytes: Uint8Array, take: LaterTake): void {
-    if (bytes.length > LATER_BYTES / 4) return take(offset, size, bytes);
+    if (bytes.length > LATER_BYTES / 4) {
+      return take(offset, lineText(bytes, size));
+    }
     if (this.#used + bytes.length > LATER_BYTES) this.takeAll(take);
     if (this.#bytes === undefined) {
       this.#bytes = _idle ?? new Uint8Array(LATER_BYTES);
@@ -51,6 +58,14 @@ export class LaterLines {
     this.#used += bytes.length;
   }
 
+  /** Make the texts of the lines held that have none yet. */
+  prepare(): void {
+    const lines = this.#lines;
+    for (let i = this.#texts.length * 4; i < lines.length; i += 4) {
+      this.#texts.push(this.#text(i));
+    }
+  }
+
   /**
    * Take every line held, the last first, and forget them.
    *
@@ -58,21 +73,26 @@ export class LaterLines {
    */
   takeAll(take: LaterTake): void {
     const lines = this.#lines;
-    const bytes = this.#bytes;
+    const texts = this.#texts;
     for (let i = lines.length - 4; i >= 0; i -= 4) {
-      const from = lines[i + 2]!;
-      take(
-        lines[i]!,
-        lines[i + 1]!,
-        bytes!.subarray(from, from + lines[i + 3]!),
-      );
+      const k = i / 4;
+      take(lines[i]!, k < texts.length ? texts[k] : this.#text(i));
     }
     this.clear();
+  }
+
+  /** The text of the line at `i` of `#lines`. */
+  #text(i: number): LineText | undefined {
+    const lines = this.#lines;
+    const from = lines[i + 2]!;
+    const bytes = this.#bytes!.subarray(from, from + lines[i + 3]!);
+    return lineText(bytes, lines[i + 1]!);
   }
 
   /** Forget the lines held (a file given up). */
   clear(): void {
     this.#lines.length = 0;
+    this.#texts.length = 0;
     this.#used = 0;
   }
 
