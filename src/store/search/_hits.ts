@@ -46,6 +46,12 @@ export interface Matcher {
   match(text: string): MatchSpan | undefined;
 }
 
+/** What a line gives a hit list before its place is known: see {@linkcode HitList.judge}. */
+export type Judged =
+  | Omit<Found, "path" | "offset" | "onActivePath">
+  | { skip: SkipReason }
+  | undefined;
+
 /** Which entries a search takes, besides the query. */
 export interface HitFilter {
   /** Only this role. */
@@ -93,31 +99,62 @@ export class HitList {
   /**
    * Take a line's text: a hit when it matches and passes the filter, a
    * skipped line when it could not be read as an entry and its text
-   * matches.
+   * matches. Once the list is full, a line older than every hit kept is
+   * not matched at all.
    *
    * @param path The file.
    * @param offset The line's offset.
    * @param found What the line gave.
    */
   take(path: string, offset: number, found: LineText): void {
+    if (found.skip === undefined && this.full) {
+      const hit = { path, offset, timestamp: found.timestamp };
+      if (newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) return;
+    }
+    this.takeJudged(path, offset, this.judge(found));
+  }
+
+  /**
+   * What a line's text gives, whatever the hits kept: its hit (snippet
+   * made) or skipped line, or undefined. Small, so a scan can judge its
+   * lines before it knows which it will take (`_later_lines.ts`).
+   *
+   * @param found What the line gave.
+   * @returns The hit without its place, `{ skip }`, or undefined.
+   */
+  judge(found: LineText): Judged {
     if (found.skip !== undefined) {
-      if (this.#query.match(found.text) !== undefined) {
-        this.skipped.push({ path, offset, reason: found.skip });
-      }
-      return;
+      const matches = this.#query.match(found.text) !== undefined;
+      return matches ? { skip: found.skip } : undefined;
     }
     const { role, since } = this.#filter;
-    if (role !== undefined && found.role !== role) return;
-    if (since !== undefined && found.timestamp < since) return;
-    const { entryId, timestamp } = found;
-    const hit = { path, offset, entryId, role: found.role, timestamp };
-    if (this.full && newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) {
-      return; // older than every hit kept: not matched, no snippet made
-    }
+    if (role !== undefined && found.role !== role) return undefined;
+    if (since !== undefined && found.timestamp < since) return undefined;
     const span = this.#query.match(found.text);
-    if (span === undefined) return;
+    if (span === undefined) return undefined;
     const { snippet, start, end } = snippetOf(found.text, span);
-    this.add({ ...hit, snippet, match: { start, end } });
+    const { entryId, timestamp } = found;
+    return {
+      entryId,
+      role: found.role,
+      timestamp,
+      snippet,
+      match: { start, end },
+    };
+  }
+
+  /**
+   * Take what {@linkcode HitList.judge} gave for a line.
+   *
+   * @param path The file.
+   * @param offset The line's offset.
+   * @param judged The hit without its place, `{ skip }`, or undefined.
+   */
+  takeJudged(path: string, offset: number, judged: Judged): void {
+    if (judged === undefined) return;
+    if ("skip" in judged) {
+      this.skipped.push({ path, offset, reason: judged.skip });
+    } else this.add({ path, offset, ...judged });
   }
 
   /** Keep a hit if it is among the newest `limit`. */

@@ -8,15 +8,22 @@
  * holding them back costs no more memory however many there are: when it
  * is full, the lines held are taken and it starts over.
  *
- * Only the choice of hits needs the order: the lines' texts (decoded and
- * parsed, every line is) can be made before, while a read ahead is under
- * way (`prepare`), and the scan's end is left with the matching. A text is
- * no longer than its line, so they take at most twice the buffer's memory.
+ * Only the choice of hits needs the order: what each line gives (decoded,
+ * parsed, matched, its snippet made: `HitList.judge`) can be made before,
+ * while a read ahead is under way (`prepare`), and the scan's end is left
+ * with choosing. Only that small result is kept, not the line's text
+ * (texts kept made V8 grow its young generation: a 1 GB scan took 31 MB
+ * more).
  *
  * @module
  */
 
+import type { HitList, Judged } from "./_hits.ts";
 import { type LineText, lineText } from "./_line.ts";
+
+function _take(sink: LaterSink, offset: number, text: LineText | undefined) {
+  if (text !== undefined) sink.hits.take(sink.path, offset, text);
+}
 
 /** Bytes of lines held back at most (a longer line is taken at once). */
 export const LATER_BYTES = 4 << 20;
@@ -24,8 +31,11 @@ export const LATER_BYTES = 4 << 20;
 /** A buffer given back by a finished scan, for the next (fresh pages cost). */
 let _idle: Uint8Array | undefined;
 
-/** A line's offset in its file, and its text (undefined for a line without). */
-export type LaterTake = (offset: number, text: LineText | undefined) => void;
+/** Where the lines held go: the hits, and the file they are from. */
+export interface LaterSink {
+  hits: HitList;
+  path: string;
+}
 
 /** Lines held back, their bytes copied. */
 export class LaterLines {
@@ -33,8 +43,8 @@ export class LaterLines {
   #used = 0;
   /** Per line: offset, size, where its bytes start, how many. */
   readonly #lines: number[] = [];
-  /** The texts made so far, of the first lines held. */
-  readonly #texts: (LineText | undefined)[] = [];
+  /** What the first lines held give, judged so far. */
+  readonly #judged: Judged[] = [];
 
   /**
    * Hold a line back, or take it (and those held) now when it does not fit.
@@ -42,13 +52,13 @@ export class LaterLines {
    * @param offset Its offset in the file.
    * @param size Its size (more than `bytes` holds for a line too long to parse).
    * @param bytes Its bytes (copied).
-   * @param take What takes a line.
+   * @param sink Where a line taken goes.
    */
-  add(offset: number, size: number, bytes: Uint8Array, take: LaterTake): void {
+  add(offset: number, size: number, bytes: Uint8Array, sink: LaterSink): void {
     if (bytes.length > LATER_BYTES / 4) {
-      return take(offset, lineText(bytes, size));
+      return _take(sink, offset, lineText(bytes, size));
     }
-    if (this.#used + bytes.length > LATER_BYTES) this.takeAll(take);
+    if (this.#used + bytes.length > LATER_BYTES) this.takeAll(sink);
     if (this.#bytes === undefined) {
       this.#bytes = _idle ?? new Uint8Array(LATER_BYTES);
       _idle = undefined;
@@ -58,25 +68,32 @@ export class LaterLines {
     this.#used += bytes.length;
   }
 
-  /** Make the texts of the lines held that have none yet. */
-  prepare(): void {
+  /**
+   * Judge the lines held not judged yet.
+   *
+   * @param hits What judges a line's text.
+   */
+  prepare(hits: HitList): void {
     const lines = this.#lines;
-    for (let i = this.#texts.length * 4; i < lines.length; i += 4) {
-      this.#texts.push(this.#text(i));
+    for (let i = this.#judged.length * 4; i < lines.length; i += 4) {
+      const text = this.#text(i);
+      this.#judged.push(text === undefined ? undefined : hits.judge(text));
     }
   }
 
   /**
    * Take every line held, the last first, and forget them.
    *
-   * @param take What takes a line.
+   * @param sink Where they go.
    */
-  takeAll(take: LaterTake): void {
+  takeAll(sink: LaterSink): void {
     const lines = this.#lines;
-    const texts = this.#texts;
+    const judged = this.#judged;
     for (let i = lines.length - 4; i >= 0; i -= 4) {
       const k = i / 4;
-      take(lines[i]!, k < texts.length ? texts[k] : this.#text(i));
+      if (k < judged.length) {
+        sink.hits.takeJudged(sink.path, lines[i]!, judged[k]);
+      } else _take(sink, lines[i]!, this.#text(i));
     }
     this.clear();
   }
@@ -92,7 +109,7 @@ export class LaterLines {
   /** Forget the lines held (a file given up). */
   clear(): void {
     this.#lines.length = 0;
-    this.#texts.length = 0;
+    this.#judged.length = 0;
     this.#used = 0;
   }
 

@@ -24,7 +24,7 @@ import type { FsHandle } from "../../fs/_seam.ts";
 import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
 import type { HitList } from "./_hits.ts";
-import type { LaterLines } from "./_later_lines.ts";
+import type { LaterLines, LaterSink } from "./_later_lines.ts";
 import {
   CANDIDATE,
   ESCAPE,
@@ -129,6 +129,8 @@ export async function scanFile(
 class _FileScan {
   readonly #source: ReadAheadAt;
   readonly #path: string;
+  /** Where the lines held back go. */
+  readonly #sink: LaterSink;
   readonly #ctx: ScanContext;
   /** The tree, once a line may match (see {@linkcode #catchUp}). */
   #tree: EntryTree | undefined;
@@ -155,6 +157,7 @@ class _FileScan {
     // Without a needle every line may match: the tree from the start.
     if (ctx.needle === undefined) this.#tree = this.#newTree();
     this.#path = path;
+    this.#sink = { hits: ctx.hits, path };
     this.#ctx = ctx;
     this.#lineStart = bodyStart;
   }
@@ -209,12 +212,12 @@ class _FileScan {
         if (this.#lineStart < this.#base + total) {
           await this.#lastLine(buffer, total);
         }
-        later.takeAll(this.#takeLine);
+        later.takeAll(this.#sink);
         return;
       }
       // The texts of the lines held back are made while the next chunk
       // is read: the scan's end is left with choosing the hits.
-      if (ahead) later.prepare();
+      if (ahead) later.prepare(this.#ctx.hits);
       this.#keepHead(buffer, total);
       // The bytes not examined yet, and two before them, go just before
       // where the next read goes (in the other region when reading ahead).
@@ -352,7 +355,7 @@ class _FileScan {
       if (!flagged || textlessType(hb.subarray(h0, h1))) return;
       return _then(
         this.#bytes(buffer, start, end, inBuffer, size),
-        (bytes) => this.#ctx.later.add(start, size, bytes, this.#takeLine),
+        (bytes) => this.#ctx.later.add(start, size, bytes, this.#sink),
       );
     }
     const head = hb.subarray(h0, h1);
@@ -361,7 +364,7 @@ class _FileScan {
       if (!flagged || textlessType(head)) return;
       return _then(
         this.#bytes(buffer, start, end, inBuffer, size),
-        (bytes) => this.#ctx.later.add(start, size, bytes, this.#takeLine),
+        (bytes) => this.#ctx.later.add(start, size, bytes, this.#sink),
       );
     }
     return _then(this.#bytes(buffer, start, end, inBuffer, size), (bytes) => {
@@ -426,10 +429,6 @@ class _FileScan {
       entry: (entry) => this.#noteEntry(entry),
     });
   }
-
-  /** Take a line held back, its text made: given to the hits. */
-  readonly #takeLine = (offset: number, text: LineText | undefined) =>
-    this.#take(offset, text);
 
   #take(offset: number, found: LineText | undefined): void {
     if (found !== undefined) this.#ctx.hits.take(this.#path, offset, found);
