@@ -29,8 +29,13 @@ import { compareRank, createdOf, type FileRank } from "./_line.ts";
 import type { CountedIn, CountedUsage, UsageTally } from "./_tally.ts";
 import { EventLoopTurns } from "../../fs/_turns.ts";
 
-/** Bytes read at a time. */
-const _CHUNK = 1 << 20;
+/**
+ * Bytes read at a time. A large file is read ahead, into the second of the
+ * finder's two regions: with 1 MiB reads a 512 MB session was read at
+ * 0.59–0.63× the speed of reading its bytes, with 2 MiB 0.65, with 4 MiB
+ * 0.65–0.69 for ~6 MB more per thread.
+ */
+const _CHUNK = 2 << 20;
 
 /** Options of {@linkcode tallyFiles}. */
 export interface FilesPassOptions {

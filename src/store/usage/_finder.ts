@@ -30,10 +30,24 @@ const _TABLE = 256;
 
 /** A buffer and a search over it. */
 export interface UsageFinder {
-  /** The buffer (a chunk is read into it); `capacity` bytes usable. */
+  /** The buffer, from this finder's place in it (see {@linkcode UsageFinder.at}). */
   readonly bytes: Uint8Array;
-  /** Bytes a chunk may take. */
+  /** Bytes a read takes. */
   readonly capacity: number;
+  /**
+   * Bytes before a read's place in a region: the end of the chunk before
+   * (a line under way, up to this long) is copied there.
+   */
+  readonly reserve: number;
+  /** Where `bytes` starts in the whole memory. */
+  readonly offset: number;
+  /** The whole memory: two regions of `reserve + capacity` bytes (and slack). */
+  readonly memory: Uint8Array;
+  /**
+   * The same search over the buffer from `offset` bytes into region `region`
+   * (0 or 1): a read goes into one region while the other is searched.
+   */
+  at(region: number, offset: number): UsageFinder;
   /**
    * The first offset in `[from, end)` where `"usage"` starts and ends at or
    * before `end`, or -1.
@@ -54,22 +68,36 @@ export interface UsageFinder {
   lfBack(from: number, at: number): number;
 }
 
+/** The search's functions over the whole memory (absolute offsets). */
+interface _Search {
+  find(from: number, end: number): number;
+  skeleton(from: number, end: number): number;
+  lf(from: number, end: number): number;
+  lfBack(from: number, at: number): number;
+}
+
+/** The layout of a finder's memory: two regions, then the skeleton's output. */
+function _layout(capacity: number) {
+  const reserve = Math.ceil(capacity / 4 / 16) * 16;
+  const region = reserve + capacity + _SLACK;
+  return { reserve, region, outAt: 2 * region };
+}
+
 /**
- * A finder over a buffer of `capacity` bytes.
+ * A finder over a buffer of `capacity` bytes a read.
  *
- * @param capacity The largest chunk.
- * @returns The finder (WebAssembly where it can run, else JavaScript).
+ * @param capacity The largest read.
+ * @returns The finder (WebAssembly where it can run, else JavaScript), at region 0's start.
  */
 export function usageFinder(capacity: number): UsageFinder {
   const module = _module();
   if (module === undefined) return _jsFinder(capacity);
-  // chunk | slack | skeleton out | table
-  const outAt = capacity + _SLACK;
+  // region 0 | region 1 | skeleton out | table
+  const { outAt } = _layout(capacity);
   const tableAt = outAt + capacity + _SLACK;
   const pages = Math.ceil((tableAt + _TABLE) / _PAGE);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
   const instance = new WebAssembly.Instance(module, { env: { memory } });
-  const find = instance.exports.find as (from: number, end: number) => number;
   const skeleton = instance.exports.skeleton as (
     from: number,
     end: number,
@@ -78,22 +106,51 @@ export function usageFinder(capacity: number): UsageFinder {
   ) => number;
   const all = new Uint8Array(memory.buffer);
   all.set(skeletonTable(), tableAt);
-  const lf = instance.exports.lf as (from: number, end: number) => number;
-  const lfBack = instance.exports.lfBack as (
-    from: number,
-    at: number,
-  ) => number;
-  return {
-    bytes: all.subarray(0, capacity + _SLACK),
-    capacity,
-    find,
-    lf,
-    lfBack,
+  const search: _Search = {
+    find: instance.exports.find as (from: number, end: number) => number,
+    lf: instance.exports.lf as (from: number, end: number) => number,
+    lfBack: instance.exports.lfBack as (from: number, at: number) => number,
     skeleton: (from, end) => {
+      if (end - from > capacity) return -1; // longer than `out`: parsed whole
       const n = skeleton(from, end, outAt, tableAt);
       return n < 0 ? -1 : n - outAt;
     },
-    out: all.subarray(outAt, tableAt),
+  };
+  return _finderAt(capacity, all, all.subarray(outAt, tableAt), search, 0);
+}
+
+/** A finder whose `bytes` start at `offset` of `memory`. */
+function _finderAt(
+  capacity: number,
+  memory: Uint8Array,
+  out: Uint8Array,
+  search: _Search,
+  offset: number,
+): UsageFinder {
+  const { reserve, region } = _layout(capacity);
+  const regionEnd = (Math.floor(offset / region) + 1) * region;
+  const o = offset;
+  return {
+    bytes: memory.subarray(o, regionEnd),
+    capacity,
+    reserve,
+    offset,
+    memory,
+    out,
+    at: (r, at) => _finderAt(capacity, memory, out, search, r * region + at),
+    find: (from, end) => {
+      const i = search.find(o + from, o + end);
+      return i < 0 ? -1 : i - o;
+    },
+    lf: (from, end) => {
+      const i = search.lf(o + from, o + end);
+      return i < 0 ? -1 : i - o;
+    },
+    lfBack: (from, at) => {
+      const i = search.lfBack(o + from, o + at);
+      return i < 0 ? -1 : i - o;
+    },
+    skeleton: (from, end) => search.skeleton(o + from, o + end),
   };
 }
 
@@ -118,22 +175,20 @@ export function findUsage(
 }
 
 function _jsFinder(capacity: number): UsageFinder {
-  const bytes = new Uint8Array(capacity + _SLACK);
-  return {
-    bytes,
-    capacity,
-    find: (from, end) => findUsage(bytes, from, end),
+  const memory = new Uint8Array(_layout(capacity).outAt);
+  const search: _Search = {
+    find: (from, end) => findUsage(memory, from, end),
     lf: (from, end) => {
-      const i = bytes.indexOf(0x0a, from);
+      const i = memory.indexOf(0x0a, from);
       return i < end ? i : -1;
     },
     lfBack: (from, at) => {
-      const i = at > 0 ? bytes.lastIndexOf(0x0a, at - 1) : -1;
+      const i = at > 0 ? memory.lastIndexOf(0x0a, at - 1) : -1;
       return i >= from ? i : -1;
     },
     skeleton: () => -1,
-    out: new Uint8Array(0),
   };
+  return _finderAt(capacity, memory, new Uint8Array(0), search, 0);
 }
 
 let _compiled: WebAssembly.Module | null | undefined = undefined;
