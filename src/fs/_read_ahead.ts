@@ -42,7 +42,8 @@ interface _Ahead {
  * @param file An open file.
  * @param size The bytes to expose.
  * @param options `turns: false` to give the event loop no turns (the
- * caller gives them).
+ * caller gives them); `position`: where the file's cursor is, when known
+ * (0 for a file just opened: its first read needs no seek).
  * @returns The reader; the file is not closed by it (call `settle` first).
  *
  * @example A read ahead, then taken
@@ -65,9 +66,9 @@ interface _Ahead {
 export function readAheadAt(
   file: FsHandle,
   size: number,
-  options: { turns?: boolean } = {},
+  options: { turns?: boolean; position?: number } = {},
 ): ReadAheadAt {
-  let cursor = -1; // where the last read ended; -1 while unknown
+  let cursor = options.position ?? -1; // where the last read ended; -1 while unknown
   let ahead: _Ahead | undefined;
   const turns = options.turns === false ? undefined : new EventLoopTurns();
   const seek = async (position: number): Promise<void> => {

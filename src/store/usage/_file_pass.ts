@@ -99,8 +99,8 @@ async function _passFile(
   // are read by helpers too, which keep the cores busy already (reading
   // ahead made a 2.6 GB session read in parts ~10 % slower).
   const whole = range.from === 0 && end === Infinity;
-  const ahead = reader.ahead !== undefined && whole &&
-    reader.size - chunkStart >= _AHEAD_READS * capacity;
+  const ahead = reader.ahead !== undefined && whole && got === capacity &&
+    (await reader.size()) - chunkStart >= _AHEAD_READS * capacity;
   let lineStart = bodyStart; // where the line at the chunk's start began
   let from = bodyStart;
   for (;;) {
@@ -240,9 +240,7 @@ export async function passPath(
 ): Promise<string | undefined> {
   try {
     using handle = await _open(fs, path);
-    const size = handle.statSync?.().size ??
-      (await (handle as FsHandle).stat()).size;
-    const reader = _readerAt(handle, size);
+    const reader = _readerAt(handle);
     try {
       return await _passFile({ reader, path, finder, scratch, sink, range });
     } finally {
@@ -301,8 +299,8 @@ const _FIRST_READ = 1 << 16;
 const _AHEAD_READS = 3;
 
 interface _ReaderAt {
-  /** The file's size. */
-  readonly size: number;
+  /** The file's size (a `stat`, made only for a file as large as a read). */
+  size(): Promise<number>;
   /** Fill `p` from `position` (short only at the end); the bytes read. */
   fill(p: Uint8Array, position: number): Promise<number>;
   /** Start reading `p` at `position`, for the `fill` of the same; where the file reads asynchronously. */
@@ -311,11 +309,18 @@ interface _ReaderAt {
   settle(): Promise<void>;
 }
 
-function _readerAt(file: FsHandle | FsSyncFile, size: number): _ReaderAt {
+function _readerAt(file: FsHandle | FsSyncFile): _ReaderAt {
+  const size = async () =>
+    file.statSync?.().size ?? (await (file as FsHandle).stat()).size;
   if (typeof (file as Partial<FsHandle>).read === "function") {
     // Synchronous reads where the file offers them (a page-cache read
-    // takes less than an asynchronous round trip), and reads ahead.
-    const source = readAheadAt(file as FsHandle, size, { turns: false });
+    // takes less than an asynchronous round trip), and reads ahead. The
+    // file was just opened: its cursor is at 0 (a seek and a stat of each
+    // of 10,000 small sessions cost ~25 ms).
+    const source = readAheadAt(file as FsHandle, Infinity, {
+      turns: false,
+      position: 0,
+    });
     return {
       size,
       fill: (p, position) => readFullAt(source, p, position),
