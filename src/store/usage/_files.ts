@@ -1,7 +1,8 @@
 /**
  * A usage pass over the files themselves (no index): each file is read
  * once, in chunks into one reused buffer, and only the lines holding
- * `"usage"` are parsed (`_file_pass.ts`). Memory: the buffer (1 MiB), the
+ * `"usage"` are parsed (`_file_pass.ts`). Memory: the buffer (two regions
+ * of 2.5 MiB, the second used where a large file is read ahead), the
  * longest such line, and a key per counted call (to count a copied entry
  * once).
  *
