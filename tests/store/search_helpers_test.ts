@@ -165,3 +165,31 @@ Deno.test("searchSessions() scans itself the files of a helper that dies", async
     });
   }
 });
+
+Deno.test("searchSessions() reports each file done once when a helper dies after reporting files", async () => {
+  await using dir = await tempDir();
+  await writeDataDir(dir.path, 120);
+  const alone = await search(dir.path, "needle", { limit: 1000, helpers: 0 });
+  const settings = scanHelperSettings({
+    eagerFiles: 1,
+    module: new URL("./_scan_helper_dies_reporting.ts", import.meta.url),
+    started: () => new Promise((r) => setTimeout(r, 300)),
+  });
+  try {
+    const seen: [number, number][] = [];
+    const helped = await search(dir.path, "needle", {
+      limit: 1000,
+      helpers: 1,
+      onProgress: (done, total) => seen.push([done, total]),
+    });
+    deepStrictEqual(helped, alone);
+    const total = seen[0]![1];
+    ok(seen.length > 0 && total === 120);
+    ok(seen.every(([done], k) => k === 0 || done > seen[k - 1]![0]), "grows");
+    ok(seen.every(([done]) => done <= total), "never past the total");
+    deepStrictEqual(seen.at(-1), [total, total], "ends at the total");
+    deepStrictEqual(settings.posted(), 0, "the helper posted no hits");
+  } finally {
+    settings.restore();
+  }
+});

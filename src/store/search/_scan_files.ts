@@ -166,11 +166,19 @@ async function _scanEach(
     : 0;
   const claims = new PieceClaims(paths.length);
   const scanned = new Uint8Array(paths.length); // 1: its hits are here
+  // Files reported done, at most all: a helper that dies after reporting
+  // some leaves them to be scanned again here, and reported once.
+  let reported = 0;
+  const fileDone = () => {
+    if (reported === paths.length) return;
+    reported++;
+    options.onFile?.();
+  };
   _helping.posted = 0;
   let helpers: HelperThreads<ScanHelperStart, ScanHelperReply> | undefined;
   const start = async () => {
     helpers = HelperThreads.start(wanted, _helping.module, (reply) => {
-      for (let k = 0; k < reply.progress; k++) options.onFile?.();
+      for (let k = 0; k < reply.progress; k++) fileDone();
       if (!reply.done) return;
       for (const i of reply.files ?? []) scanned[i] = 1;
       _helping.posted += reply.files?.length ?? 0;
@@ -204,7 +212,7 @@ async function _scanEach(
       if (!claims.front(i)) break; // the rest is the helpers'
       await scanOne(paths[i]!, ctx, labels, options);
       scanned[i] = 1;
-      options.onFile?.();
+      fileDone();
     }
     if (helpers !== undefined) await helpers.finished();
   } finally {
@@ -215,7 +223,7 @@ async function _scanEach(
     if (scanned[i] === 1) continue;
     await turns.give();
     await scanOne(paths[i]!, ctx, labels, options);
-    options.onFile?.();
+    fileDone();
   }
 }
 
