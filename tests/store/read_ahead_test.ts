@@ -1,36 +1,17 @@
 /**
  * Reads ahead (`fs/_read_ahead.ts`): a read started before the caller's
  * work is taken whole by the read that asks for it, other reads wait for
- * it, a failed one fails the read that takes it; and a usage pass that
- * reads ahead finds the calls a parse of every line finds.
+ * it, a failed one fails the read that takes it. (A usage pass reading
+ * ahead: `usage_ranges_test.ts`; a scan: `search_scan_test.ts`.)
  */
 
-import { deepStrictEqual, equal, rejects } from "node:assert/strict";
+import { equal, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import fc from "fast-check";
-import type { SessionEntry } from "../../src/format/entries.ts";
 import { type RequestUsage, requestUsage } from "../../src/format/usage.ts";
 import { readAheadAt } from "../../src/fs/_read_ahead.ts";
-import { type Fs, type FsHandle, realFs } from "../../src/fs/_seam.ts";
-import { passPath } from "../../src/store/usage/_file_pass.ts";
-import { usageFinder } from "../../src/store/usage/_finder.ts";
+import { type FsHandle, realFs } from "../../src/fs/_seam.ts";
 import { countingReads } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
-
-const enc = new TextEncoder();
-
-/** The real filesystem, its files reading only synchronously: no reads ahead. */
-const syncOnly: Fs = {
-  ...realFs,
-  openSync: (path, options) =>
-    new Proxy(realFs.openSync(path, options), {
-      get(target, key) {
-        if (key === "read") return undefined;
-        const value = Reflect.get(target, key, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    }),
-};
 
 /** A file of `n` bytes, byte i being `i % 251`. */
 async function numbered(dir: string, n: number): Promise<string> {
@@ -39,16 +20,26 @@ async function numbered(dir: string, n: number): Promise<string> {
   return path;
 }
 
+/** {@linkcode numbered}'s file opened, its asynchronous reads counted, and a reader ahead over it. */
+async function openNumbered(dir: string, n: number) {
+  const count = { reads: 0 };
+  const path = await numbered(dir, n);
+  const file = await countingReads(count).openHandle(path, { read: true });
+  return {
+    count,
+    source: readAheadAt(file, n),
+    [Symbol.dispose]: () => file.close(),
+  };
+}
+
 function isNumbered(p: Uint8Array, position: number): boolean {
   return p.every((b, i) => b === (position + i) % 251);
 }
 
 Deno.test("readAheadAt(): a read ahead starts at once, and the read of the same bytes takes it", async () => {
   await using dir = await tempDir();
-  const path = await numbered(dir.path, 50_000);
-  const count = { reads: 0 };
-  using file = await countingReads(count).openHandle(path, { read: true });
-  const source = readAheadAt(file, 50_000);
+  using opened = await openNumbered(dir.path, 50_000);
+  const { count, source } = opened;
   const p = new Uint8Array(10_000);
   for (const position of [0, 10_000, 31_000]) { // where the cursor is, then not
     const before = count.reads;
@@ -72,10 +63,8 @@ Deno.test("readAheadAt(): a read ahead starts at once, and the read of the same 
 
 Deno.test("readAheadAt(): another read waits for the read ahead, which can still be taken; one not taken is dropped by the next", async () => {
   await using dir = await tempDir();
-  const path = await numbered(dir.path, 50_000);
-  const count = { reads: 0 };
-  using file = await countingReads(count).openHandle(path, { read: true });
-  const source = readAheadAt(file, 50_000);
+  using opened = await openNumbered(dir.path, 50_000);
+  const { count, source } = opened;
   const ahead = new Uint8Array(8_000);
   const other = new Uint8Array(3_000);
   source.readAhead(ahead, 20_000);
@@ -122,106 +111,4 @@ Deno.test("readAheadAt(): a failed read ahead fails the read that takes it; one 
   equal(await source.readAt(p, 200), 100);
   equal(isNumbered(p, 200), true);
   await source.settle();
-});
-
-/** A session of calls and other entries, some lines longer than a chunk. */
-function sessionText(
-  kinds: { call: boolean; pad: number; crlf: boolean }[],
-  torn: boolean,
-): string {
-  const lines = [JSON.stringify({
-    type: "session",
-    version: 3,
-    id: "01900000-0000-7000-8000-0000000000ab",
-    timestamp: "2026-03-01T10:00:00.000Z",
-    cwd: "/p",
-  })];
-  kinds.forEach((k, i) => {
-    const message = k.call
-      ? {
-        role: "assistant",
-        content: [{ type: "text", text: "é".repeat(k.pad) }],
-        api: "a",
-        provider: "p",
-        model: `m${i % 3}`,
-        usage: { input: i, output: 2, cost: { total: i / 1000 } },
-        stopReason: "stop",
-        timestamp: 1,
-      }
-      : { role: "user", content: "u".repeat(k.pad) };
-    const line = JSON.stringify({
-      type: "message",
-      id: (i + 1).toString(16).padStart(8, "0"),
-      parentId: i === 0 ? null : i.toString(16).padStart(8, "0"),
-      timestamp: "2026-03-01T10:00:00.000Z",
-      message,
-    });
-    lines.push(k.crlf ? `${line}\r` : line);
-  });
-  const text = lines.join("\n") + "\n";
-  return torn ? text.slice(0, -20) : text;
-}
-
-/** The calls of every whole line, each parsed: what the pass must find. */
-function parsedCalls(text: string): RequestUsage[] {
-  const lines = text.split("\n");
-  const out: RequestUsage[] = [];
-  for (const [i, raw] of lines.entries()) {
-    if (i === 0) continue; // the header
-    try {
-      const u = requestUsage(JSON.parse(raw) as SessionEntry);
-      if (u !== undefined) out.push(u);
-    } catch {
-      // torn
-    }
-  }
-  return out;
-}
-
-Deno.test("passPath() reading ahead finds the calls a parse of every line finds, as it does without reading ahead", async () => {
-  await using dir = await tempDir();
-  const path = join(dir.path, "s.jsonl");
-  const chunk = 4096;
-  let ahead = 0;
-  await fc.assert(
-    fc.asyncProperty(
-      fc.array(
-        fc.record({
-          call: fc.boolean(),
-          pad: fc.oneof(
-            fc.integer({ min: 0, max: 400 }),
-            fc.integer({ min: 900, max: 1_300 }), // lines about a reserve long
-            fc.integer({ min: 2_000, max: 7_000 }), // longer than a chunk
-          ),
-          crlf: fc.boolean(),
-        }),
-        { minLength: 0, maxLength: 60 },
-      ),
-      fc.boolean(),
-      async (kinds, torn) => {
-        const text = sessionText(kinds, torn);
-        await Deno.writeTextFile(path, text);
-        const pass = async (fs: Fs) => {
-          const out: RequestUsage[] = [];
-          await passPath(fs, path, usageFinder(chunk), new Uint8Array(chunk), {
-            head: () => {},
-            request: (u) => out.push(u),
-            progress: () => {},
-          });
-          return out;
-        };
-        const count = { reads: 0 };
-        const withAhead = await pass(countingReads(count));
-        const expected = parsedCalls(text);
-        deepStrictEqual(withAhead, expected);
-        deepStrictEqual(await pass(syncOnly), expected, "no reads ahead");
-        if (enc.encode(text).length >= 4 * chunk) {
-          equal(count.reads > 0, true, "a file of four chunks is read ahead");
-        }
-        ahead += count.reads;
-      },
-    ),
-    { numRuns: 200 },
-  );
-  equal(ahead > 100, true, `reads ahead: ${ahead}`);
 });

@@ -4,16 +4,19 @@
  * wherever the cuts fall (in a line, at its start, on a line feed, in a
  * line longer than a chunk, past the end), with short and long lines,
  * CRLF, a torn last line and one without its newline; only the first part
- * reads the head.
+ * reads the head. And a whole file read ahead (`fs/_read_ahead.ts`) gives
+ * the calls a parse of every line gives.
  */
 
-import { deepStrictEqual, equal } from "node:assert/strict";
+import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import type { RequestUsage } from "../../src/format/usage.ts";
-import { realFs } from "../../src/fs/_seam.ts";
+import type { SessionEntry } from "../../src/format/entries.ts";
+import { type RequestUsage, requestUsage } from "../../src/format/usage.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { type FileRange, passPath } from "../../src/store/usage/_file_pass.ts";
 import { usageFinder } from "../../src/store/usage/_finder.ts";
+import { countingReads } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
 const CHUNK = 4096;
@@ -67,15 +70,28 @@ function sessionText(
   return text;
 }
 
+/** Lines for {@linkcode sessionText}: calls or not, padded by one of `pads`, CRLF or not. */
+function lineKinds(pads: fc.Arbitrary<number>[], maxLength: number) {
+  return fc.array(
+    fc.record({
+      call: fc.boolean(),
+      pad: fc.oneof(...pads),
+      crlf: fc.boolean(),
+    }),
+    { minLength: 0, maxLength, size: "medium" },
+  );
+}
+
 async function calls(
   path: string,
   range?: FileRange,
+  fs: Fs = realFs,
 ): Promise<{ heads: number; calls: RequestUsage[] }> {
   const finder = usageFinder(CHUNK);
   const scratch = new Uint8Array(CHUNK);
   const out: RequestUsage[] = [];
   let heads = 0;
-  await passPath(realFs, path, finder, scratch, {
+  await passPath(fs, path, finder, scratch, {
     head: () => heads++,
     request: (u) => out.push(u),
     progress: () => {},
@@ -88,16 +104,12 @@ Deno.test("passPath() in parts gives the whole file's calls, in order, wherever 
   const path = join(dir.path, "s.jsonl");
   await fc.assert(
     fc.asyncProperty(
-      fc.array(
-        fc.record({
-          call: fc.boolean(),
-          pad: fc.oneof(
-            fc.integer({ min: 0, max: 300 }),
-            fc.integer({ min: CHUNK - 400, max: 3 * CHUNK }),
-          ),
-          crlf: fc.boolean(),
-        }),
-        { minLength: 0, maxLength: 40, size: "medium" },
+      lineKinds(
+        [
+          fc.integer({ min: 0, max: 300 }),
+          fc.integer({ min: CHUNK - 400, max: 3 * CHUNK }),
+        ],
+        40,
       ),
       fc.constantFrom("newline", "none", "torn" as const),
       fc.array(fc.integer({ min: 1, max: 1050 }), {
@@ -152,4 +164,69 @@ Deno.test("passPath() in parts: a cut at each byte of a small file", async () =>
     const b = await calls(path, { from: cut, to: Infinity });
     deepStrictEqual([...a.calls, ...b.calls], whole.calls, `cut at ${cut}`);
   }
+});
+
+/** The real filesystem, its files reading only synchronously: no reads ahead. */
+const syncOnly: Fs = {
+  ...realFs,
+  openSync: (path, options) =>
+    new Proxy(realFs.openSync(path, options), {
+      get(target, key) {
+        if (key === "read") return undefined;
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }),
+};
+
+/** The calls of every whole line, each parsed: what a pass must find. */
+function parsedCalls(text: string): RequestUsage[] {
+  const out: RequestUsage[] = [];
+  for (const [i, raw] of text.split("\n").entries()) {
+    if (i === 0) continue; // the header
+    try {
+      const u = requestUsage(JSON.parse(raw) as SessionEntry);
+      if (u !== undefined) out.push(u);
+    } catch {
+      // torn
+    }
+  }
+  return out;
+}
+
+Deno.test("passPath() reading ahead finds the calls a parse of every line finds, as it does without reading ahead", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "s.jsonl");
+  let ahead = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      lineKinds(
+        [
+          fc.integer({ min: 0, max: 300 }),
+          fc.integer({ min: 900, max: 1_300 }), // about a chunk's reserve
+          fc.integer({ min: CHUNK - 400, max: 2 * CHUNK }),
+        ],
+        60,
+      ),
+      fc.constantFrom("newline", "none", "torn" as const),
+      async (kinds, ending) => {
+        const text = sessionText(kinds, ending);
+        await Deno.writeTextFile(path, text);
+        const count = { reads: 0 };
+        const read = await calls(path, undefined, countingReads(count));
+        const expected = parsedCalls(text);
+        deepStrictEqual(read.calls, expected);
+        deepStrictEqual(
+          (await calls(path, undefined, syncOnly)).calls,
+          expected,
+        );
+        if (new TextEncoder().encode(text).length >= 4 * CHUNK) {
+          ok(count.reads > 0, "a file of four chunks is read ahead");
+        }
+        ahead += count.reads;
+      },
+    ),
+    { numRuns: 200 },
+  );
+  ok(ahead > 100, `reads ahead: ${ahead}`);
 });
