@@ -21,10 +21,6 @@
 import type { HitList, Judged } from "./_hits.ts";
 import { type LineText, lineText } from "./_line.ts";
 
-function _take(sink: LaterSink, offset: number, text: LineText | undefined) {
-  if (text !== undefined) sink.hits.take(sink.path, offset, text);
-}
-
 /** Bytes of lines held back at most (a longer line is taken at once). */
 export const LATER_BYTES = 4 << 20;
 
@@ -35,6 +31,11 @@ let _idle: Uint8Array | undefined;
 export interface LaterSink {
   hits: HitList;
   path: string;
+}
+
+/** Give a line's text (if it has one) to the hits. */
+function _take(sink: LaterSink, offset: number, text: LineText | undefined) {
+  if (text !== undefined) sink.hits.take(sink.path, offset, text);
 }
 
 /** Lines held back, their bytes copied. */

@@ -215,8 +215,8 @@ class _FileScan {
         later.takeAll(this.#sink);
         return;
       }
-      // The texts of the lines held back are made while the next chunk
-      // is read: the scan's end is left with choosing the hits.
+      // The lines held back are judged (decoded, parsed, matched) while
+      // the next chunk is read: the scan's end is left with choosing.
       if (ahead) later.prepare(this.#ctx.hits);
       this.#keepHead(buffer, total);
       // The bytes not examined yet, and two before them, go just before
