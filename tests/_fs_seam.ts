@@ -50,8 +50,13 @@ export function recording(opened: string[]): Fs {
 /**
  * The real filesystem, counting the asynchronous reads of the files it
  * opens: where a file also reads synchronously, those are reads ahead.
+ * With `failFrom`, the asynchronous reads from that one on (counting from
+ * 1) fail.
  */
-export function countingReads(count: { reads: number }): Fs {
+export function countingReads(
+  count: { reads: number },
+  failFrom = Infinity,
+): Fs {
   const wrap = <T extends object>(file: T): T =>
     new Proxy(file, {
       get(target, key) {
@@ -60,6 +65,9 @@ export function countingReads(count: { reads: number }): Fs {
         if (key !== "read") return value.bind(target);
         return (p: Uint8Array) => {
           count.reads++;
+          if (count.reads >= failFrom) {
+            return Promise.reject(new Error("the disk went away"));
+          }
           return value.call(target, p);
         };
       },

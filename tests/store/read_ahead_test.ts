@@ -1,17 +1,21 @@
 /**
  * Reads ahead (`fs/_read_ahead.ts`): a read started before the caller's
  * work is taken whole by the read that asks for it, other reads wait for
- * it, a failed one fails the read that takes it. (A usage pass reading
- * ahead: `usage_ranges_test.ts`; a scan: `search_scan_test.ts`.)
+ * it, a failed one fails the read that takes it; a pass whose read ahead
+ * fails reports the file. (A usage pass reading ahead:
+ * `usage_ranges_test.ts`; a scan: `search_scan_test.ts`.)
  */
 
-import { equal, rejects } from "node:assert/strict";
-import { join } from "node:path";
-import { type RequestUsage, requestUsage } from "../../src/format/usage.ts";
+import { deepStrictEqual, equal, rejects } from "node:assert/strict";
+import { basename, join } from "node:path";
+import { searchSessions } from "../../mod.ts";
 import { readAheadAt } from "../../src/fs/_read_ahead.ts";
 import { type FsHandle, realFs } from "../../src/fs/_seam.ts";
-import { countingReads } from "../_fs_seam.ts";
-import { tempDir } from "../_session_files.ts";
+import { READ_BYTES } from "../../src/read/_kernel.ts";
+import { passPath } from "../../src/store/usage/_file_pass.ts";
+import { usageFinder } from "../../src/store/usage/_finder.ts";
+import { countingReads, withFs } from "../_fs_seam.ts";
+import { sessionBytes, tempDir } from "../_session_files.ts";
 
 /** A file of `n` bytes, byte i being `i % 251`. */
 async function numbered(dir: string, n: number): Promise<string> {
@@ -111,4 +115,79 @@ Deno.test("readAheadAt(): a failed read ahead fails the read that takes it; one 
   equal(await source.readAt(p, 200), 100);
   equal(isNumbered(p, 200), true);
   await source.settle();
+});
+
+Deno.test("a usage pass whose read ahead fails reports the file it could not read", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "s.jsonl");
+  const call = (i: number) =>
+    JSON.stringify({
+      type: "message",
+      id: (i + 1).toString(16).padStart(8, "0"),
+      parentId: null,
+      timestamp: "2026-03-01T10:00:00.000Z",
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: "w".repeat(500) }],
+        api: "a",
+        provider: "p",
+        model: "m",
+        usage: { input: i, output: 1, cost: { total: 0.001 } },
+        stopReason: "stop",
+        timestamp: 1000 + i,
+      },
+    });
+  const lines = Array.from({ length: 200 }, (_, i) => call(i));
+  await Deno.writeFile(path, sessionBytes(lines));
+  const count = { reads: 0 };
+  let calls = 0;
+  const why = await passPath(
+    countingReads(count, 3),
+    path,
+    usageFinder(4096),
+    new Uint8Array(4096),
+    { head: () => {}, request: () => calls++, progress: () => {} },
+  );
+  equal(why, "cannot read it: the disk went away");
+  equal(count.reads, 3, "read ahead twice, the third failed");
+  equal(calls > 0 && calls < 200, true, `calls before it: ${calls}`);
+});
+
+Deno.test("a search scan whose read ahead fails reports the file and searches the others", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const line = (i: number, text: string) =>
+    JSON.stringify({
+      type: "message",
+      id: (i + 1).toString(16).padStart(8, "0"),
+      parentId: i === 0 ? null : i.toString(16).padStart(8, "0"),
+      timestamp: "2026-10-01T09:00:00.000Z",
+      message: { role: "user", content: text },
+    });
+  const filler = "lorem ipsum ".repeat(10_000);
+  const big = Array.from(
+    { length: 3 * READ_BYTES / filler.length + 20 },
+    (_, i) => line(i, i % 100 === 7 ? `${filler} findme` : filler),
+  );
+  await Deno.writeFile(join(folder, "big.jsonl"), sessionBytes(big));
+  await Deno.writeFile(
+    join(folder, "small.jsonl"),
+    sessionBytes([line(0, "findme here")]),
+  );
+  const count = { reads: 0 };
+  const skipped: string[] = [];
+  const r = await withFs(
+    countingReads(count, 2),
+    () =>
+      searchSessions(dir.path, "findme", {
+        index: false,
+        onSkip: (path, why) => skipped.push(`${basename(path)}: ${why}`),
+      }),
+  );
+  equal(count.reads, 2, "the second read ahead failed");
+  deepStrictEqual(skipped, [
+    "big.jsonl: cannot be searched: the disk went away",
+  ]);
+  deepStrictEqual(r.hits.map((h) => basename(h.path)), ["small.jsonl"]);
 });
