@@ -101,6 +101,8 @@ export class FileSnapshot {
  * @param info Its metadata, from a stat just made: nothing but a regular
  * file is opened (opening a FIFO waits for a writer).
  * @param maxBytes The largest file taken.
+ * @param into A buffer to read it into, where it fits (no garbage left per
+ * file): the snapshot is then valid until the buffer is used again.
  * @returns The snapshot, or undefined for a larger file, anything but a
  * regular file, a file the seam cannot read synchronously or one that
  * fails to read (its readers then open it and report why).
@@ -109,6 +111,7 @@ export function takeSnapshot(
   path: string,
   info: Pick<Deno.FileInfo, "isFile" | "size">,
   maxBytes: number,
+  into?: Uint8Array,
 ): FileSnapshot | undefined {
   if (!info.isFile || info.size > maxBytes) return undefined;
   try {
@@ -116,7 +119,9 @@ export function takeSnapshot(
     if (file.readSync === undefined) return undefined;
     const now = file.statSync();
     if (!now.isFile || now.size > maxBytes) return undefined;
-    const bytes = new Uint8Array(now.size);
+    const bytes = into !== undefined && now.size <= into.length
+      ? into.subarray(0, now.size)
+      : new Uint8Array(now.size);
     const n = readFullSync(file.readSync.bind(file), bytes);
     return new FileSnapshot(path, bytes.subarray(0, n), now);
   } catch {

@@ -84,6 +84,8 @@ export interface ScanContext {
   hits: HitList;
   /** Matching lines held back until the file is scanned. */
   later: LaterLines;
+  /** Where a small file is read whole (reused from file to file). */
+  small: Uint8Array;
 }
 
 /**

@@ -39,6 +39,14 @@ export interface SessionLabel {
   title?: string;
 }
 
+/** What a scan learned of its files. */
+export interface ScannedFiles {
+  /** How many it read as sessions. */
+  count: number;
+  /** The id and title of each with hits (by path). */
+  labels: Map<string, SessionLabel>;
+}
+
 /** Options of {@linkcode scanFiles}. */
 export interface ScanFilesOptions {
   /** The byte filter. */
@@ -89,7 +97,9 @@ export interface ScanHelperReply {
   hits?: Found[];
   /** Its matching lines skipped. */
   skipped?: SkippedLine[];
-  /** Each scanned file's id and title. */
+  /** How many files it read as sessions. */
+  scanned?: number;
+  /** The id and title of each of its files with hits. */
   labels?: [string, SessionLabel][];
   /** The files it could not search, and why. */
   skips?: [string, string][];
@@ -104,28 +114,30 @@ export interface ScanHelperReply {
  * @param paths The files.
  * @param hits Where matches go.
  * @param options The filter, the date, reports, helpers.
- * @returns Each scanned file's id and title.
+ * @returns How many files were read as sessions, and the id and title of
+ * each with hits.
  */
 export async function scanFiles(
   paths: readonly string[],
   hits: HitList,
   options: ScanFilesOptions,
-): Promise<Map<string, SessionLabel>> {
-  const labels = new Map<string, SessionLabel>();
-  if (paths.length === 0) return labels;
+): Promise<ScannedFiles> {
+  const files: ScannedFiles = { count: 0, labels: new Map() };
+  if (paths.length === 0) return files;
   const ctx = {
     kernel: borrowKernel(),
     needle: options.needle,
     hits,
     later: new LaterLines(),
+    small: new Uint8Array(SNAPSHOT_BYTES),
   };
   try {
-    await _scanEach(paths, ctx, labels, options);
+    await _scanEach(paths, ctx, files, options);
   } finally {
     releaseKernel(ctx.kernel);
     ctx.later.release();
   }
-  return labels;
+  return files;
 }
 
 /** When a scan's helpers start, and their module (tests change them). */
@@ -155,7 +167,7 @@ export function scanHelperSettings(
 async function _scanEach(
   paths: readonly string[],
   ctx: ScanContext,
-  labels: Map<string, SessionLabel>,
+  files: ScannedFiles,
   options: ScanFilesOptions,
 ): Promise<void> {
   const turns = new EventLoopTurns(); // small files are read synchronously
@@ -184,7 +196,10 @@ async function _scanEach(
       _helping.posted += reply.files?.length ?? 0;
       for (const hit of reply.hits ?? []) ctx.hits.add(hit);
       ctx.hits.skipped.push(...reply.skipped ?? []);
-      for (const [path, label] of reply.labels ?? []) labels.set(path, label);
+      files.count += reply.scanned ?? 0;
+      for (const [path, label] of reply.labels ?? []) {
+        files.labels.set(path, label);
+      }
       for (const [path, why] of reply.skips ?? []) options.onSkip?.(path, why);
     });
     wanted = 0;
@@ -210,7 +225,7 @@ async function _scanEach(
         worthHelping(_helping, performance.now() - began, i, paths.length)
       ) await start();
       if (!claims.front(i)) break; // the rest is the helpers'
-      await scanOne(paths[i]!, ctx, labels, options);
+      await scanOne(paths[i]!, ctx, files, options);
       scanned[i] = 1;
       fileDone();
     }
@@ -222,7 +237,7 @@ async function _scanEach(
   for (let i = 0; i < paths.length; i++) {
     if (scanned[i] === 1) continue;
     await turns.give();
-    await scanOne(paths[i]!, ctx, labels, options);
+    await scanOne(paths[i]!, ctx, files, options);
     fileDone();
   }
 }
@@ -234,13 +249,13 @@ async function _scanEach(
  *
  * @param path The file.
  * @param ctx The kernel, the filter, the hits.
- * @param labels Where its id and title go.
+ * @param files Where it is counted, and its id and title go if it has hits.
  * @param options The date, the report of skipped files.
  */
 export async function scanOne(
   path: string,
   ctx: ScanContext,
-  labels: Map<string, SessionLabel>,
+  files: ScannedFiles,
   options: Pick<ScanFilesOptions, "sinceMs" | "onSkip">,
 ): Promise<void> {
   const hits = ctx.hits;
@@ -253,17 +268,13 @@ export async function scanOne(
     // A small file is read once, synchronously; its head and its scan
     // read it from memory (each read through the file cost ~7
     // asynchronous calls: ~300 µs a file of 10,000 small ones).
-    const snapshot = takeSnapshot(path, stat, SNAPSHOT_BYTES);
+    const snapshot = takeSnapshot(path, stat, SNAPSHOT_BYTES, ctx.small);
     const read = await readSessionHead(snapshot ?? path, stat);
     if ("skip" in read) {
       options.onSkip?.(path, read.skip);
       return;
     }
-    const info = sessionInfo(path, read.info, read.head);
-    labels.set(path, {
-      id: info.id,
-      ...(info.title === undefined ? {} : { title: info.title }),
-    });
+    files.count++;
     const version = headerVersion(read.head.header);
     const bodyStart = read.head.bodyStart;
     using file = snapshot?.handle() ??
@@ -273,6 +284,11 @@ export async function scanOne(
       : await scanFile(file, path, bodyStart, ctx);
     const ours = hits.hits.filter((hit) => hit.path === path);
     if (ours.length === 0) return; // no tree walked for a file without hits
+    const info = sessionInfo(path, read.info, read.head);
+    files.labels.set(path, {
+      id: info.id,
+      ...(info.title === undefined ? {} : { title: info.title }),
+    });
     const onPath = await activePath();
     for (const hit of ours) hit.onActivePath = onPath.has(hit.entryId);
   } catch (err) {

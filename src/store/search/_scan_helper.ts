@@ -4,11 +4,13 @@
  * (the calling thread scans from the front), scans each as the calling
  * thread would (`scanOne`), and posts what it found once it is done: its
  * hits (the newest of its files, their active path marked), the matching
- * lines skipped, the files' labels and the files it could not search.
+ * lines skipped, how many files it read and the labels of those with hits,
+ * and the files it could not search.
  *
  * @module
  */
 
+import { SNAPSHOT_BYTES } from "../../fs/_snapshot.ts";
 import { PieceClaims } from "../../fs/_threads.ts";
 import { borrowKernel } from "../../read/_kernel.ts";
 import { HitList } from "./_hits.ts";
@@ -19,8 +21,8 @@ import { regexMatcher } from "./_regex.ts";
 import {
   type ScanHelperReply,
   type ScanHelperStart,
+  type ScannedFiles,
   scanOne,
-  type SessionLabel,
 } from "./_scan_files.ts";
 
 /** Milliseconds between two posts of progress. */
@@ -46,15 +48,16 @@ async function _run(start: ScanHelperStart): Promise<void> {
     needle: start.regex ? undefined : ByteNeedle.of(matcher as SearchQuery),
     hits,
     later: new LaterLines(),
+    small: new Uint8Array(SNAPSHOT_BYTES),
   };
   const claims = new PieceClaims(start.paths.length, start.claims);
-  const labels = new Map<string, SessionLabel>();
+  const scanned: ScannedFiles = { count: 0, labels: new Map() };
   const skips: [string, string][] = [];
   const files: number[] = [];
   let progress = 0;
   let posted = performance.now();
   for (let i = claims.back(); i !== -1; i = claims.back()) {
-    await scanOne(start.paths[i]!, ctx, labels, {
+    await scanOne(start.paths[i]!, ctx, scanned, {
       sinceMs: start.sinceMs,
       onSkip: (path, why) => skips.push([path, why]),
     });
@@ -72,7 +75,8 @@ async function _run(start: ScanHelperStart): Promise<void> {
     files,
     hits: hits.hits,
     skipped: hits.skipped,
-    labels: [...labels],
+    scanned: scanned.count,
+    labels: [...scanned.labels],
     skips,
   });
 }

@@ -170,7 +170,7 @@ export async function searchSessions(
     })).map((f) => f.path);
     const hits = new HitList(matcher, limit, filter);
     let done = 0;
-    const labels = await scanFiles(toScan, hits, {
+    const scanned = await scanFiles(toScan, hits, {
       needle: regex ? undefined : ByteNeedle.of(matcher as SearchQuery),
       sinceMs: since?.getTime(),
       onSkip: options.onSkip,
@@ -190,11 +190,11 @@ export async function searchSessions(
       );
     return {
       hits: hits.hits.sort(newerFirst).map((f) =>
-        _hit(f, fromIndex?.labels.get(f.path) ?? labels.get(f.path))
+        _hit(f, fromIndex?.labels.get(f.path) ?? scanned.labels.get(f.path))
       ),
       skipped,
       indexed: fromIndex !== undefined,
-      scanned: labels.size,
+      scanned: scanned.count,
     };
   } finally {
     index?.close();
