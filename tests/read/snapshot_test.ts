@@ -123,3 +123,19 @@ Deno.test("takeSnapshot reads a small regular file whole; anything else is left 
   await Deno.remove(path);
   assert.equal(takeSnapshot(path, info, 1e9), undefined);
 });
+
+Deno.test("takeSnapshot reads into the buffer given where the file fits, else into its own", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/s.jsonl`;
+  await Deno.writeTextFile(path, "0123456789");
+  const info = await Deno.stat(path);
+  const into = new Uint8Array(16).fill(0x2a);
+  const snapshot = takeSnapshot(path, info, 100, into);
+  assert.equal(snapshot?.bytes.buffer, into.buffer, "the buffer given");
+  assert.equal(new TextDecoder().decode(snapshot?.bytes), "0123456789");
+  assert.equal(into[10], 0x2a, "nothing past the file");
+  const small = new Uint8Array(4);
+  const own = takeSnapshot(path, info, 100, small);
+  assert.notEqual(own?.bytes.buffer, small.buffer, "too small: its own");
+  assert.equal(new TextDecoder().decode(own?.bytes), "0123456789");
+});
