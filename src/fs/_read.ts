@@ -94,7 +94,8 @@ export async function readFullAt(
  * @param ownsCursor Whether only this reader moves the file's cursor while
  * it is used: a read where the last one ended then skips the seek (a
  * system call, ~5 µs here: ~0.5 ms of a 100 MB forward scan's 1 MiB reads).
- * @returns A {@linkcode ReaderAt} over the file.
+ * @returns A {@linkcode ReaderAt} over the file ({@linkcode readAheadAt}'s
+ * reads).
  *
  * @example Reading the first bytes of a file
  * ```ts
@@ -116,30 +117,146 @@ export function fileReaderAt(
   size: number,
   ownsCursor = false,
 ): ReaderAt {
-  let cursor = -1; // where the last read ended, when this reader owns it
-  const turns = new EventLoopTurns();
+  return readAheadAt(file, size, { ownsCursor });
+}
+
+/**
+ * A {@linkcode ReaderAt} that can also start a read and let its caller go
+ * on (reading ahead in a large file).
+ */
+export interface ReadAheadAt extends ReaderAt {
+  /**
+   * Start reading into `p` at `position`; the {@linkcode ReaderAt.readAt}
+   * with the same `p` and `position` gives its count. `p` is not to be
+   * touched before that. Any other read waits for it first, as they share
+   * the file's cursor; a read ahead not taken is dropped by the next one.
+   */
+  readAhead(p: Uint8Array, position: number): void;
+  /** Wait for a read still under way, as the file must not be closed under it. */
+  settle(): Promise<void>;
+}
+
+/** What {@linkcode readAheadAt} reads with. */
+export interface ReadAheadOptions {
+  /** Whether only this reader moves the file's cursor (default true): see {@linkcode fileReaderAt}. */
+  ownsCursor?: boolean;
+  /** False to give the event loop no turns (the caller gives them). */
+  turns?: boolean;
+  /** Where the file's cursor is, when known (0 for a file just opened: its first read needs no seek). */
+  position?: number;
+}
+
+interface _Ahead {
+  p: Uint8Array;
+  position: number;
+  read: Promise<number>;
+}
+
+/**
+ * Positional reads over an open file, and reads ahead. A read is
+ * synchronous where the file offers it: a read from the page cache takes
+ * less time than the two asynchronous round trips it would cost (~40 µs
+ * each). A synchronous read gives the event loop no turn, so one is given
+ * every ~20 ms of reading (without, an open of a 1 GB file held the loop
+ * 1.3 s).
+ *
+ * A synchronous read is also a copy the calling thread makes itself: a
+ * pass over a 512 MB file spends ~40 % of its time there. A read ahead is
+ * asynchronous, so the runtime makes the copy on its I/O thread, and a
+ * pass that asks for its next chunk before it works on this one pays only
+ * for whichever is slower, the reads or its work. Each costs a round trip
+ * between threads (~40 µs), which a small file does not repay: passes read
+ * ahead only in large files, in large chunks.
+ *
+ * @param file An open file.
+ * @param size The bytes to expose.
+ * @param options Whether it owns the cursor, where it is, turns.
+ * @returns The reader; the file is not closed by it (call `settle` first).
+ *
+ * @example A read ahead, then taken
+ * ```ts
+ * import { readAheadAt } from "./_read.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "hello, world\n");
+ * using file = await Deno.open(path);
+ * const source = readAheadAt(file, 13);
+ * const p = new Uint8Array(5);
+ * source.readAhead(p, 7);
+ * assert.equal(await source.readAt(p, 7), 5);
+ * assert.equal(new TextDecoder().decode(p), "world");
+ * await source.settle();
+ * await Deno.remove(path);
+ * ```
+ */
+export function readAheadAt(
+  file: FsHandle,
+  size: number,
+  options: ReadAheadOptions = {},
+): ReadAheadAt {
+  const owns = options.ownsCursor ?? true;
+  // Where the last read ended, when this reader owns the cursor; else -1.
+  let cursor = owns ? options.position ?? -1 : -1;
+  let ahead: _Ahead | undefined;
+  const turns = options.turns === false ? undefined : new EventLoopTurns();
+  const ended = (position: number, got: number) => {
+    cursor = owns ? position + got : -1;
+    return got;
+  };
   return {
     size,
-    async readAt(p: Uint8Array, position: number): Promise<number> {
-      // Synchronous where the file offers it: a read from the page cache
-      // takes less time than the two asynchronous round trips it would cost
-      // (~40 µs each). A synchronous read gives the event loop no turn, so
-      // one is given every ~20 ms of reading (without, an open of a 1 GB
-      // file held the loop 1.3 s).
-      let got: number;
+    readAhead(p, position) {
+      // The read must start now, not after a microtask: those run only
+      // once the caller's work (which it is to overlap) is done.
+      const start = (): Promise<number> => {
+        let read: Promise<number | null>;
+        if (position === cursor) read = file.read(p);
+        else if (file.seekSync !== undefined) {
+          file.seekSync(position, Deno.SeekMode.Start);
+          read = file.read(p);
+        } else {
+          read = file.seek(position, Deno.SeekMode.Start).then(() =>
+            file.read(p)
+          );
+        }
+        cursor = -1;
+        return read.then((got) => ended(position, got ?? 0));
+      };
+      const before = ahead?.read; // not taken: dropped, once it is done
+      const read = before === undefined
+        ? start()
+        : before.catch(() => 0).then(start);
+      read.catch(() => {}); // its error goes to the read that takes it
+      ahead = { p, position, read };
+    },
+    async readAt(p, position) {
+      const a = ahead;
+      if (a !== undefined) {
+        if (
+          a.position === position && a.p.buffer === p.buffer &&
+          a.p.byteOffset === p.byteOffset && a.p.length === p.length
+        ) {
+          ahead = undefined;
+          return await a.read;
+        }
+        await a.read.catch(() => {}); // its bytes stay for whoever takes them
+      }
       if (file.seekSync !== undefined && file.readSync !== undefined) {
-        const turn = turns.give(); // undefined until ~20 ms went by
+        const turn = turns?.give(); // undefined until ~20 ms went by
         if (turn !== undefined) await turn;
         if (position !== cursor) file.seekSync(position, Deno.SeekMode.Start);
-        got = file.readSync(p) ?? 0;
-      } else {
-        if (position !== cursor) {
-          await file.seek(position, Deno.SeekMode.Start);
-        }
-        got = await file.read(p) ?? 0;
+        return ended(position, file.readSync(p) ?? 0);
       }
-      if (ownsCursor) cursor = position + got;
-      return got;
+      if (position !== cursor) {
+        await file.seek(position, Deno.SeekMode.Start);
+      }
+      return ended(position, (await file.read(p)) ?? 0);
+    },
+    async settle() {
+      const a = ahead;
+      ahead = undefined;
+      await a?.read.catch(() => {});
     },
   };
 }

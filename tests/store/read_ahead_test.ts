@@ -1,15 +1,15 @@
 /**
- * Reads ahead (`fs/_read_ahead.ts`): a read started before the caller's
- * work is taken whole by the read that asks for it, other reads wait for
- * it, a failed one fails the read that takes it; a pass whose read ahead
- * fails reports the file. (A usage pass reading ahead:
+ * Reads ahead (`readAheadAt` in `fs/_read.ts`): a read started before the
+ * caller's work is taken whole by the read that asks for it, other reads
+ * wait for it, a failed one fails the read that takes it; a pass whose
+ * read ahead fails reports the file. (A usage pass reading ahead:
  * `usage_ranges_test.ts`; a scan: `search_scan_test.ts`.)
  */
 
 import { deepStrictEqual, equal, rejects } from "node:assert/strict";
 import { basename, join } from "node:path";
 import { searchSessions } from "../../mod.ts";
-import { readAheadAt } from "../../src/fs/_read_ahead.ts";
+import { readAheadAt } from "../../src/fs/_read.ts";
 import { type FsHandle, realFs } from "../../src/fs/_seam.ts";
 import { READ_BYTES } from "../../src/read/_kernel.ts";
 import { passPath } from "../../src/store/usage/_file_pass.ts";

@@ -140,12 +140,26 @@ Deno.test("searchSessions() with helper threads finds what one thread finds", as
   }
 });
 
-Deno.test("searchSessions() scans itself the files of a helper that dies", async (t) => {
+Deno.test("searchSessions() scans itself the files of a helper that dies, and reports each file done once", async (t) => {
   await using dir = await tempDir();
   await writeDataDir(dir.path, 120);
   const alone = await search(dir.path, "needle", { limit: 1000, helpers: 0 });
   ok(alone.result.hits.length > 300);
-  for (const [what, module] of DYING_HELPERS) {
+  // Helpers started, each dying its way (one that reports files done: one
+  // helper, so that it is the one to claim them).
+  const dying: [string, URL, number][] = [
+    ...DYING_HELPERS.map(([what, module]): [string, URL, number] => [
+      what,
+      module,
+      2,
+    ]),
+    [
+      "after reporting the files it claimed done",
+      new URL("./_scan_helper_dies_reporting.ts", import.meta.url),
+      1,
+    ],
+  ];
+  for (const [what, module, helpers] of dying) {
     await t.step(what, async () => {
       const settings = scanHelperSettings({
         eagerFiles: 1,
@@ -153,43 +167,23 @@ Deno.test("searchSessions() scans itself the files of a helper that dies", async
         started: () => new Promise((r) => setTimeout(r, 300)),
       });
       try {
+        const seen: [number, number][] = [];
         const helped = await search(dir.path, "needle", {
           limit: 1000,
-          helpers: 2,
+          helpers,
+          onProgress: (done, total) => seen.push([done, total]),
         });
         deepStrictEqual(helped, alone);
         deepStrictEqual(settings.posted(), 0, "the helper posted nothing");
+        // The files it claimed are scanned here: each reported once.
+        const total = seen[0]![1];
+        ok(seen.length > 0 && total === 120);
+        ok(seen.every(([d], k) => k === 0 || d > seen[k - 1]![0]), "grows");
+        ok(seen.every(([d]) => d <= total), "never past the total");
+        deepStrictEqual(seen.at(-1), [total, total], "ends at the total");
       } finally {
         settings.restore();
       }
     });
-  }
-});
-
-Deno.test("searchSessions() reports each file done once when a helper dies after reporting files", async () => {
-  await using dir = await tempDir();
-  await writeDataDir(dir.path, 120);
-  const alone = await search(dir.path, "needle", { limit: 1000, helpers: 0 });
-  const settings = scanHelperSettings({
-    eagerFiles: 1,
-    module: new URL("./_scan_helper_dies_reporting.ts", import.meta.url),
-    started: () => new Promise((r) => setTimeout(r, 300)),
-  });
-  try {
-    const seen: [number, number][] = [];
-    const helped = await search(dir.path, "needle", {
-      limit: 1000,
-      helpers: 1,
-      onProgress: (done, total) => seen.push([done, total]),
-    });
-    deepStrictEqual(helped, alone);
-    const total = seen[0]![1];
-    ok(seen.length > 0 && total === 120);
-    ok(seen.every(([done], k) => k === 0 || done > seen[k - 1]![0]), "grows");
-    ok(seen.every(([done]) => done <= total), "never past the total");
-    deepStrictEqual(seen.at(-1), [total, total], "ends at the total");
-    deepStrictEqual(settings.posted(), 0, "the helper posted no hits");
-  } finally {
-    settings.restore();
   }
 });

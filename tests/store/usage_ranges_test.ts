@@ -4,8 +4,8 @@
  * wherever the cuts fall (in a line, at its start, on a line feed, in a
  * line longer than a chunk, past the end), with short and long lines,
  * CRLF, a torn last line and one without its newline; only the first part
- * reads the head. And a whole file read ahead (`fs/_read_ahead.ts`) gives
- * the calls a parse of every line gives.
+ * reads the head. And a whole file read ahead (`readAheadAt` in
+ * `fs/_read.ts`) gives the calls a parse of every line gives.
  */
 
 import { deepStrictEqual, equal, ok } from "node:assert/strict";

@@ -2,12 +2,13 @@
  * The scan of one session file, in bounded memory: 4 MiB at a time through
  * the byte kernel, which finds the newlines and the places the query's
  * byte needle may be. A large file is read ahead: the next 4 MiB are read
- * into the kernel's second region (on the runtime's I/O thread,
- * `fs/_read_ahead.ts`) while this one is scanned. A line is decoded only
- * when the needle (or an escape that may hide it) is in it, or when its
- * envelope is not at its start and the tree needs its id. A line with the
- * needle is held back, its text made while the next read is under way,
- * and taken once the file is scanned, the last first (`_later_lines.ts`).
+ * into the kernel's second region (on the runtime's I/O thread:
+ * `readAheadAt` in `fs/_read.ts`) while this one is scanned. A line is
+ * decoded only when the needle (or an escape that may hide it) is in it,
+ * or when its envelope is not at its start and the tree needs its id. A
+ * line with the needle is held back, judged while the next read is under
+ * way, and taken once the file is scanned, the last first
+ * (`_later_lines.ts`).
  * The tree (ids and parents), walked for `onActivePath`, is needed only by
  * a file with hits: it is built from the first line that may match on,
  * after the lines before it are read again for it (`_tree_before.ts`); a
@@ -19,7 +20,7 @@
  */
 
 import { branchMarkerTarget, type SessionEntry } from "../../format/entries.ts";
-import { type ReadAheadAt, readAheadAt } from "../../fs/_read_ahead.ts";
+import { type ReadAheadAt, readAheadAt } from "../../fs/_read.ts";
 import type { FsHandle } from "../../fs/_seam.ts";
 import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
@@ -32,7 +33,8 @@ import {
   type KernelScan,
   NEWLINE,
   READ_BYTES,
-  REGION_BYTES,
+  readPlace,
+  readSpan,
   SPAN_BYTES,
 } from "../../read/_kernel.ts";
 import {
@@ -51,9 +53,6 @@ import { bytesAt, ENVELOPE_BYTES, treeBefore } from "./_tree_before.ts";
 const _HEAD = ENVELOPE_BYTES;
 /** Bytes kept before the part scanned, so a line's last bytes are at hand. */
 const _HISTORY = 2;
-/** Reads go at this place in a region plus the file offset's remainder mod {@linkcode _ALIGN}: after the bytes kept. */
-const _READ_AT = 128;
-const _ALIGN = 64;
 /**
  * Files with this many bytes left to scan are read ahead: a 100 MB scan
  * for a word in no line went from ~13 to ~10 ms. Under it, the round trips
@@ -63,16 +62,6 @@ const _AHEAD_BYTES = 3 * READ_BYTES;
 const _CLOSE_BRACE = 0x7d;
 /** A guess at an entry's bytes, to size the tree for a file up front. */
 const _BYTES_PER_ENTRY = 4096;
-
-/** Where a read at `position` goes in region `region` of the buffer. */
-function _readAt(region: number, position: number): number {
-  return region * REGION_BYTES + _READ_AT + position % _ALIGN;
-}
-
-/** The part of the buffer a read at `at`, for `position`, fills. */
-function _into(buffer: Uint8Array, at: number, position: number): Uint8Array {
-  return buffer.subarray(at, at + READ_BYTES - position % _ALIGN);
-}
 
 /** What a scan needs besides the file. */
 export interface ScanContext {
@@ -175,9 +164,7 @@ class _FileScan {
     // region while this one is scanned.
     const ahead = source.size - position >= _AHEAD_BYTES;
     let region = 0;
-    // Each read goes where the buffer's alignment is the file's (mod 64):
-    // the copy from the page cache runs about 10% faster.
-    let at = _readAt(region, position);
+    let at = readPlace(region, position); // aligned as the file is (mod 64)
     buffer[at - 2] = buffer[at - 1] = 0x0a;
     this.#base = position - at;
     this.#kept = position;
@@ -191,14 +178,14 @@ class _FileScan {
       escapes: needle !== undefined && needle.escapes.size > 0,
     };
     for (;;) {
-      const n = await source.readAt(_into(buffer, at, position), position);
+      const n = await source.readAt(readSpan(buffer, at, position), position);
       position += n;
       const total = at + n;
       const eof = n === 0 || position >= source.size;
       if (ahead && !eof) {
         region ^= 1;
         source.readAhead(
-          _into(buffer, _readAt(region, position), position),
+          readSpan(buffer, readPlace(region, position), position),
           position,
         );
       }
@@ -224,7 +211,7 @@ class _FileScan {
       // The bytes not examined yet, and two before them, go just before
       // where the next read goes (in the other region when reading ahead).
       const from = spec.end - _HISTORY;
-      at = _readAt(region, position);
+      at = readPlace(region, position);
       const to = at - (total - from);
       buffer.copyWithin(to, from, total);
       this.#base += from - to;

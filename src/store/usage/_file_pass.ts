@@ -6,15 +6,14 @@
  * quarter of a chunk); a longer one is read again by itself only when it
  * holds them. A large file is read ahead: the finder's buffer has two
  * regions, and the next chunk is read into one (on the runtime's I/O
- * thread, `fs/_read_ahead.ts`) while the other is searched.
+ * thread: `readAheadAt` in `fs/_read.ts`) while the other is searched.
  *
  * @module
  */
 
 import { SessionSyntaxError } from "../../format/errors.ts";
 import type { RequestUsage } from "../../format/usage.ts";
-import { readFullAt, readFullSync } from "../../fs/_read.ts";
-import { readAheadAt } from "../../fs/_read_ahead.ts";
+import { readAheadAt, readFullAt, readFullSync } from "../../fs/_read.ts";
 import type { Fs, FsHandle, FsSyncFile } from "../../fs/_seam.ts";
 import { parseHead } from "../../read/_head.ts";
 import { CR, DEFAULT_MAX_LINE_BYTES, LF } from "../../read/_line.ts";
