@@ -1234,6 +1234,41 @@ Deno.test("SessionIndex waits a bounded time for a lock, then goes on without sa
   await assertListedAsFiles(dir.path);
 });
 
+Deno.test("SessionIndex.open() waits for another process making a new index (switching it to WAL fails at once there)", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "index.sqlite");
+  // Another process has just made the file and holds its write lock, as
+  // while it makes the schema.
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "--quiet",
+      `import { DatabaseSync } from "node:sqlite";
+      const db = new DatabaseSync(${JSON.stringify(path)});
+      db.exec("BEGIN IMMEDIATE");
+      console.log("held");
+      setTimeout(() => { db.exec("COMMIT"); db.close(); }, 300);`,
+    ],
+    stdout: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  await reader.read(); // "held"
+  reader.releaseLock();
+  try {
+    const warnings: string[] = [];
+    const started = performance.now();
+    using index = await SessionIndex.open(dir.path, {
+      onWarning: (m) => warnings.push(m),
+    });
+    assert.deepEqual(warnings, []);
+    assert.equal(performance.now() - started > 100, true, "it waited");
+    assert.equal((await index.refresh()).sessions, 0);
+  } finally {
+    await child.stdout.cancel();
+    await child.status;
+  }
+});
+
 Deno.test("SessionIndex: two refreshes at once leave the index a refresh from scratch would make", async () => {
   await using dir = await tempDir();
   for (let i = 0; i < 40; i++) await plain(dir.path, `${i}.jsonl`, 1 + (i % 7));

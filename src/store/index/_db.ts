@@ -24,6 +24,9 @@ export const INDEX_FILE = "index.sqlite";
 /** How long a statement waits for another process's write lock, in ms. */
 export const INDEX_BUSY_MS = 3000;
 
+/** Milliseconds between two tries to open an index another process is making. */
+const _RETRY_MS = 10;
+
 /** Options for {@linkcode openIndexDb}. */
 export interface IndexDbOptions {
   /** Create the file when it is missing. */
@@ -49,9 +52,21 @@ export async function openIndexDb(
   const path = join(dataDir, INDEX_FILE);
   const exists = await _exists(path);
   if (!exists && !options.create) return undefined;
+  const until = performance.now() + (options.busyMs ?? INDEX_BUSY_MS);
   try {
     if (!exists) await _createFile(path);
-    return _open(path, options);
+    for (;;) {
+      try {
+        return _open(path, options);
+      } catch (err) {
+        // Switching a new file to WAL while another process does the same
+        // fails at once ("database is locked": SQLite calls no busy handler
+        // there, to avoid a deadlock); that process is making the index,
+        // so this one tries again, within the wait any lock gets.
+        if (!isLocked(err) || performance.now() >= until) throw err;
+        await new Promise((r) => setTimeout(r, _RETRY_MS));
+      }
+    }
   } catch (err) {
     if (_isCorrupt(err)) return await _rebuild(path, options, err);
     options.onWarning(
