@@ -102,24 +102,59 @@ export interface FileRank {
   path: string;
 }
 
-const _NAME_TIME =
-  /(?:^|[\\/])(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})(?:-(\d{1,9}))?Z_[^\\/]*\.jsonl$/;
-
 /**
  * The creation time a session file's name records: omp and this library
- * name a file `<header timestamp>_<id>.jsonl`, so a fork's name sorts
- * after its parent's.
+ * name a file `<header timestamp>_<id>.jsonl`
+ * (`2026-01-02T03-04-05-678Z_<id>.jsonl`), so a fork's name sorts after
+ * its parent's. Read digit by digit: a pass ranks every file before it
+ * reads one, and the `Date.parse` of a rebuilt ISO text took ~0.5 µs a
+ * file. The same fields are accepted as `Date.parse` accepts them (a day
+ * past the month's end runs over into the next; 24:00:00.000 is the next
+ * day's start).
  *
  * @param path The file.
  * @returns Milliseconds since the epoch, or Infinity for another name.
  */
 export function createdOf(path: string): number {
-  const m = _NAME_TIME.exec(path);
-  if (m === null) return Infinity;
-  const [, date, h, min, s, frac] = m;
-  const ms = (frac ?? "").padEnd(3, "0").slice(0, 3);
-  const t = Date.parse(`${date}T${h}:${min}:${s}.${ms}Z`);
-  return Number.isFinite(t) ? t : Infinity;
+  const at = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1;
+  const num = (from: number, digits: number): number => {
+    let n = 0;
+    for (let i = at + from; i < at + from + digits; i++) {
+      const d = path.charCodeAt(i) - 48;
+      if (!(d >= 0 && d <= 9)) return -1;
+      n = n * 10 + d;
+    }
+    return n;
+  };
+  const is = (from: number, c: string) => path[at + from] === c;
+  const year = num(0, 4), month = num(5, 2), day = num(8, 2);
+  const h = num(11, 2), min = num(14, 2), s = num(17, 2);
+  if (
+    year < 0 || month < 1 || month > 12 || day < 1 || day > 31 ||
+    h < 0 || h > 24 || min < 0 || min > 59 || s < 0 || s > 59 ||
+    !is(4, "-") || !is(7, "-") || !is(10, "T") || !is(13, "-") ||
+    !is(16, "-")
+  ) return Infinity;
+  // `-<1 to 9 digits>` (milliseconds: the first three), then `Z_`.
+  let ms = 0;
+  let end = 19;
+  if (is(19, "-")) {
+    while (end < 28 && num(end + 1, 1) >= 0) {
+      if (end < 22) ms = ms * 10 + num(end + 1, 1);
+      end++;
+    }
+    if (end === 19) return Infinity;
+    for (let k = Math.min(end, 22); k < 22; k++) ms *= 10;
+    end++;
+  }
+  if (!is(end, "Z") || !is(end + 1, "_") || !path.endsWith(".jsonl")) {
+    return Infinity;
+  }
+  if (path.length - (at + end + 2) < 6) return Infinity; // `_` then `.jsonl`
+  if (h === 24 && (min !== 0 || s !== 0 || ms !== 0)) return Infinity;
+  const t = Date.UTC(year, month - 1, day, h, min, s, ms);
+  // Date.UTC reads years 0 to 99 as 1900 to 1999.
+  return year < 100 ? new Date(t).setUTCFullYear(year) : t;
 }
 
 /**
