@@ -9,8 +9,7 @@ const scope = globalThis as unknown as {
   onmessage: ((e: MessageEvent<HelperStart | ScanHelperStart>) => void) | null;
 };
 scope.onmessage = (e) => {
-  const pieces = "items" in e.data ? e.data.items : e.data.paths;
-  const claims = new PieceClaims(pieces.length, e.data.claims);
+  const claims = new PieceClaims(e.data.paths.length, e.data.claims);
   while (claims.back() !== -1) {
     // claimed, never read
   }

@@ -119,11 +119,9 @@ export async function tallyFiles(
     const begin = async () => {
       if (helpers === undefined) return;
       helpers.begin({
-        items: items.map(({ file, from, to }) => ({
-          path: files[file]!.path,
-          from,
-          to,
-        })),
+        paths: items.map((item) => files[item.file]!.path),
+        from: Float64Array.from(items, (item) => item.from),
+        to: Float64Array.from(items, (item) => item.to),
         claims: claims.buffer,
         chunk: _CHUNK,
       });

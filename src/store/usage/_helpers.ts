@@ -7,10 +7,18 @@
 
 import type { CallLogMessage } from "./_call_log.ts";
 
-/** What a helper is sent: the pass's pieces of work, and the shared claims. */
+/**
+ * What a helper is sent: the pass's pieces of work, and the shared claims.
+ * The pieces go in columns: 10,000 objects took this thread 3–5 ms to
+ * post, their paths alone ~1 ms.
+ */
 export interface HelperStart {
-  /** The files and parts of files, in the pass's order; a piece's number is its index. */
-  items: { path: string; from: number; to: number }[];
+  /** The pieces' files, in the pass's order; a piece's number is its index. */
+  paths: string[];
+  /** Where each piece starts (see `FileRange`). */
+  from: Float64Array;
+  /** Where the next one starts (Infinity: the file's end). */
+  to: Float64Array;
   /** The claims' shared memory (`PieceClaims.buffer`). */
   claims: SharedArrayBuffer;
   /** Bytes read at a time. */

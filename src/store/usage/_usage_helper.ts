@@ -30,7 +30,7 @@ scope.onmessage = (e) => {
 };
 
 async function _run(start: HelperStart): Promise<void> {
-  const claims = new PieceClaims(start.items.length, start.claims);
+  const claims = new PieceClaims(start.paths.length, start.claims);
   const log = new CallLog();
   const post = (done: boolean) => {
     const { message, transfer } = log.take();
@@ -61,13 +61,13 @@ async function _claimAndRead(
   for (;;) {
     const i = claims.back();
     if (i === -1) break;
-    const item = start.items[i]!;
+    const range = { from: start.from[i]!, to: start.to[i]! };
     const head: LoggedPiece = { sessionId: "", cwd: "" };
-    const skip = await passPath(seam(), item.path, finder, scratch, {
+    const skip = await passPath(seam(), start.paths[i]!, finder, scratch, {
       head: (w) => Object.assign(head, w),
       request: (u) => log.add(u),
       progress: () => {},
-    }, item);
+    }, range);
     if (skip !== undefined) head.skip = skip;
     log.endPiece(i, head);
     fileDone();
