@@ -3,14 +3,16 @@
  * (issue 13):
  * - a cold report (no index) of 10,000 sessions, and of one 512 MB
  *   session, against merely reading their bytes (each file opened as
- *   `Deno.open` does, and synchronously, as the report opens them);
- *   target ≥ 0.5× the speed; the 10,000 with helper threads (the
- *   default) and on one thread;
+ *   `Deno.open` does, and synchronously, as the report opens them; the
+ *   10,000 also listed first, as the report lists them); target ≥ 0.5×
+ *   the speed; the 10,000 with helper threads (the default) and on one
+ *   thread;
  * - a rerun through the index after one file changed, against a cold
  *   build of the index (and the cold report without one); target ≤ 5 %.
  *
  *     deno task bench bench/usage_bench.ts
  *     deno run -A bench/usage_bench.ts --rss 2.6G   # memory, in a fresh process
+ *     deno run -A bench/usage_bench.ts --first       # the first report of a process
  *
  * The data is made once in `bench/out/usage-10k/` (10,000 generated
  * transcripts of ~16 KB, each its own seed; every tenth a fork of the one
@@ -124,7 +126,74 @@ function readBytesSync(files: readonly string[]): number {
   return n;
 }
 
-if (Deno.args[0] === "--rss") {
+/** The same with the listing: every `*.jsonl` of the cwd folders, found synchronously. */
+function listAndReadSync(dataDir: string): number {
+  const root = join(dataDir, "sessions");
+  const files: string[] = [];
+  for (const folder of Deno.readDirSync(root)) {
+    if (!folder.isDirectory) continue;
+    const dir = join(root, folder.name);
+    for (const e of Deno.readDirSync(dir)) {
+      if (e.isFile && e.name.endsWith(".jsonl")) files.push(`${dir}/${e.name}`);
+    }
+  }
+  return readBytesSync(files);
+}
+
+/**
+ * Milliseconds of `code` in a fresh process, module loading left out
+ * (what `cli usage` meets: nothing compiled yet).
+ */
+async function freshMs(code: string): Promise<number> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", code],
+    cwd: new URL("..", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error("the measuring process failed");
+  return Number(new TextDecoder().decode(out.stdout));
+}
+
+/** The first report of a process, against a fresh process listing and reading the bytes: medians of 9. */
+async function firstReport(): Promise<void> {
+  await prepareMany();
+  const report = new URL("../src/store/usage/usage_report.ts", import.meta.url)
+    .href;
+  // listAndReadSync, as its source.
+  const read = `
+    const join = (a, b) => a + "/" + b;
+    const _readBuffer = new Uint8Array(1 << 20);
+    ${readBytesSync}
+    ${listAndReadSync}
+    const t = performance.now();
+    listAndReadSync(${JSON.stringify(many)});
+    console.log(performance.now() - t);`;
+  const pass = `
+    const { usageReport } = await import(${JSON.stringify(report)});
+    const t = performance.now();
+    await usageReport(${JSON.stringify(many)}, { index: false });
+    console.log(performance.now() - t);`;
+  const reads: number[] = [], passes: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    reads.push(await freshMs(read));
+    passes.push(await freshMs(pass));
+  }
+  const spread = (v: number[]) => {
+    const s = v.toSorted((a, b) => a - b).map(Math.round);
+    return { median: s[s.length >> 1]!, min: s[0]!, max: s.at(-1)! };
+  };
+  const [read9, report9] = [spread(reads), spread(passes)];
+  console.log(JSON.stringify({
+    readMs: read9,
+    reportMs: report9,
+    ratio: Math.round(read9.median / report9.median * 100) / 100,
+  }));
+}
+
+if (Deno.args[0] === "--first") {
+  await firstReport();
+} else if (Deno.args[0] === "--rss") {
   const size = parseSize(Deno.args[1] ?? "2.6G");
   const dataDir = join(OUT, `usage-images-${Deno.args[1] ?? "2.6G"}`);
   if (!await exists(join(dataDir, ".complete"))) {
@@ -157,6 +226,15 @@ if (Deno.args[0] === "--rss") {
     warmup: 1,
     fn() {
       readBytesSync(manyFiles);
+    },
+  });
+  Deno.bench({
+    name: "list the files and read their bytes, opened synchronously",
+    group: "cold, 10,000 sessions",
+    n: 5,
+    warmup: 1,
+    fn() {
+      listAndReadSync(many);
     },
   });
   Deno.bench({
