@@ -68,6 +68,8 @@ Deno.test("createdOf reads a file's name as the pattern and Date.parse did", () 
       "2026-01-01T24-00-00Z_x.jsonl", // the next day's start
       "2026-01-01T24-00-00-001Z_x.jsonl",
       "0042-06-01T00-00-00-123456789Z_x.jsonl",
+      "0000-02-29T00-00-00-0Z_id.jsonl", // a leap day of a year under 100
+      "0100-02-29T00-00-00Z_id.jsonl", // none in 100
       "2026-01-01T00-00-00-1234567890Z_x.jsonl",
       "session.jsonl",
     ]

@@ -152,9 +152,12 @@ export function createdOf(path: string): number {
   }
   if (path.length - (at + end + 2) < 6) return Infinity; // `_` then `.jsonl`
   if (h === 24 && (min !== 0 || s !== 0 || ms !== 0)) return Infinity;
-  const t = Date.UTC(year, month - 1, day, h, min, s, ms);
-  // Date.UTC reads years 0 to 99 as 1900 to 1999.
-  return year < 100 ? new Date(t).setUTCFullYear(year) : t;
+  if (year >= 100) return Date.UTC(year, month - 1, day, h, min, s, ms);
+  // Date.UTC reads years 0 to 99 as 1900 to 1999 (and 1900 has no 29
+  // February): the year is set first.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.setUTCHours(h, min, s, ms);
 }
 
 /**
