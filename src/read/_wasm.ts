@@ -1,9 +1,10 @@
 /**
  * The instruction encoder the byte kernels share (the search scan's
  * `_kernel.ts`, the backward walk's `_newlines.ts`; the usage pass's
- * `store/usage/_wasm.ts` takes its numbers and sections): each kernel is one
- * WebAssembly function over one memory, assembled here from its
- * instructions, so there is no binary to build, ship or load.
+ * `store/usage/_wasm.ts` takes its numbers and sections, and its `fields`
+ * its branches by label): each kernel is one WebAssembly function over one
+ * memory, assembled here from its instructions, so there is no binary to
+ * build, ship or load.
  *
  * @module
  */
@@ -156,4 +157,79 @@ function _vec(items: number[][]): number[] {
 /** A name (ASCII), as imports and exports spell it. */
 export function wasmName(s: string): number[] {
   return [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
+}
+
+/**
+ * An instruction with its branches by label: a byte, a branch to a named
+ * block or loop, or a block, loop or `if` holding instructions. A long
+ * function is written with these, and {@linkcode encode} turns each label
+ * into the depth WebAssembly counts, which is easy to get wrong by hand.
+ */
+export type Op = number | { br: string } | { brIf: string } | Structured;
+
+/** A block, a loop or an `if` (with its `else`), and the label its branches name. */
+export interface Structured {
+  kind: 0x02 | 0x03 | 0x04;
+  label: string;
+  body: Op[];
+  otherwise?: Op[];
+}
+
+/** A block: a branch to `label` leaves it. */
+export const block = (label: string, ...body: Op[]): Op => ({
+  kind: 0x02,
+  label,
+  body,
+});
+/** A loop: a branch to `label` starts it again. */
+export const loop = (label: string, ...body: Op[]): Op => ({
+  kind: 0x03,
+  label,
+  body,
+});
+/** `cond` (an i32), then an `if` of no value, with an `else` where given. */
+export const when = (cond: Op[], then: Op[], otherwise?: Op[]): Op[] => [
+  ...cond,
+  { kind: 0x04, label: "", body: then, ...otherwise && { otherwise } },
+];
+/** A branch to a label. */
+export const toLabel = (label: string): Op => ({ br: label });
+/** A branch to a label where the i32 on the stack is not 0. */
+export const toLabelIf = (label: string): Op => ({ brIf: label });
+
+/**
+ * The bytes of `ops`, each branch's label turned into its depth.
+ *
+ * @param ops The instructions.
+ * @param labels The labels around them, outermost first.
+ * @param out Where the bytes go.
+ * @returns `out`.
+ */
+export function encode(
+  ops: Op[],
+  labels: string[] = [],
+  out: number[] = [],
+): number[] {
+  const depth = (label: string) => {
+    const at = labels.lastIndexOf(label);
+    if (at === -1) throw new Error(`no label "${label}" around a branch`);
+    return labels.length - 1 - at;
+  };
+  for (const op of ops) {
+    if (typeof op === "number") out.push(op);
+    else if ("br" in op) out.push(0x0c, depth(op.br));
+    else if ("brIf" in op) out.push(0x0d, depth(op.brIf));
+    else {
+      labels.push(op.label);
+      out.push(op.kind, _VOID);
+      encode(op.body, labels, out);
+      if (op.otherwise !== undefined) {
+        out.push(0x05);
+        encode(op.otherwise, labels, out);
+      }
+      out.push(0x0b);
+      labels.pop();
+    }
+  }
+  return out;
 }
