@@ -1,8 +1,9 @@
 /**
  * The walk that reads a call's fields from a line's skeleton without
- * `JSON.parse` (`_fields.ts`): the same call as the parse gives, over
- * generated transcripts, the usage fixtures, odd but valid JSON (where it
- * may give up and the line is parsed) and damaged lines.
+ * `JSON.parse` (`_fields.ts`), and the WebAssembly pass that finds them
+ * for it (`_wasm_fields.ts`): the same call as the parse gives, over
+ * generated transcripts, the usage fixtures, odd but valid JSON (where
+ * either may give up and the line is parsed) and damaged lines.
  */
 
 import { deepStrictEqual, equal, notEqual } from "node:assert/strict";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { generateBytes } from "../../src/gen/_generate.ts";
 import { entryFields } from "../../src/store/usage/_fields.ts";
+import { recordedFields } from "../../src/store/usage/_field_values.ts";
 import { usageFinder } from "../../src/store/usage/_finder.ts";
 import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
 import { requestUsage } from "../../src/format/usage.ts";
@@ -29,9 +31,48 @@ function walked(line: Uint8Array): unknown {
     : requestUsage(fields as unknown as SessionEntry);
 }
 
-/** Both ways agree on `text` (padded past the skeleton's threshold). */
+/**
+ * The fields the WebAssembly pass found, as the walk would give them (only
+ * the keys set), or "gave up"; and the walk's, the same way.
+ */
+function recordedAndWalked(line: Uint8Array): [unknown, unknown] {
+  finder.bytes.set(line);
+  const n = finder.skeleton(0, line.length);
+  if (n < 0) return ["no skeleton", "no skeleton"];
+  const count = finder.fields(n);
+  const recorded = count < 0
+    ? "gave up"
+    : plain(recordedFields(finder.memory, finder.records, count));
+  return [recorded, plain(entryFields(finder.out, 0, n))];
+}
+
+/** A walk's result as plain data: its objects' keys that are set. */
+function plain(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined).map((
+      [k, v],
+    ) => [k, plain(v)]),
+  );
+}
+
+/** Lines the WebAssembly pass read, and those the walk read (not unsure). */
+const lines = { recorded: 0, walked: 0 };
+
+/**
+ * Both ways agree on `text` (padded past the skeleton's threshold), and
+ * where the WebAssembly pass did not give up, it found what the walk finds.
+ */
 function agree(text: string): void {
   const bytes = enc.encode(text.padEnd(600, " "));
+  const [recorded, walkedFields] = recordedAndWalked(bytes);
+  if (walkedFields !== undefined && walkedFields !== "no skeleton") {
+    lines.walked++;
+  }
+  if (recorded !== "gave up" && recorded !== "no skeleton") {
+    lines.recorded++;
+    deepStrictEqual(recorded, walkedFields, text);
+  }
   finder.bytes.set(bytes);
   deepStrictEqual(
     chunkLineRequest(finder, 0, bytes.length),
@@ -96,6 +137,8 @@ Deno.test("entryFields() reads every call of generated transcripts as JSON.parse
       const parsed = requestUsage(JSON.parse(line));
       const got = walked(bytes);
       deepStrictEqual(got, parsed);
+      const [recorded, walkedFields] = recordedAndWalked(bytes);
+      deepStrictEqual(recorded, walkedFields, "the WebAssembly pass");
       walkedCalls++;
     }
   }
@@ -195,7 +238,9 @@ Deno.test("entryFields() gives up on what it cannot be sure of, and the line is 
       `[${base}]`,
       `"usage"`,
     ];
+    const before = lines.recorded;
     for (const line of odd) agree(line);
+    notEqual(lines.recorded, before, "the WebAssembly pass read some");
   });
   await t.step("an escaped key or wanted string is given up on", () => {
     for (
@@ -241,6 +286,7 @@ Deno.test("entryFields() agrees with JSON.parse on calls with any JSON added", (
     fc.jsonValue({ maxDepth: 3 }),
     { maxKeys: 3 },
   );
+  const before = { ...lines };
   fc.assert(
     fc.property(
       extra,
@@ -264,4 +310,75 @@ Deno.test("entryFields() agrees with JSON.parse on calls with any JSON added", (
     ),
     { numRuns: 2000 },
   );
+  // It reads what the walk reads, but for an escaped errorMessage.
+  const recorded = lines.recorded - before.recorded;
+  const walkedLines = lines.walked - before.walked;
+  equal(
+    recorded >= walkedLines * 0.95,
+    true,
+    `the WebAssembly pass read ${recorded}, the walk ${walkedLines}`,
+  );
+});
+
+Deno.test("fields() (WebAssembly) gives up where the walk must decide, and the line is read as before", () => {
+  const base = JSON.stringify(call());
+  const read = (line: string) =>
+    recordedAndWalked(enc.encode(line.padEnd(600, " ")))[0];
+  const nested = (n: number) =>
+    base.replace('"content":[', `"content":[${"[".repeat(n)}${"]".repeat(n)},`);
+  for (
+    const line of [
+      base,
+      JSON.stringify(call(), null, "\r\n "), // whitespace of every kind
+      nested(28),
+      // An escaped key where no key is wanted.
+      base.replace('"content":[', '"content":[{"a\\"b":1},'),
+    ]
+  ) {
+    notEqual(read(line), "gave up", line);
+    agree(line);
+  }
+  for (
+    const line of [
+      nested(40), // past its depth (the walk follows 512)
+      // More records than it keeps.
+      base.replace('"input":10', `${'"input":1,'.repeat(300)}"input":10`),
+      // What the walk gives up on too, or decides itself.
+      base.replace('"input":10', '"input":[1]'),
+      base.replace('"usage"', '"us\\u0061ge"'),
+      base.replace('"model":"m"', '"model":"m\\u00e9"'),
+      base.replace('"stopReason":"stop"', '"errorMessage":"a\\"b"'),
+      // Not JSON.
+      base.replace('"input":10', '"input":01'),
+      base.replace('"input":10', '"input":10,'),
+      base.slice(0, -1),
+      `${base}}`,
+    ]
+  ) {
+    equal(read(line), "gave up", line);
+    agree(line);
+  }
+});
+
+Deno.test("fields() (WebAssembly) reads numbers as JSON.parse does", () => {
+  const base = JSON.stringify(call());
+  const before = lines.recorded;
+  fc.assert(
+    fc.property(
+      fc.boolean(),
+      fc.stringMatching(/^(0|[1-9][0-9]{0,17})$/),
+      fc.option(fc.stringMatching(/^[0-9]{1,17}$/), { nil: undefined }),
+      fc.option(fc.stringMatching(/^[eE][+-]?[0-9]{1,3}$/), { nil: undefined }),
+      (negative, whole, fraction, exponent) => {
+        const text = `${negative ? "-" : ""}${whole}${
+          fraction === undefined ? "" : `.${fraction}`
+        }${exponent ?? ""}`;
+        // A count, and a cost (where a fraction is common).
+        agree(base.replace('"input":10', `"input":${text}`));
+        agree(base.replace('"total":0.30000000000000004', `"total":${text}`));
+      },
+    ),
+    { numRuns: 3000 },
+  );
+  notEqual(lines.recorded, before);
 });

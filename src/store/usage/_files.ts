@@ -24,7 +24,7 @@ import {
   THREADS,
   worthHelping,
 } from "../../fs/_threads.ts";
-import { usageFinder } from "./_finder.ts";
+import { finderModule, usageFinder } from "./_finder.ts";
 import { SeenCalls } from "./_seen.ts";
 import { compareRank, createdOf, type FileRank } from "./_line.ts";
 import type { CountedIn, CountedUsage, UsageTally } from "./_tally.ts";
@@ -124,6 +124,7 @@ export async function tallyFiles(
         to: Float64Array.from(items, (item) => item.to),
         claims: claims.buffer,
         chunk: _CHUNK,
+        finder: finderModule(),
       });
       await _helping.started?.();
     };

@@ -18,7 +18,9 @@
  * @module
  */
 
-import { skeletonTable, USAGE_WASM } from "./_wasm.ts";
+import { skeletonTable, usageWasm } from "./_wasm.ts";
+import { FIELDS_AUX, FIELDS_RECORDS, fieldsNames } from "./_wasm_fields.ts";
+import { WANTED_FIELDS } from "./_field_values.ts";
 
 /** The bytes looked for. */
 export const USAGE_KEY: Uint8Array = new TextEncoder().encode('"usage"');
@@ -62,6 +64,14 @@ export interface UsageFinder {
   skeleton(from: number, end: number): number;
   /** Where {@linkcode UsageFinder.skeleton} writes. */
   readonly out: Uint8Array;
+  /**
+   * Where the wanted values of the skeleton in `out[0, n)` are: the
+   * records written (`_wasm_fields.ts`), or -1 where the walk in
+   * JavaScript must read it.
+   */
+  fields(n: number): number;
+  /** Where {@linkcode UsageFinder.fields} writes: 16 bytes a record. */
+  readonly records: Int32Array;
   /** The first line feed in `[from, end)` of `bytes`, or -1. */
   lf(from: number, end: number): number;
   /** The last line feed in `[from, at)` of `bytes`, or -1. */
@@ -72,6 +82,7 @@ export interface UsageFinder {
 interface _Search {
   find(from: number, end: number): number;
   skeleton(from: number, end: number): number;
+  fields(n: number): number;
   lf(from: number, end: number): number;
   lfBack(from: number, at: number): number;
 }
@@ -92,10 +103,12 @@ function _layout(capacity: number) {
 export function usageFinder(capacity: number): UsageFinder {
   const module = _module();
   if (module === undefined) return _jsFinder(capacity);
-  // region 0 | region 1 | skeleton out | table
+  // region 0 | region 1 | skeleton out | table | fields' aux | records
   const { outAt } = _layout(capacity);
   const tableAt = outAt + capacity + _SLACK;
-  const pages = Math.ceil((tableAt + _TABLE) / _PAGE);
+  const auxAt = tableAt + _TABLE;
+  const recordsAt = Math.ceil((auxAt + FIELDS_AUX) / 16) * 16;
+  const pages = Math.ceil((recordsAt + FIELDS_RECORDS * 16) / _PAGE);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
   const instance = new WebAssembly.Instance(module, { env: { memory } });
   const skeleton = instance.exports.skeleton as (
@@ -104,8 +117,15 @@ export function usageFinder(capacity: number): UsageFinder {
     out: number,
     table: number,
   ) => number;
+  const fields = instance.exports.fields as (
+    from: number,
+    end: number,
+    rec: number,
+    aux: number,
+  ) => number;
   const all = new Uint8Array(memory.buffer);
   all.set(skeletonTable(), tableAt);
+  all.set(fieldsNames(WANTED_FIELDS), auxAt);
   const search: _Search = {
     find: instance.exports.find as (from: number, end: number) => number,
     lf: instance.exports.lf as (from: number, end: number) => number,
@@ -115,8 +135,17 @@ export function usageFinder(capacity: number): UsageFinder {
       const n = skeleton(from, end, outAt, tableAt);
       return n < 0 ? -1 : n - outAt;
     },
+    fields: (n) => fields(outAt, outAt + n, recordsAt, auxAt),
   };
-  return _finderAt(capacity, all, all.subarray(outAt, tableAt), search, 0);
+  const records = new Int32Array(memory.buffer, recordsAt, FIELDS_RECORDS * 4);
+  return _finderAt(
+    capacity,
+    all,
+    all.subarray(outAt, tableAt),
+    records,
+    search,
+    0,
+  );
 }
 
 /** A finder whose `bytes` start at `offset` of `memory`. */
@@ -124,6 +153,7 @@ function _finderAt(
   capacity: number,
   memory: Uint8Array,
   out: Uint8Array,
+  records: Int32Array,
   search: _Search,
   offset: number,
 ): UsageFinder {
@@ -137,7 +167,9 @@ function _finderAt(
     offset,
     memory,
     out,
-    at: (r, at) => _finderAt(capacity, memory, out, search, r * region + at),
+    records,
+    at: (r, at) =>
+      _finderAt(capacity, memory, out, records, search, r * region + at),
     find: (from, end) => {
       const i = search.find(o + from, o + end);
       return i < 0 ? -1 : i - o;
@@ -151,6 +183,7 @@ function _finderAt(
       return i < 0 ? -1 : i - o;
     },
     skeleton: (from, end) => search.skeleton(o + from, o + end),
+    fields: (n) => search.fields(n),
   };
 }
 
@@ -187,16 +220,43 @@ function _jsFinder(capacity: number): UsageFinder {
       return i >= from ? i : -1;
     },
     skeleton: () => -1,
+    fields: () => -1,
   };
-  return _finderAt(capacity, memory, new Uint8Array(0), search, 0);
+  return _finderAt(
+    capacity,
+    memory,
+    new Uint8Array(0),
+    new Int32Array(0),
+    search,
+    0,
+  );
 }
 
 let _compiled: WebAssembly.Module | null | undefined = undefined;
 
+/**
+ * The compiled search, to hand to a helper thread (a compiled module posts
+ * to a Worker as it is): the helper then neither assembles nor compiles it.
+ *
+ * @returns The module, or null where this runtime cannot run it.
+ */
+export function finderModule(): WebAssembly.Module | null {
+  return _module() ?? null;
+}
+
+/**
+ * Use the search another thread compiled ({@linkcode finderModule}).
+ *
+ * @param module It, or null (the JavaScript search).
+ */
+export function adoptFinderModule(module: WebAssembly.Module | null): void {
+  _compiled ??= module;
+}
+
 function _module(): WebAssembly.Module | undefined {
   if (_compiled === undefined) {
     try {
-      _compiled = new WebAssembly.Module(USAGE_WASM);
+      _compiled = new WebAssembly.Module(usageWasm());
     } catch {
       _compiled = null; // no SIMD here: the JavaScript search
     }

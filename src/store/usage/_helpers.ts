@@ -23,6 +23,8 @@ export interface HelperStart {
   claims: SharedArrayBuffer;
   /** Bytes read at a time. */
   chunk: number;
+  /** The compiled search (`finderModule`), or null where WebAssembly cannot run it. */
+  finder: WebAssembly.Module | null;
 }
 
 /** What a helper posts: the calls of the pieces it read since its last post. */

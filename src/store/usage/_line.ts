@@ -10,6 +10,7 @@
 import type { SessionEntry } from "../../format/entries.ts";
 import { type RequestUsage, requestUsage } from "../../format/usage.ts";
 import { entryFields } from "./_fields.ts";
+import { recordedFields } from "./_field_values.ts";
 import { findUsage, type UsageFinder } from "./_finder.ts";
 import { SKELETON_PLACEHOLDER } from "./_wasm.ts";
 
@@ -61,7 +62,10 @@ export function chunkLineRequest(
   if (end - start < _SKELETON_FROM) return whole();
   const n = finder.skeleton(start, end);
   if (n < 0) return whole();
-  const fields = entryFields(finder.out, 0, n);
+  const count = finder.fields(n);
+  const fields = count >= 0
+    ? recordedFields(finder.memory, finder.records, count)
+    : entryFields(finder.out, 0, n);
   if (fields !== undefined) return _request(fields);
   let value: unknown;
   try {

@@ -14,7 +14,7 @@ import { CallLog, type LoggedPiece } from "./_call_log.ts";
 import { PieceClaims } from "../../fs/_threads.ts";
 import type { HelperReply, HelperStart } from "./_helpers.ts";
 import { passPath } from "./_file_pass.ts";
-import { usageFinder } from "./_finder.ts";
+import { adoptFinderModule, usageFinder } from "./_finder.ts";
 
 /** Milliseconds of reading between two posts. */
 const _POST_MS = 8;
@@ -56,6 +56,7 @@ async function _claimAndRead(
   log: CallLog,
   fileDone: () => void,
 ): Promise<void> {
+  adoptFinderModule(start.finder);
   const finder = usageFinder(start.chunk);
   const scratch = new Uint8Array(start.chunk);
   for (;;) {

@@ -1,6 +1,6 @@
 /**
  * The WebAssembly of a usage pass, assembled here (no toolchain needed):
- * two functions over an imported memory.
+ * functions over an imported memory.
  *
  * - `find(from, end)`: the first `"usage"` in `[from, end)`, 16 bytes a
  *   step with 128-bit SIMD.
@@ -15,11 +15,14 @@
  *   allow (a raw control character, a bad escape), so the caller parses
  *   the line itself and fails as it would. `table` is 256 bytes: bit 1 for
  *   the characters that may follow a backslash, bit 2 for hex digits.
+ * - `fields(from, end, rec, aux)`: where a skeleton's wanted values are
+ *   (`_wasm_fields.ts`).
  *
  * @module
  */
 
 import { section, sleb, uleb, wasmName } from "../../read/_wasm.ts";
+import { fieldsFunction } from "./_wasm_fields.ts";
 
 /** Strings up to this many bytes are kept by `skeleton` (ids, models, times). */
 export const SKELETON_KEEP = 96;
@@ -252,18 +255,29 @@ function _code(...bodies: number[][]): number[] {
   return [bodies.length, ...bodies.flatMap((b) => [...uleb(b.length), ...b])];
 }
 
-/** The module: memory imported as `env.memory`, `find`, `skeleton`, `lf` and `lfBack` exported. */
-// deno-fmt-ignore
-export const USAGE_WASM: Uint8Array<ArrayBuffer> = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,                // magic, version
-  ...section(1, [2, 0x60, 2, I32, I32, 1, I32,                  // (i32, i32) -> i32
-    0x60, 4, I32, I32, I32, I32, 1, I32]),                      // (i32 x4) -> i32
-  ...section(2, [1, ...wasmName("env"), ...wasmName("memory"), 0x02, 0x00, 1]),
-  ...section(3, [4, 0, 1, 0, 0]),
-  ...section(7, [4, ...wasmName("find"), 0x00, 0, ...wasmName("skeleton"), 0x00, 1,
-    ...wasmName("lf"), 0x00, 2, ...wasmName("lfBack"), 0x00, 3]),
-  ...section(10, _code(_find(), _skeleton(), _lf(), _lfBack())),
-]);
+let _bytes: Uint8Array<ArrayBuffer> | undefined;
+
+/**
+ * The module: memory imported as `env.memory`; `find`, `skeleton`, `lf`,
+ * `lfBack` and `fields` (`_wasm_fields.ts`) exported. Assembled when first
+ * asked for (~4 ms before the code is compiled), not as this file loads.
+ *
+ * @returns Its bytes.
+ */
+export function usageWasm(): Uint8Array<ArrayBuffer> {
+  // deno-fmt-ignore
+  return _bytes ??= new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,              // magic, version
+    ...section(1, [2, 0x60, 2, I32, I32, 1, I32,                // (i32, i32) -> i32
+      0x60, 4, I32, I32, I32, I32, 1, I32]),                    // (i32 x4) -> i32
+    ...section(2, [1, ...wasmName("env"), ...wasmName("memory"), 0x02, 0x00, 1]),
+    ...section(3, [5, 0, 1, 0, 0, 1]),
+    ...section(7, [5, ...wasmName("find"), 0x00, 0, ...wasmName("skeleton"), 0x00, 1,
+      ...wasmName("lf"), 0x00, 2, ...wasmName("lfBack"), 0x00, 3,
+      ...wasmName("fields"), 0x00, 4]),
+    ...section(10, _code(_find(), _skeleton(), _lf(), _lfBack(), fieldsFunction())),
+  ]);
+}
 
 /**
  * The 256-byte table `skeleton` reads: bit 1 for the characters that may
