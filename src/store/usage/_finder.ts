@@ -19,7 +19,7 @@
  */
 
 import { skeletonTable, usageWasm } from "./_wasm.ts";
-import { FIELDS_AUX, FIELDS_RECORDS, fieldsNames } from "./_wasm_fields.ts";
+import { FIELDS_AUX, FIELDS_RECORDS, fieldsAux } from "./_wasm_fields.ts";
 import { WANTED_FIELDS } from "./_field_values.ts";
 
 /** The bytes looked for. */
@@ -65,11 +65,11 @@ export interface UsageFinder {
   /** Where {@linkcode UsageFinder.skeleton} writes. */
   readonly out: Uint8Array;
   /**
-   * Where the wanted values of the skeleton in `out[0, n)` are: the
-   * records written (`_wasm_fields.ts`), or -1 where the walk in
-   * JavaScript must read it.
+   * Where the wanted values of the line at `[from, end)` of `bytes` are:
+   * the records written (`_wasm_fields.ts`), or -1 where it must be read
+   * another way.
    */
-  fields(n: number): number;
+  fields(from: number, end: number): number;
   /** Where {@linkcode UsageFinder.fields} writes: 16 bytes a record. */
   readonly records: Int32Array;
   /** The first line feed in `[from, end)` of `bytes`, or -1. */
@@ -82,7 +82,7 @@ export interface UsageFinder {
 interface _Search {
   find(from: number, end: number): number;
   skeleton(from: number, end: number): number;
-  fields(n: number): number;
+  fields(from: number, end: number): number;
   lf(from: number, end: number): number;
   lfBack(from: number, at: number): number;
 }
@@ -125,7 +125,7 @@ export function usageFinder(capacity: number): UsageFinder {
   ) => number;
   const all = new Uint8Array(memory.buffer);
   all.set(skeletonTable(), tableAt);
-  all.set(fieldsNames(WANTED_FIELDS), auxAt);
+  all.set(fieldsAux(WANTED_FIELDS, skeletonTable()), auxAt);
   const search: _Search = {
     find: instance.exports.find as (from: number, end: number) => number,
     lf: instance.exports.lf as (from: number, end: number) => number,
@@ -135,7 +135,7 @@ export function usageFinder(capacity: number): UsageFinder {
       const n = skeleton(from, end, outAt, tableAt);
       return n < 0 ? -1 : n - outAt;
     },
-    fields: (n) => fields(outAt, outAt + n, recordsAt, auxAt),
+    fields: (from, end) => fields(from, end, recordsAt, auxAt),
   };
   const records = new Int32Array(memory.buffer, recordsAt, FIELDS_RECORDS * 4);
   return _finderAt(
@@ -183,7 +183,7 @@ function _finderAt(
       return i < 0 ? -1 : i - o;
     },
     skeleton: (from, end) => search.skeleton(o + from, o + end),
-    fields: (n) => search.fields(n),
+    fields: (from, end) => search.fields(o + from, o + end),
   };
 }
 

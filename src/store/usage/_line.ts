@@ -41,12 +41,12 @@ export function lineRequest(
 }
 
 /**
- * {@linkcode lineRequest} of a line in a finder's buffer, through its
- * skeleton (its long strings left out): the same answer, at a fraction of
- * the cost. The skeleton's wanted fields are read by a walk
- * (`_fields.ts`), else it is parsed; a line whose skeleton cannot be made,
- * or whose call names a long string where a short one is expected (an id,
- * a model), is parsed whole.
+ * {@linkcode lineRequest} of a line in a finder's buffer: the same answer,
+ * at a fraction of the cost. A WebAssembly pass over the line finds its
+ * wanted fields (`_wasm_fields.ts`); where it gives up, the line's skeleton
+ * (its long strings left out) is walked (`_fields.ts`), else parsed; a line
+ * whose skeleton cannot be made, or whose call names a long string where a
+ * short one is expected (an id, a model), is parsed whole.
  *
  * @param finder The buffer the line is in.
  * @param start Where the line starts.
@@ -60,12 +60,14 @@ export function chunkLineRequest(
 ): RequestUsage | undefined {
   const whole = () => lineRequest(finder.bytes.subarray(start, end), true);
   if (end - start < _SKELETON_FROM) return whole();
+  const count = finder.fields(start, end);
+  const recorded = count >= 0
+    ? recordedFields(finder.memory, finder.records, count)
+    : undefined;
+  if (recorded !== undefined) return _request(recorded);
   const n = finder.skeleton(start, end);
   if (n < 0) return whole();
-  const count = finder.fields(n);
-  const fields = count >= 0
-    ? recordedFields(finder.memory, finder.records, count)
-    : entryFields(finder.out, 0, n);
+  const fields = entryFields(finder.out, 0, n);
   if (fields !== undefined) return _request(fields);
   let value: unknown;
   try {

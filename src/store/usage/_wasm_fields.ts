@@ -1,27 +1,27 @@
 /**
  * `fields(from, end, rec, aux) -> i32`, the WebAssembly half of reading a
- * call's fields from a line's skeleton (`_fields.ts` builds them): one pass
- * over the skeleton's bytes that checks it is JSON, as `JSON.parse` would,
- * and records each wanted key's value in the objects the walk of
- * `_fields.ts` builds (the entry, then each object under a wanted key).
- * The walk in JavaScript took ~1.2 µs a call, a third of a pass over a
- * large session; this pass and the building from its records ~0.9 µs.
+ * call's fields from its line (`_field_values.ts` builds them): one pass
+ * over the line's bytes that checks it is JSON, as `JSON.parse` would, and
+ * records each wanted key's value in the objects the walk of `_fields.ts`
+ * builds (the entry, then each object under a wanted key). Before it, a
+ * line was copied into a skeleton without its long strings (~0.5 µs a
+ * call), which the walk in JavaScript read (~1.2 µs); this pass reads the
+ * line itself, its strings 16 bytes a step.
  *
  * It gives up (-1) wherever the walk might answer otherwise or is unsure,
- * and the walk then reads the skeleton as before: nesting past
- * {@linkcode FIELDS_DEPTH}, more than {@linkcode FIELDS_RECORDS} records, an
- * escape in a wanted key or a wanted string, an array under a wanted key,
- * text that is not JSON. The skeleton's strings are JSON strings already
- * (`skeleton` checked them), so a string here ends at the first quote not
- * escaped.
+ * and the line is read as before (its skeleton walked, else parsed):
+ * nesting past {@linkcode FIELDS_DEPTH}, more than {@linkcode FIELDS_RECORDS}
+ * records, an escape in a wanted key or a wanted string, an array under a
+ * wanted key, text that is not JSON.
  *
  * A record is 16 bytes: an i32 `kind | name << 8` ({@linkcode RECORD}; the
  * name is the key's number among the wanted keys), then where its value
  * starts and ends (a string's without its quotes); or, for a `value`, the
  * number's value as an f64 from byte 8, computed as the walk computes it
  * (one of 15 digits or fewer without an exponent; another is recorded as
- * its text). `aux` holds the wanted keys ({@linkcode fieldsNames}), then a
- * byte per depth (bit 1: an object, bit 2: one whose keys are wanted).
+ * its text). `aux` holds the wanted keys, a byte per depth (bit 1: an
+ * object, bit 2: one whose keys are wanted) and the escapes' table
+ * ({@linkcode fieldsAux}).
  *
  * @module
  */
@@ -61,30 +61,38 @@ export const FIELDS_RECORDS = 256;
 const _BY_LENGTH = 32 * 16;
 /** Where in `aux` the depths are. */
 const _DEPTHS = _BY_LENGTH + 16 * 4;
+/** Where in `aux` the escapes' table is (`skeletonTable`: what may follow a backslash, hex digits). */
+const _ESCAPES = _DEPTHS + FIELDS_DEPTH + 16;
 /** Bytes of `aux`. */
-export const FIELDS_AUX = _DEPTHS + FIELDS_DEPTH + 16;
+export const FIELDS_AUX = _ESCAPES + 256;
 
 /**
- * What `aux` starts with.
+ * What `aux` holds.
  *
  * @param names The wanted keys (32 at most, of 15 bytes at most); a key's
  * number is its index.
- * @returns 16 bytes a key (its length, then its bytes), then a mask per
- * length (bit k: key k is that long).
+ * @param escapes What may follow a backslash (bit 1), and hex digits (bit
+ * 2), by byte (`skeletonTable`).
+ * @returns 16 bytes a key (its length, then its bytes), a mask per length
+ * (bit k: key k is that long), room for the depths, then `escapes`.
  */
-export function fieldsNames(names: readonly string[]): Uint8Array {
-  const table = new Uint8Array(_DEPTHS);
-  const masks = new DataView(table.buffer, _BY_LENGTH);
+export function fieldsAux(
+  names: readonly string[],
+  escapes: Uint8Array,
+): Uint8Array {
+  const aux = new Uint8Array(FIELDS_AUX);
+  const masks = new DataView(aux.buffer, _BY_LENGTH);
   names.forEach((name, k) => {
     if (name.length > 15 || k >= 32) throw new RangeError(`no room: ${name}`);
-    table[k * 16] = name.length;
+    aux[k * 16] = name.length;
     for (let j = 0; j < name.length; j++) {
-      table[k * 16 + 1 + j] = name.charCodeAt(j);
+      aux[k * 16 + 1 + j] = name.charCodeAt(j);
     }
     const at = name.length * 4;
     masks.setUint32(at, (masks.getUint32(at, true) | (1 << k)) >>> 0, true);
   });
-  return table;
+  aux.set(escapes, _ESCAPES);
+  return aux;
 }
 
 // Instructions.
@@ -96,7 +104,11 @@ const LE_U = 0x4d, GE_S = 0x4e, GE_U = 0x4f, CTZ = 0x68, ADD = 0x6a;
 const SUB = 0x6b, MUL = 0x6c, AND = 0x71, OR = 0x72, SHL = 0x74;
 const F64_NEG = 0x9a, F64_ADD = 0xa0, F64_MUL = 0xa2, F64_DIV = 0xa3;
 const F64_FROM_I32 = 0xb7, F64_STORE_8 = [0x39, 3, 8];
-const V128_LOAD = [0xfd, 0x00, 0, 0], SPLAT = [0xfd, 0x0f];
+const V128_LOAD = [0xfd, 0x00, 0, 0],
+  SPLAT = [0xfd, 0x0f],
+  I8_LT_U = [0xfd, 0x26];
+/** i32.load8_u at the address plus `offset`. */
+const LOAD8_AT = (offset: number): number[] => [0x2d, 0, ...uleb(offset)];
 const I8_EQ = [0xfd, 0x23], V_OR = [0xfd, 0x50], BITMASK = [0xfd, 0x64];
 
 // Locals: the parameters, then i32s, then f64s.
@@ -237,17 +249,31 @@ function number(): Op[] {
 }
 
 /**
- * A string at I (its opening quote): J at its closing quote, ESC whether
- * it holds an escape; 16 bytes a step to the next quote or backslash.
+ * A string at I (its opening quote), checked as `JSON.parse` checks it
+ * (no control character; an escape is one of `\"\\/bfnrt`, or `u` and four
+ * hex digits): J at its closing quote, ESC whether it holds an escape.
+ * 16 bytes a step to the next quote, backslash or control character.
  */
 function string(): Op[] {
-  const lanes = (c: number): Op[] => [
+  const lanes = (op: number[], c: number): Op[] => [
     GET,
     J,
     ...V128_LOAD,
     ...k(c),
     ...SPLAT,
-    ...I8_EQ,
+    ...op,
+  ];
+  /** Fail unless the byte at J + `plus` has `bit` in the escapes' table. */
+  const escaped = (plus: number, bit: number): Op[] => [
+    GET,
+    AUX,
+    ...at(J, plus),
+    ADD,
+    ...LOAD8_AT(_ESCAPES),
+    ...k(bit),
+    AND,
+    EQZ,
+    brIf("fail"),
   ];
   // deno-fmt-ignore
   return [
@@ -255,12 +281,23 @@ function string(): Op[] {
     block("closed", loop("scan",
       block("byte", loop("sixteen",
         GET, J, ...k(16), ADD, GET, END, GT_U, brIf("byte"), // near the end
-        ...set(M, ...lanes(0x22), ...lanes(0x5c), ...V_OR, ...BITMASK),
+        ...set(M, ...lanes(I8_EQ, 0x22), ...lanes(I8_EQ, 0x5c), ...V_OR,
+          ...lanes(I8_LT_U, 0x20), ...V_OR, ...BITMASK),
         ...when([GET, M], [...set(J, GET, J, GET, M, CTZ, ADD), br("byte")]),
         ...inc(J, 16), br("sixteen"))),
       GET, J, GET, END, GE_U, brIf("fail"),
       ...set(C, ...at(J)), ...is(C, 0x22), brIf("closed"),
-      ...when(is(C, 0x5c), [...set(ESC, ...k(1)), ...inc(J, 2)], inc(J)),
+      GET, C, ...k(0x20), LT_U, brIf("fail"), // a control character
+      ...when(is(C, 0x5c), [
+        ...set(ESC, ...k(1)),
+        GET, J, ...k(2), ADD, GET, END, GT_U, brIf("fail"),
+        ...escaped(1, 1),
+        ...when([...at(J, 1), ...k(0x75), EQ], [
+          GET, J, ...k(6), ADD, GET, END, GT_U, brIf("fail"),
+          ...escaped(2, 2), ...escaped(3, 2), ...escaped(4, 2), ...escaped(5, 2),
+          ...inc(J, 6),
+        ], inc(J, 2)),
+      ], inc(J)),
       br("scan"))),
   ];
 }
