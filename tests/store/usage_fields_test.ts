@@ -416,3 +416,34 @@ Deno.test("fields() (WebAssembly) reads numbers as JSON.parse does", () => {
   );
   notEqual(lines.recorded, before);
 });
+
+Deno.test("chunkLineRequest() reads a short line through the fields pass, as JSON.parse does", () => {
+  const side = JSON.stringify({
+    type: "model_usage",
+    id: "s1",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    model: "m",
+    provider: "p",
+    api: "a",
+    usage: { input: 3, output: 1, cost: { total: 0.5 } },
+  });
+  for (
+    const text of [
+      side,
+      side.replace('"input":3', '"input":"3"'),
+      side.replace('"input":3', '"input":-0.5e1'),
+      side.slice(0, -2),
+      `${side}x`,
+    ]
+  ) {
+    const bytes = enc.encode(text);
+    finder.bytes.set(bytes);
+    const count = finder.fields(0, bytes.length);
+    deepStrictEqual(
+      chunkLineRequest(finder, 0, bytes.length),
+      lineRequest(bytes, true),
+      text,
+    );
+    if (text === side) notEqual(count, -1, "the fields pass read it");
+  }
+});

@@ -16,7 +16,11 @@ import { SKELETON_PLACEHOLDER } from "./_wasm.ts";
 
 const _decoder = new TextDecoder();
 
-/** Lines shorter than this are parsed whole (a skeleton would not pay). */
+/**
+ * Lines shorter than this the fields pass gave up on are parsed whole (a
+ * skeleton would not pay). It pays at any length: a 342-byte side call
+ * took ~0.75 µs, against ~1.3 µs to decode and parse.
+ */
 const _SKELETON_FROM = 512;
 
 /**
@@ -58,13 +62,13 @@ export function chunkLineRequest(
   start: number,
   end: number,
 ): RequestUsage | undefined {
-  const whole = () => lineRequest(finder.bytes.subarray(start, end), true);
-  if (end - start < _SKELETON_FROM) return whole();
   const count = finder.fields(start, end);
   const recorded = count >= 0
     ? recordedFields(finder.memory, finder.records, count)
     : undefined;
   if (recorded !== undefined) return _request(recorded);
+  const whole = () => lineRequest(finder.bytes.subarray(start, end), true);
+  if (end - start < _SKELETON_FROM) return whole();
   const n = finder.skeleton(start, end);
   if (n < 0) return whole();
   const fields = entryFields(finder.out, 0, n);
