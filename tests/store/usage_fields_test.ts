@@ -447,3 +447,41 @@ Deno.test("chunkLineRequest() reads a short line through the fields pass, as JSO
     if (text === side) notEqual(count, -1, "the fields pass read it");
   }
 });
+
+Deno.test("fields() (WebAssembly) reads a damaged line only where JSON.parse reads it, and then as it does", () => {
+  const base = JSON.stringify(
+    call({ errorMessage: "a", content: [{ type: "text", text: "é\\n" }] }),
+  );
+  const bytes = enc.encode(base);
+  // Bytes that matter to JSON, and some that do not.
+  const pieces = [...'{}[]:,"\\ \t\n0123456789.-+eEtrufalsn\u0001x'].map(
+    (c) => enc.encode(c)[0]!,
+  );
+  const edit = fc.record({
+    at: fc.nat(bytes.length),
+    op: fc.constantFrom("insert", "delete", "replace"),
+    byte: fc.constantFrom(...pieces),
+  });
+  let read = 0;
+  fc.assert(
+    fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
+      let line = bytes;
+      for (const { at, op, byte } of edits) {
+        const i = Math.min(at, line.length);
+        const before = line.subarray(0, i);
+        const after = line.subarray(op === "insert" ? i : i + 1);
+        line = new Uint8Array([
+          ...before,
+          ...(op === "delete" ? [] : [byte]),
+          ...after,
+        ]);
+      }
+      const [recorded, wanted] = recordedAndWanted(line);
+      if (recorded === "gave up") return;
+      read++;
+      deepStrictEqual(recorded, wanted, new TextDecoder().decode(line));
+    }),
+    { numRuns: 5000 },
+  );
+  notEqual(read, 0);
+});
