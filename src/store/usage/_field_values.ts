@@ -250,8 +250,8 @@ const _openNames: number[] = [];
 
 /**
  * What the walk (`entryFields`) gives, built from the records the
- * WebAssembly `fields` wrote for a skeleton (`_wasm_fields.ts`): it checked
- * the text and found the wanted values, so only those are read here.
+ * WebAssembly `fields` wrote for a line (`_wasm_fields.ts`): it checked the
+ * text and found the wanted values, so only those are read here.
  *
  * @param memory The memory the records' offsets are in.
  * @param records The records: four numbers each (a value: the last two as an f64).
