@@ -10,10 +10,11 @@
  * (`_wasm.ts`): a chunk is read straight into its memory and scanned 16
  * bytes a step, several times faster than `indexOf` in a loop (V8's
  * `Uint8Array#indexOf` costs ~0.2 µs a call, and JSON has a quote every
- * ~70 bytes). The same memory gives a line's skeleton, its long strings
- * left out, which parses several times faster than the line. Where
- * WebAssembly SIMD is unavailable the search runs in JavaScript and lines
- * are parsed whole.
+ * ~70 bytes). In the same memory a line found is read by `fields`
+ * (`_wasm_fields.ts`: where a call's values are), or where that gives up,
+ * its skeleton is made (its long strings left out), which parses several
+ * times faster than the line. Where WebAssembly SIMD is unavailable the
+ * search runs in JavaScript and lines are parsed whole.
  *
  * @module
  */
