@@ -1,6 +1,7 @@
 /**
  * The fields of an entry a call is read from, taken from a line's
- * skeleton without `JSON.parse`: the walk checks the whole text is JSON
+ * skeleton without `JSON.parse`, where the WebAssembly pass over the line
+ * (`_wasm_fields.ts`) gave up: the walk checks the whole text is JSON
  * (as the parse would) but builds only the few values
  * {@linkcode requestUsage} reads (`type`, `id`, `message`, `usage`, its
  * counts and cost, `model`, `stopReason`...), so an assistant turn's
