@@ -13,7 +13,7 @@
 
 import { join } from "node:path";
 import { generateTranscript, parseSize } from "../src/gen/_generate.ts";
-import { usageFinder } from "../src/store/usage/_finder.ts";
+import { findUsage, usageFinder } from "../src/store/usage/_finder.ts";
 import { entryFields } from "../src/store/usage/_fields.ts";
 import { recordedFields } from "../src/store/usage/_field_values.ts";
 import { lineRequest } from "../src/store/usage/_line.ts";
@@ -31,7 +31,6 @@ try {
   await generateTranscript(out, { size: parseSize("64MB"), seed: 7 });
 }
 
-const key = new TextEncoder().encode('"usage"');
 const lines = _callLines(await Deno.readFile(file));
 
 /** The lines holding `"usage"`, each its own copy. */
@@ -40,19 +39,10 @@ function _callLines(bytes: Uint8Array): Uint8Array[] {
   let start = 0;
   for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, start)) {
     const line = bytes.subarray(start, i);
-    if (_holds(line)) out.push(line.slice());
+    if (findUsage(line, 0, line.length) !== -1) out.push(line.slice());
     start = i + 1;
   }
   return out;
-}
-
-function _holds(line: Uint8Array): boolean {
-  for (let i = line.indexOf(0x22); i !== -1; i = line.indexOf(0x22, i + 1)) {
-    let k = 0;
-    while (k < key.length && line[i + k] === key[k]) k++;
-    if (k === key.length) return true;
-  }
-  return false;
 }
 
 const finder = usageFinder(2 << 20);

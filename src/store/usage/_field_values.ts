@@ -33,10 +33,10 @@ export const WANTED_FIELDS: readonly string[] = [
   "total",
   "orchestration",
 ];
-const _WANTED = WANTED_FIELDS;
-
 // The fields an object set are one 32-bit mask (`Fields.clear`).
-if (_WANTED.length > 31) throw new Error("too many wanted keys for a mask");
+if (WANTED_FIELDS.length > 31) {
+  throw new Error("too many wanted keys for a mask");
+}
 
 /**
  * An object of the walk: every wanted key a field, undefined where the

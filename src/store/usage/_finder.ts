@@ -29,7 +29,6 @@ export const USAGE_KEY: Uint8Array = new TextEncoder().encode('"usage"');
 /** Bytes past a chunk the finder may load (their matches are ignored). */
 const _SLACK = 32;
 const _PAGE = 65536;
-const _TABLE = 256;
 
 /** A buffer and a search over it. */
 export interface UsageFinder {
@@ -104,11 +103,10 @@ function _layout(capacity: number) {
 export function usageFinder(capacity: number): UsageFinder {
   const module = _module();
   if (module === undefined) return _jsFinder(capacity);
-  // region 0 | region 1 | skeleton out | table | fields' aux | records
+  // region 0 | region 1 | skeleton out | table, then the fields' aux | records
   const { outAt } = _layout(capacity);
-  const tableAt = outAt + capacity + _SLACK;
-  const auxAt = tableAt + _TABLE;
-  const recordsAt = Math.ceil((auxAt + FIELDS_AUX) / 16) * 16;
+  const tableAt = outAt + capacity + _SLACK; // and the fields' aux, from it
+  const recordsAt = Math.ceil((tableAt + FIELDS_AUX) / 16) * 16;
   const pages = Math.ceil((recordsAt + FIELDS_RECORDS * 16) / _PAGE);
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
   const instance = new WebAssembly.Instance(module, { env: { memory } });
@@ -125,8 +123,7 @@ export function usageFinder(capacity: number): UsageFinder {
     aux: number,
   ) => number;
   const all = new Uint8Array(memory.buffer);
-  all.set(skeletonTable(), tableAt);
-  all.set(fieldsAux(WANTED_FIELDS, skeletonTable()), auxAt);
+  all.set(fieldsAux(WANTED_FIELDS, skeletonTable()), tableAt);
   const search: _Search = {
     find: instance.exports.find as (from: number, end: number) => number,
     lf: instance.exports.lf as (from: number, end: number) => number,
@@ -136,7 +133,7 @@ export function usageFinder(capacity: number): UsageFinder {
       const n = skeleton(from, end, outAt, tableAt);
       return n < 0 ? -1 : n - outAt;
     },
-    fields: (from, end) => fields(from, end, recordsAt, auxAt),
+    fields: (from, end) => fields(from, end, recordsAt, tableAt),
   };
   const records = new Int32Array(memory.buffer, recordsAt, FIELDS_RECORDS * 4);
   return _finderAt(

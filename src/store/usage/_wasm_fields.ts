@@ -20,8 +20,8 @@
  * starts and ends (a string's without its quotes); or, for a `value`, the
  * number's value as an f64 from byte 8, computed as the walk computes it
  * (one of 15 digits or fewer without an exponent; another is recorded as
- * its text). `aux` holds the wanted keys, a byte per depth (bit 1: an
- * object, bit 2: one whose keys are wanted) and the escapes' table
+ * its text). `aux` holds the escapes' table, the wanted keys and a byte
+ * per depth (bit 1: an object, bit 2: one whose keys are wanted)
  * ({@linkcode fieldsAux}).
  *
  * @module
@@ -58,14 +58,20 @@ export const RECORD = {
 export const FIELDS_DEPTH = 32;
 /** Records `fields` writes at most before it gives up. */
 export const FIELDS_RECORDS = 256;
-/** Where in `aux` the masks of the names by length are (4 bytes a length, up to 15). */
-const _BY_LENGTH = 32 * 16;
+/**
+ * Where in `aux` the escapes' table is: first, so that `aux` can start at
+ * the table `skeleton` reads (`skeletonTable`: what may follow a backslash,
+ * hex digits), one copy for both.
+ */
+const _ESCAPES = 0;
+/** Where in `aux` the wanted keys are (16 bytes each). */
+const _NAMES = 256;
+/** Where in `aux` the masks of the keys by length are (4 bytes a length, up to 15). */
+const _BY_LENGTH = _NAMES + 32 * 16;
 /** Where in `aux` the depths are. */
 const _DEPTHS = _BY_LENGTH + 16 * 4;
-/** Where in `aux` the escapes' table is (`skeletonTable`: what may follow a backslash, hex digits). */
-const _ESCAPES = _DEPTHS + FIELDS_DEPTH + 16;
 /** Bytes of `aux`. */
-export const FIELDS_AUX = _ESCAPES + 256;
+export const FIELDS_AUX = _DEPTHS + FIELDS_DEPTH + 16;
 
 /**
  * What `aux` holds.
@@ -74,8 +80,8 @@ export const FIELDS_AUX = _ESCAPES + 256;
  * number is its index.
  * @param escapes What may follow a backslash (bit 1), and hex digits (bit
  * 2), by byte (`skeletonTable`).
- * @returns 16 bytes a key (its length, then its bytes), a mask per length
- * (bit k: key k is that long), room for the depths, then `escapes`.
+ * @returns `escapes`, then 16 bytes a key (its length, then its bytes), a
+ * mask per length (bit k: key k is that long), and room for the depths.
  */
 export function fieldsAux(
   names: readonly string[],
@@ -85,12 +91,11 @@ export function fieldsAux(
   const masks = new DataView(aux.buffer, _BY_LENGTH);
   names.forEach((name, k) => {
     if (name.length > 15 || k >= 32) throw new RangeError(`no room: ${name}`);
-    aux[k * 16] = name.length;
-    for (let j = 0; j < name.length; j++) {
-      aux[k * 16 + 1 + j] = name.charCodeAt(j);
-    }
-    const at = name.length * 4;
-    masks.setUint32(at, (masks.getUint32(at, true) | (1 << k)) >>> 0, true);
+    const at = _NAMES + k * 16;
+    aux[at] = name.length;
+    for (let j = 0; j < name.length; j++) aux[at + 1 + j] = name.charCodeAt(j);
+    const mask = name.length * 4;
+    masks.setUint32(mask, (masks.getUint32(mask, true) | (1 << k)) >>> 0, true);
   });
   aux.set(escapes, _ESCAPES);
   return aux;
@@ -161,7 +166,7 @@ function lookUp(): Op[] {
       set(K, ...k(0))),
     block("found", loop("names",
       GET, K, EQZ, brIf("found"),
-      ...set(E, GET, AUX, GET, K, CTZ, ...k(4), SHL, ADD), // key ctz(K)
+      ...set(E, GET, AUX, ...k(_NAMES), ADD, GET, K, CTZ, ...k(4), SHL, ADD), // key ctz(K)
       ...set(M, ...k(0)),
       block("differ", loop("bytes",
         ...when([GET, M, GET, L, GE_U], [...set(NAME, GET, K, CTZ), br("found")]),
