@@ -1,0 +1,279 @@
+/**
+ * The filesystem seam: every filesystem call the store makes goes through
+ * {@linkcode fs}, and this is the one module that knows the runtime. It is
+ * asynchronous only, and small on purpose: an implementation over
+ * `node:fs/promises` (for Node and Bun) fills the same {@linkcode Fs} and
+ * slots in with {@linkcode setFs}, without touching the rest.
+ *
+ * Tests swap it the same way to make a write come back short, a disk run
+ * full, or a crash fall between a write and a rename:
+ *
+ * ```ts ignore
+ * const restore = setFs({ ...denoFs, rename: () => Promise.reject(new Error("crash")) });
+ * try { ... } finally { restore(); }
+ * ```
+ *
+ * Errors are the runtime's own (Deno's `Deno.errors.*`), each with its POSIX
+ * `code` (`ENOENT`, `EEXIST`, ...); code elsewhere asks {@linkcode isNotFound}
+ * and {@linkcode errorCode}, never a runtime's error class. Never exported
+ * from `mod.ts`.
+ *
+ * @module
+ */
+
+/** What a stat says of a path, in the form every runtime can give. */
+export interface FileInfo {
+  /** `file`, `directory`, `symlink`, or what else sits there. */
+  kind:
+    | "file"
+    | "directory"
+    | "symlink"
+    | "fifo"
+    | "socket"
+    | "char-device"
+    | "block-device";
+  /** Bytes. */
+  size: number;
+  /** Last modification, ms since the epoch (0 when unknown). */
+  mtimeMs: number;
+  /** Creation, ms since the epoch, where the platform records it. */
+  birthtimeMs: number | null;
+  /** Inode and device (0 where the platform has none). */
+  ino: number;
+  dev: number;
+  /** Permission bits and type, as `st_mode` (0 where unknown). */
+  mode: number;
+}
+
+/** How to open a file (the flags of `open(2)` the store uses). */
+export interface OpenOptions {
+  read?: boolean;
+  write?: boolean;
+  /** Every write lands at the end, whatever its position. */
+  append?: boolean;
+  /** Create the file when missing. */
+  create?: boolean;
+  /** Create the file, failing (`EEXIST`) when it exists. */
+  createNew?: boolean;
+  /** Permission bits of a file created (before the umask). */
+  mode?: number;
+}
+
+/** An open file: positional reads and writes, as `node:fs/promises` has them. */
+export interface FileHandle extends AsyncDisposable {
+  /** Reads up to `p.length` bytes at `position` into `p`; the count, 0 at the end. */
+  read(p: Uint8Array, position: number): Promise<number>;
+  /**
+   * Writes some of `p` at `position` (at the end, for an append handle or
+   * without a position); the count, which may be short.
+   */
+  write(p: Uint8Array, position?: number): Promise<number>;
+  /** The open file's metadata (`fstat`). */
+  stat(): Promise<FileInfo>;
+  /** Cuts (or extends with zeros) the file to `size` bytes. */
+  truncate(size: number): Promise<void>;
+  /** Flushes the file's data to disk. */
+  syncData(): Promise<void>;
+  /** Takes an exclusive advisory lock (`flock`) without waiting; false when held. */
+  tryLock(): Promise<boolean>;
+  /** Releases the advisory lock. */
+  unlock(): Promise<void>;
+  /** Closes the file. */
+  close(): Promise<void>;
+}
+
+/** A folder's entry. */
+export interface DirEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+}
+
+/** The filesystem operations the store uses. */
+export interface Fs {
+  open(path: string, options: OpenOptions): Promise<FileHandle>;
+  /** Metadata, links followed. */
+  stat(path: string): Promise<FileInfo>;
+  /** Metadata of the path itself (a link is a link). */
+  lstat(path: string): Promise<FileInfo>;
+  readFile(path: string): Promise<Uint8Array>;
+  readDir(path: string): Promise<DirEntry[]>;
+  mkdir(path: string, mode: number): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  link(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  realPath(path: string): Promise<string>;
+  /** Whether modes and folder syncs are meaningless here (Windows). */
+  readonly windows: boolean;
+}
+
+/** Deno's stat, in the seam's form. */
+function _info(i: Deno.FileInfo): FileInfo {
+  const kind = i.isFile
+    ? "file"
+    : i.isDirectory
+    ? "directory"
+    : i.isSymlink
+    ? "symlink"
+    : i.isFifo
+    ? "fifo"
+    : i.isSocket
+    ? "socket"
+    : i.isCharDevice
+    ? "char-device"
+    : "block-device";
+  return {
+    kind,
+    size: i.size,
+    mtimeMs: i.mtime?.getTime() ?? 0,
+    birthtimeMs: i.birthtime?.getTime() ?? null,
+    ino: i.ino ?? 0,
+    dev: i.dev ?? 0,
+    mode: i.mode ?? 0,
+  };
+}
+
+/**
+ * An open Deno file as a {@linkcode FileHandle}. Deno reads and writes at a
+ * cursor, so a positional call seeks first, unless the cursor is already
+ * there (a sequential read pays no seek).
+ */
+function _handle(file: Deno.FsFile, append: boolean): FileHandle {
+  let cursor = 0; // -1: unknown
+  const at = async (position: number) => {
+    if (position !== cursor) {
+      cursor = -1;
+      await file.seek(position, Deno.SeekMode.Start);
+    }
+  };
+  const close = () => {
+    file.close();
+    return Promise.resolve();
+  };
+  return {
+    async read(p, position) {
+      await at(position);
+      const n = (await file.read(p)) ?? 0;
+      cursor = position + n;
+      return n;
+    },
+    async write(p, position) {
+      if (append || position === undefined) cursor = -1;
+      else await at(position);
+      const n = await file.write(p);
+      if (cursor >= 0) cursor += n;
+      return n;
+    },
+    stat: async () => _info(await file.stat()),
+    truncate: (size) => file.truncate(size),
+    syncData: () => file.syncData(),
+    tryLock: () => file.tryLock(true),
+    unlock: () => file.unlock(),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** The real filesystem, through the `Deno` namespace. */
+export const denoFs: Fs = {
+  open: async (path, o) => _handle(await Deno.open(path, o), o.append === true),
+  stat: async (path) => _info(await Deno.stat(path)),
+  lstat: async (path) => _info(await Deno.lstat(path)),
+  readFile: (path) => Deno.readFile(path),
+  readDir: (path) => Array.fromAsync(Deno.readDir(path)),
+  mkdir: (path, mode) => Deno.mkdir(path, { mode }),
+  chmod: (path, mode) => Deno.chmod(path, mode),
+  rename: (from, to) => Deno.rename(from, to),
+  link: (from, to) => Deno.link(from, to),
+  remove: (path) => Deno.remove(path),
+  realPath: (path) => Deno.realPath(path),
+  windows: Deno.build.os === "windows",
+};
+
+let _current: Fs = denoFs;
+
+/** The filesystem in use: {@linkcode denoFs} unless it was swapped. */
+export function fs(): Fs {
+  return _current;
+}
+
+/**
+ * Use `next` for every filesystem call until the returned function is called.
+ *
+ * @param next The replacement, typically `{ ...denoFs, <one faulty call> }`.
+ * @returns A function that restores the filesystem in use before this call.
+ */
+export function setFs(next: Fs): () => void {
+  const previous = _current;
+  _current = next;
+  return () => {
+    _current = previous;
+  };
+}
+
+/**
+ * The POSIX code of a filesystem error (`ENOENT`, `EEXIST`, ...).
+ *
+ * @param err What was thrown.
+ * @returns Its code, or undefined.
+ */
+export function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * Whether an error says nothing is at the path.
+ *
+ * @param err What was thrown.
+ * @returns True for `ENOENT`.
+ */
+export function isNotFound(err: unknown): boolean {
+  return errorCode(err) === "ENOENT";
+}
+
+/**
+ * A path's metadata, or undefined when nothing is there.
+ *
+ * @param path The path.
+ * @returns Its metadata (links followed), or undefined.
+ */
+export async function statOrUndefined(
+  path: string,
+): Promise<FileInfo | undefined> {
+  try {
+    return await fs().stat(path);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * What a path holds, in words, when it is not a regular file: the reason
+ * a reader refuses it (opening a FIFO waits for a writer; a device may never
+ * end).
+ *
+ * @param info The path's metadata.
+ * @returns `a folder`, `a FIFO (named pipe)`, ..., or undefined for a file.
+ */
+export function notAFile(info: FileInfo): string | undefined {
+  switch (info.kind) {
+    case "file":
+      return undefined;
+    case "directory":
+      return "a folder";
+    case "symlink":
+      return "a symbolic link";
+    case "fifo":
+      return "a FIFO (named pipe)";
+    case "socket":
+      return "a socket";
+    case "char-device":
+      return "a character device";
+    default:
+      return "a block device";
+  }
+}
