@@ -1,33 +1,37 @@
+/**
+ * The line source, every way it is fed: a web stream in chunks of any size
+ * (`LineStream`), positional reads that come back short (`readLines`), and
+ * reads backwards in blocks of any size (`BackwardLines`). Each must give
+ * exactly the lines of a reference splitter, byte for byte, with their
+ * offsets, sizes, heads and flags; every consumer of the pipeline inherits
+ * this.
+ *
+ * @module
+ */
 import assert from "node:assert/strict";
+import fc from "fast-check";
+import type { FileHandle, FileInfo } from "../../src/_fs.ts";
+import { fs } from "../../src/_fs.ts";
+import { BackwardLines } from "../../src/read/backward_lines.ts";
 import {
-  fileReaderAt,
-  type Reader,
-  type ReaderAt,
-} from "../../src/fs/_read.ts";
-import { isNulFill } from "../../src/read/_decode.ts";
-import type {
-  Line,
-  ReadLinesBackwardOptions,
-  ReadLinesOptions,
-} from "../../src/read/_line.ts";
-import { readLinesBackward } from "../../src/read/_lines_backward.ts";
-import {
+  type Line,
+  type LineLimits,
+  LineStream,
   readLines,
-  readLinesFromReader,
-} from "../../src/read/_lines_forward.ts";
+} from "../../src/read/lines.ts";
 
 const encoder = new TextEncoder();
 const MiB = 1 << 20;
-const STREAM_CHUNKS = [1, 2, 3, 7, 64, 4096, MiB];
-const BACKWARD_CHUNKS = [1, 3, 64, undefined];
 
 /** A plain copy of a Line, safe to keep after the next line is read. */
 interface Seen {
-  bytes: Uint8Array;
   offset: number;
-  index: number;
   size: number;
+  length: number;
+  index: number;
   terminated: boolean;
+  head: number[];
+  bytes: number[] | undefined;
   oversized: boolean;
   nul: boolean;
 }
@@ -47,7 +51,10 @@ const INPUTS: Record<string, string> = {
 };
 
 /** The expected lines, one byte at a time. */
-function referenceLines(input: Uint8Array, max = Infinity): Seen[] {
+function referenceLines(input: Uint8Array, limits: LineLimits = {}): Seen[] {
+  const max = limits.maxLineBytes ?? Infinity;
+  const first = Math.min(limits.maxFirstLineBytes ?? max, max);
+  const headBytes = limits.headBytes ?? 8192;
   const lines: Seen[] = [];
   const push = (
     start: number,
@@ -55,18 +62,17 @@ function referenceLines(input: Uint8Array, max = Infinity): Seen[] {
     size: number,
     terminated: boolean,
   ) => {
-    // A line that starts with NUL is crash damage: skipped unread.
     const nul = end > start && input[start] === 0;
-    const oversized = !nul && end - start > max;
-    const bytes = oversized || nul
-      ? new Uint8Array(0)
-      : input.slice(start, end);
+    const oversized = !nul && end - start > (lines.length === 0 ? first : max);
+    const content = [...input.subarray(start, end)];
     lines.push({
-      bytes,
       offset: start,
-      index: lines.length,
       size,
+      length: end - start,
+      index: lines.length,
       terminated,
+      head: nul ? [] : content.slice(0, headBytes),
+      bytes: oversized || nul ? undefined : content,
       oversized,
       nul,
     });
@@ -88,6 +94,20 @@ function referenceLines(input: Uint8Array, max = Infinity): Seen[] {
   return lines;
 }
 
+function seen(line: Line): Seen {
+  return {
+    offset: line.offset,
+    size: line.size,
+    length: line.length,
+    index: line.index,
+    terminated: line.terminated,
+    head: [...line.head],
+    bytes: line.bytes === undefined ? undefined : [...line.bytes],
+    oversized: line.oversized,
+    nul: line.nul,
+  };
+}
+
 /** A stream of `bytes` in chunks of `size` bytes, each a fresh copy. */
 function chunkedStream(
   bytes: Uint8Array,
@@ -102,206 +122,214 @@ function chunkedStream(
   });
 }
 
-/** Read sizes that reader doubles cycle through: many tiny, a few large. */
+/** Read sizes a handle double cycles through: many tiny, a few large. */
 const SHORT_READS = [1, 2, 5, 13, 4096, 65_537];
 
-/** A reader whose reads come short, scribbling after what it returns. */
-function shortReader(bytes: Uint8Array): Reader {
-  let at = 0;
+/** A read-only handle over `bytes` whose reads come short, scribbling past what they return. */
+function shortHandle(bytes: Uint8Array, log: number[] = []): FileHandle {
   let turn = 0;
-  return {
-    read(p: Uint8Array): Promise<number | null> {
-      if (at >= bytes.length) return Promise.resolve(null);
-      const n = Math.min(
-        p.length,
-        bytes.length - at,
-        SHORT_READS[turn++ % SHORT_READS.length]!,
-      );
-      p.set(bytes.subarray(at, at + n));
-      p.fill(0xee, n, n + 100);
-      at += n;
-      return Promise.resolve(n);
-    },
-  };
-}
-
-/** Positional reads over `bytes` that come short, as `shortReader`'s do. */
-function shortReaderAt(bytes: Uint8Array, log: number[] = []): ReaderAt {
-  let turn = 0;
-  return {
+  const info: FileInfo = {
+    kind: "file",
     size: bytes.length,
-    readAt(p: Uint8Array, position: number): Promise<number> {
-      const n = Math.min(
-        p.length,
-        bytes.length - position,
-        SHORT_READS[turn++ % SHORT_READS.length]!,
+    mtimeMs: 0,
+    birthtimeMs: null,
+    ino: 1,
+    dev: 1,
+    mode: 0o600,
+  };
+  const readOnly = () => Promise.reject(new Error("read-only"));
+  return {
+    read(p, position) {
+      const n = Math.max(
+        0,
+        Math.min(
+          p.length,
+          bytes.length - position,
+          SHORT_READS[turn++ % SHORT_READS.length]!,
+        ),
       );
       p.set(bytes.subarray(position, position + n));
+      p.fill(0xee, n, n + 100);
       log.push(n);
-      return Promise.resolve(Math.max(n, 0));
+      return Promise.resolve(n);
     },
+    write: readOnly,
+    stat: () => Promise.resolve(info),
+    truncate: readOnly,
+    syncData: () => Promise.resolve(),
+    tryLock: () => Promise.resolve(false),
+    unlock: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    [Symbol.asyncDispose]: () => Promise.resolve(),
   };
 }
 
-async function collect(lines: AsyncIterable<Line>): Promise<Seen[]> {
-  const seen: Seen[] = [];
-  for await (const line of lines) {
-    const { offset, index, size, terminated } = line;
-    seen.push({
-      bytes: line.bytes.slice(),
-      offset,
-      index,
-      size,
-      terminated,
-      oversized: line.oversized ?? false,
-      nul: line.nul ?? false,
-    });
+async function backward(
+  handle: FileHandle,
+  size: number,
+  options: LineLimits & { blockBytes?: number } = {},
+): Promise<Seen[]> {
+  const block = options.blockBytes;
+  const lines = new BackwardLines(handle, {
+    ...options,
+    size,
+    ...(block === undefined
+      ? {}
+      : { firstBlockBytes: block, blockBytes: block }),
+  });
+  const out: Seen[] = [];
+  for (let l = await lines.prev(); l !== undefined; l = await lines.prev()) {
+    // A line not at hand is read on request: it must then be the whole line.
+    const whole = await lines.complete(l);
+    if (l.bytes === undefined && !l.oversized && !l.nul) {
+      assert.equal(
+        whole.bytes?.length,
+        l.length,
+        `complete() reads line at ${l.offset}`,
+      );
+    }
+    out.push({ ...seen(whole), index: 0 });
   }
-  return seen;
+  return out.reverse().map((l, i) => ({ ...l, index: i }));
 }
 
 /** Every way of reading `input`, by name, to the lines it gives in order. */
 async function everyWay(
   input: Uint8Array,
-  options: ReadLinesOptions = {},
+  limits: LineLimits = {},
 ): Promise<Map<string, Seen[]>> {
   const ways = new Map<string, Seen[]>();
-  for (const size of STREAM_CHUNKS) {
-    ways.set(
-      `readLines, chunks of ${size}`,
-      await collect(readLines(chunkedStream(input, size), options)),
+  for (const size of [1, 2, 3, 7, 64, 4096, MiB]) {
+    const lines = await Array.fromAsync(
+      chunkedStream(input, size).pipeThrough(new LineStream(limits)),
     );
+    ways.set(`LineStream, chunks of ${size}`, lines.map(seen));
   }
-  ways.set(
-    "readLinesFromReader, short reads",
-    await collect(readLinesFromReader(shortReader(input), options)),
-  );
-  for (const chunkBytes of BACKWARD_CHUNKS) {
-    const backwardOptions: ReadLinesBackwardOptions = chunkBytes === undefined
-      ? options
-      : { ...options, chunkBytes };
-    const lines = await collect(
-      readLinesBackward(shortReaderAt(input), backwardOptions),
-    );
+  const forward: Seen[] = [];
+  for await (const l of readLines(shortHandle(input), limits)) {
+    forward.push(seen(l));
+  }
+  ways.set("readLines, short reads", forward);
+  for (const blockBytes of [1, 3, 64, undefined]) {
     ways.set(
-      `readLinesBackward, chunks of ${chunkBytes ?? "default"}`,
-      lines.reverse(),
+      `BackwardLines, blocks of ${blockBytes ?? "default"}`,
+      await backward(shortHandle(input), input.length, {
+        ...limits,
+        ...(blockBytes === undefined ? {} : { blockBytes }),
+      }),
     );
   }
   return ways;
 }
 
-/** The terminator a line had, from its size. */
-function terminator(line: Seen): string {
-  if (line.nul) return line.terminated ? "\n" : "";
-  return ["", "\n", "\r\n"][line.size - line.bytes.length] ?? "?";
-}
-
-/** A line's text as read: a NUL line's bytes were not kept, so they are NULs. */
-function textOf(line: Seen, decoder: TextDecoder): string {
-  if (!line.nul) return decoder.decode(line.bytes);
-  return "\0".repeat(line.size - (line.terminated ? 1 : 0));
-}
-
 /**
  * Assert the lines match, naming the first difference without printing
- * megabytes. Lines read backward are expected with `index` -1.
+ * megabytes. Backward lines have no line numbers: they are numbered by the
+ * caller, and a backward line's content not at hand is read by `complete`.
  */
 function assertLines(actual: Seen[], expected: Seen[], way: string): void {
-  const backward = way.startsWith("readLinesBackward");
   assert.equal(actual.length, expected.length, `${way}: line count`);
   expected.forEach((want, i) => {
-    const { bytes, ...meta } = actual[i]!;
-    const { bytes: wantBytes, ...wantMeta } = want;
-    if (backward) wantMeta.index = -1;
+    const got = actual[i]!;
+    const { bytes, head, ...meta } = got;
+    const { bytes: wantBytes, head: wantHead, ...wantMeta } = want;
     assert.deepEqual(meta, wantMeta, `${way}: line ${i}`);
-    assert.ok(sameBytes(bytes, wantBytes), `${way}: bytes of line ${i}`);
+    assert.ok(same(bytes, wantBytes), `${way}: bytes of line ${i}`);
+    // A backward head may hold more than headBytes (what is at hand), never less.
+    const cut = way.startsWith("Backward")
+      ? head.slice(0, wantHead.length)
+      : head;
+    assert.ok(same(cut, wantHead), `${way}: head of line ${i}`);
   });
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+function same(a: number[] | undefined, b: number[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
-Deno.test("readLines(), readLinesFromReader() and readLinesBackward() agree with a reference splitter", async (t) => {
+Deno.test("LineStream, readLines() and BackwardLines agree with a reference splitter", async (t) => {
   for (const [name, text] of Object.entries(INPUTS)) {
     await t.step(`on ${name}`, async () => {
       const input = encoder.encode(text);
       const expected = referenceLines(input);
       for (const [way, lines] of await everyWay(input)) {
         assertLines(lines, expected, way);
-        const decoder = new TextDecoder("utf-8", { fatal: true }); // no U+FFFD
-        const rebuilt = lines.map((l) => textOf(l, decoder) + terminator(l))
-          .join("");
-        assert.ok(rebuilt === text, `${way}: decoded lines rebuild the text`);
       }
+      // The lines and their terminators rebuild the input.
+      const rebuilt = expected.flatMap((l) =>
+        l.nul ? [...input.subarray(l.offset, l.offset + l.size)] : [
+          ...l.bytes!,
+          ...input.subarray(l.offset + l.length, l.offset + l.size),
+        ]
+      );
+      assert.ok(same(rebuilt, [...input]));
     });
   }
 });
 
-Deno.test("readLines() keeps a lone CR and drops only the CR of CRLF", async () => {
-  const lines = await collect(
-    readLines(chunkedStream(encoder.encode(INPUTS["lone CRs"]!), 1)),
+Deno.test("LineStream keeps a lone CR and drops only the CR of CRLF", async () => {
+  const lines = await Array.fromAsync(
+    chunkedStream(encoder.encode(INPUTS["lone CRs"]!), 1).pipeThrough(
+      new LineStream(),
+    ),
   );
-  const texts = lines.map((l) => new TextDecoder().decode(l.bytes));
-  assert.deepEqual(texts, ["\ra\rb\r", "", "c\r"]);
+  assert.deepEqual(lines.map((l) => new TextDecoder().decode(l.bytes)), [
+    "\ra\rb\r",
+    "",
+    "c\r",
+  ]);
   assert.deepEqual(lines.map((l) => [l.size, l.terminated]), [[7, true], [
     2,
     true,
   ], [2, false]]);
 });
 
-Deno.test("readLines() rebuilds random input exactly from bytes and terminators", async (t) => {
-  const random = mulberry32(7);
-  const alphabet = ["a", "\r", "\n", "\r\n", "é", "漢", "😀", "\0"].map((s) =>
-    encoder.encode(s)
-  );
-  for (let round = 0; round < 200; round++) {
-    const pieces = Array.from(
-      { length: Math.floor(random() * 40) },
-      () => alphabet[Math.floor(random() * alphabet.length)]!,
-    );
-    const input = concat(pieces);
-    const chunk = 1 + Math.floor(random() * 9);
-    const max = random() < 0.5 ? Infinity : Math.floor(random() * 6);
-    await t.step(
-      `round ${round}: ${input.length} bytes, chunks of ${chunk}, maxLineBytes ${max}`,
-      async () => {
-        const lines = await collect(
-          readLines(chunkedStream(input, chunk), { maxLineBytes: max }),
+Deno.test("the line source, property: every way gives the reference's lines for random input and limits", async () => {
+  const alphabet = ["a", "{", "}", "\r", "\n", "\r\n", "é", "漢", "😀", "\0"];
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }),
+      fc.option(fc.nat({ max: 8 }), { nil: undefined }),
+      fc.option(fc.nat({ max: 8 }), { nil: undefined }),
+      fc.integer({ min: 1, max: 6 }),
+      fc.integer({ min: 1, max: 9 }),
+      async (pieces, maxLineBytes, maxFirstLineBytes, headBytes, chunk) => {
+        const input = encoder.encode(pieces.join(""));
+        const limits: LineLimits = {
+          headBytes,
+          ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+          ...(maxFirstLineBytes === undefined ? {} : { maxFirstLineBytes }),
+        };
+        const expected = referenceLines(input, limits);
+        const stream = await Array.fromAsync(
+          chunkedStream(input, chunk).pipeThrough(new LineStream(limits)),
         );
-        assertLines(lines, referenceLines(input, max), "readLines");
-        if (max === Infinity) {
-          // A NUL line's bytes are not kept: it must start with NUL, and the
-          // lines must still tile the input.
-          for (const l of lines.filter((l) => l.nul)) {
-            assert.equal(input[l.offset], 0);
-          }
-          assert.deepEqual(
-            concat(
-              lines.flatMap((l) =>
-                l.nul
-                  ? [input.subarray(l.offset, l.offset + l.size)]
-                  : [l.bytes, encoder.encode(terminator(l))]
-              ),
-            ),
-            input,
-          );
+        assertLines(
+          stream.map(seen),
+          expected,
+          `LineStream, chunks of ${chunk}`,
+        );
+        const forward: Seen[] = [];
+        for await (const l of readLines(shortHandle(input), limits)) {
+          forward.push(seen(l));
         }
-        const backward = await collect(
-          readLinesBackward(shortReaderAt(input), {
-            chunkBytes: chunk,
-            maxLineBytes: max,
+        assertLines(forward, expected, "readLines");
+        assertLines(
+          await backward(shortHandle(input), input.length, {
+            ...limits,
+            blockBytes: chunk,
           }),
+          expected,
+          `BackwardLines, blocks of ${chunk}`,
         );
-        const expected = referenceLines(input, max);
-        assertLines(backward.reverse(), expected, "readLinesBackward");
       },
-    );
-  }
+    ),
+    { numRuns: 400 },
+  );
 });
 
-Deno.test("readLines(), readLinesFromReader() and readLinesBackward() skip lines past maxLineBytes", async (t) => {
+Deno.test("the line source skips lines past maxLineBytes, every way, and counts a CR of CRLF out of the limit", async (t) => {
   const text = [
     "",
     "a",
@@ -313,11 +341,11 @@ Deno.test("readLines(), readLinesFromReader() and readLinesBackward() skip lines
     "ab\rc",
     "x".repeat(100_000),
     "abc",
-  ].join("\n") + "\r\n" + "abcd";
+  ].join("\n") + "\r\nabcd";
   const input = encoder.encode(text);
   for (const max of [0, 3, 4, 99_999]) {
     await t.step(`at maxLineBytes ${max}`, async () => {
-      const expected = referenceLines(input, max);
+      const expected = referenceLines(input, { maxLineBytes: max });
       assert.ok(
         expected.some((l) => l.oversized) && expected.some((l) => !l.oversized),
       );
@@ -326,167 +354,87 @@ Deno.test("readLines(), readLinesFromReader() and readLinesBackward() skip lines
       }
     });
   }
-  await t.step("counts a CR of CRLF out of the limit", async () => {
-    const lines = await collect(
-      readLines(chunkedStream(encoder.encode("abc\r\nabcd\r\n"), 1), {
-        maxLineBytes: 3,
-      }),
-    );
-    assert.deepEqual(lines.map((l) => [l.bytes.length, l.oversized]), [[
-      3,
-      false,
-    ], [0, true]]);
-  });
+  const lines = await Array.fromAsync(
+    chunkedStream(encoder.encode("abc\r\nabcd\r\n"), 1).pipeThrough(
+      new LineStream({ maxLineBytes: 3 }),
+    ),
+  );
+  assert.deepEqual(
+    lines.map((l) => [l.bytes?.length, l.oversized, l.head.length]),
+    [[3, false, 3], [undefined, true, 4]],
+  );
 });
 
-Deno.test("readLines(), readLinesFromReader() and readLinesBackward() reject a bad limit", () => {
-  const source = shortReaderAt(new Uint8Array(0));
+Deno.test("the line source rejects a bad limit", () => {
   for (const maxLineBytes of [-1, 1.5, NaN, -Infinity]) {
-    assert.throws(
-      () => readLines(chunkedStream(new Uint8Array(0), 1), { maxLineBytes }),
-      RangeError,
-    );
+    assert.throws(() => new LineStream({ maxLineBytes }), RangeError);
     assert.throws(
       () =>
-        readLinesFromReader(shortReader(new Uint8Array(0)), { maxLineBytes }),
+        new BackwardLines(shortHandle(new Uint8Array(0)), {
+          size: 0,
+          maxLineBytes,
+        }),
       RangeError,
     );
-    assert.throws(
-      () => readLinesBackward(source, { maxLineBytes }),
-      RangeError,
-    );
   }
-  for (const chunkBytes of [0, -1, 2.5, Infinity]) {
-    assert.throws(() => readLinesBackward(source, { chunkBytes }), RangeError);
-  }
+  assert.throws(() => new LineStream({ headBytes: -1 }), RangeError);
 });
 
-Deno.test("readLines() cancels the stream when the loop stops early", async () => {
-  let cancelled = false;
-  const stream = new ReadableStream<Uint8Array>({
-    pull: (controller) => controller.enqueue(encoder.encode("line\n")),
-    cancel: () => {
-      cancelled = true;
-    },
-  });
-  for await (const line of readLines(stream)) {
-    assert.equal(line.index, 0);
-    break;
-  }
-  assert.equal(cancelled, true);
-});
-
-Deno.test("readLinesFromReader() rejects a read that claims more bytes than asked", async () => {
-  const reader = { read: (p: Uint8Array) => Promise.resolve(p.length + 1) };
-  await assert.rejects(collect(readLinesFromReader(reader)), RangeError);
-});
-
-Deno.test("readLinesBackward() reads only as far back as the lines taken", async () => {
-  const input = encoder.encode(`${'{"n":1234567}\n'.repeat(100_000)}`); // 1.4 MB
+Deno.test("BackwardLines reads only as far back as the lines taken", async () => {
+  const input = encoder.encode('{"n":1234567}\n'.repeat(100_000)); // 1.4 MB
   const reads: number[] = [];
-  const lines: Seen[] = [];
-  for await (
-    const line of readLinesBackward(shortReaderAt(input, reads), {
-      chunkBytes: 4096,
-    })
-  ) {
-    lines.push({
-      ...line,
-      bytes: line.bytes.slice(),
-      oversized: line.oversized ?? false,
-      nul: line.nul ?? false,
-    });
-    if (lines.length === 3) break;
-  }
-  assert.deepEqual(lines.map((l) => l.offset), [
+  const lines = new BackwardLines(shortHandle(input, reads), {
+    size: input.length,
+    firstBlockBytes: 4096,
+    blockBytes: 4096,
+    headBytes: 64,
+  });
+  const offsets = [];
+  for (let i = 0; i < 3; i++) offsets.push((await lines.prev())!.offset);
+  assert.deepEqual(offsets, [
     input.length - 14,
     input.length - 28,
     input.length - 42,
   ]);
   assert.equal(reads.reduce((a, b) => a + b, 0), 4096);
+  assert.equal(lines.bytesRead, 4096);
 });
 
-Deno.test("readLinesBackward() throws when the source ends before its size", async () => {
-  const input = encoder.encode("a\nb\n");
-  const source: ReaderAt = {
+Deno.test("BackwardLines throws when the file ends before its size", async () => {
+  const lines = new BackwardLines(shortHandle(encoder.encode("a\nb\n")), {
     size: 10,
-    readAt: (p, position) => shortReaderAt(input).readAt(p, position),
-  };
+  });
   await assert.rejects(
-    collect(readLinesBackward(source)),
-    Deno.errors.UnexpectedEof,
+    lines.prev(),
+    /Cannot read lines backward: the file ended at byte 4, before its size 10/,
   );
 });
 
-Deno.test("readLinesFromReader() and readLinesBackward() read a file and leave it open", async () => {
+Deno.test("readLines() and BackwardLines read a real file and leave it open", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const path = `${dir}/session.jsonl`;
-    const text = Object.values(INPUTS).join("\n");
-    const input = encoder.encode(text);
+    const input = encoder.encode(Object.values(INPUTS).join("\n"));
     await Deno.writeFile(path, input);
-    using file = await Deno.open(path);
+    await using file = await fs().open(path, { read: true });
     const expected = referenceLines(input);
-    const lines = await collect(readLinesFromReader(file));
-    assertLines(lines, expected, "readLinesFromReader");
-    const source = fileReaderAt(file, (await file.stat()).size);
-    const backward = await collect(
-      readLinesBackward(source, { chunkBytes: 4096 }),
+    const forward: Seen[] = [];
+    for await (const l of readLines(file)) forward.push(seen(l));
+    assertLines(forward, expected, "readLines");
+    assertLines(
+      await backward(file, input.length, { blockBytes: 4096 }),
+      expected,
+      "BackwardLines",
     );
-    assertLines(backward.reverse(), expected, "readLinesBackward");
-    assert.equal(await source.readAt(new Uint8Array(1), input.length), 0); // still open
+    assert.equal(await file.read(new Uint8Array(1), input.length - 1), 1); // still open
+    // From an offset to an end: line numbers are unknown, the last line cut.
+    const part = [];
+    for await (const l of readLines(file, { start: 8, end: 20 })) {
+      part.push([l.offset, l.index, l.terminated]);
+    }
+    assert.deepEqual(part[0], [8, -1, true]);
+    assert.equal(part.at(-1)![2], false);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-Deno.test("isNulFill() is true only for empty or all-zero bytes", async (t) => {
-  await t.step("true for empty and zero bytes at any alignment", () => {
-    assert.equal(isNulFill(new Uint8Array(0)), true);
-    const zeros = new Uint8Array(64);
-    for (let start = 0; start < 8; start++) {
-      for (let end = start; end <= 64; end++) {
-        assert.equal(isNulFill(zeros.subarray(start, end)), true);
-      }
-    }
-  });
-  await t.step("false when any one byte is not zero, at any alignment", () => {
-    for (let start = 0; start < 8; start++) {
-      for (let at = start; at < 40; at++) {
-        const bytes = new Uint8Array(40);
-        bytes[at] = 1;
-        assert.equal(
-          isNulFill(bytes.subarray(start)),
-          false,
-          `byte ${at} from ${start}`,
-        );
-      }
-    }
-  });
-  await t.step("true for the tail line of a NUL-filled file", async () => {
-    const lines = await collect(
-      readLines(chunkedStream(encoder.encode(INPUTS["a NUL-filled tail"]!), 7)),
-    );
-    assert.deepEqual(lines.map((l) => isNulFill(l.bytes)), [false, true]);
-  });
-});
-
-function concat(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
-}
-
-/** A small seeded PRNG, so random rounds repeat. */
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,0 +1,250 @@
+/**
+ * The line source, backward half: a file's lines from the last to the
+ * first, over positional reads that go backwards in large blocks, each
+ * line's start found with `lastIndexOf`. A line's head is always at hand
+ * (every block keeps the bytes just after it); its whole content only when
+ * it lies in the block, else {@linkcode BackwardLines.complete} reads it.
+ * Nothing is allocated for a line that is passed over.
+ *
+ * @module
+ */
+
+import type { FileHandle } from "../_fs.ts";
+import {
+  checkLimits,
+  CR,
+  HEAD_BYTES,
+  LF,
+  type Line,
+  type LineLimits,
+} from "./lines.ts";
+
+/**
+ * Bytes read at first, then doubling up to the largest block: a window near
+ * the end costs what it weighs, a long walk reads in large blocks.
+ */
+const _FIRST_BLOCK_BYTES = 64 << 10;
+const _BLOCK_BYTES = 1 << 20;
+
+/** Options of {@linkcode BackwardLines}. */
+export interface BackwardLinesOptions extends LineLimits {
+  /** The first offset that belongs to the lines (after a file's head). Default 0. */
+  floor?: number;
+  /** The end of the bytes (the file's size). */
+  size: number;
+  /** Bytes of the first read, and of the largest (tests make them small to reach the blocks' edges). */
+  firstBlockBytes?: number;
+  blockBytes?: number;
+}
+
+/**
+ * A cursor over the lines of a file's bytes `[floor, size)`, last first.
+ *
+ * @example The last line first
+ * ```ts
+ * import { BackwardLines } from "./backward_lines.ts";
+ * import { fs } from "../_fs.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "a\r\nbb\nccc");
+ * await using file = await fs().open(path, { read: true });
+ * const lines = new BackwardLines(file, { size: 9 });
+ * const seen = [];
+ * for (let l = await lines.prev(); l !== undefined; l = await lines.prev()) {
+ *   seen.push([new TextDecoder().decode(l.bytes), l.offset, l.size, l.terminated]);
+ * }
+ * deepEqual(seen, [["ccc", 6, 3, false], ["bb", 3, 3, true], ["a", 0, 3, true]]);
+ * await Deno.remove(path);
+ * ```
+ */
+export class BackwardLines {
+  readonly #file: FileHandle;
+  readonly #floor: number;
+  readonly #size: number;
+  readonly #limits: Required<LineLimits>;
+  readonly #buffer: Uint8Array;
+  /** The file offsets of `#buffer[0]` and of the end of the bytes in it. */
+  #bufferStart: number;
+  #bufferEnd: number;
+  /** The end of the next line to step to (its terminator included). */
+  #cursor: number;
+  #block: number;
+  readonly #maxBlock: number;
+  /** Bytes read from the file. */
+  bytesRead = 0;
+  /** The last content byte of the line {@linkcode prev} gave, or -1 for an empty one. */
+  lastByte = -1;
+
+  /**
+   * @param file The file (not closed).
+   * @param options The range, the limits, the block sizes.
+   * @throws {RangeError} When a limit is not a non-negative integer.
+   */
+  constructor(file: FileHandle, options: BackwardLinesOptions) {
+    this.#file = file;
+    this.#limits = checkLimits({ headBytes: HEAD_BYTES, ...options });
+    this.#floor = options.floor ?? 0;
+    this.#size = options.size;
+    this.#block = options.firstBlockBytes ?? _FIRST_BLOCK_BYTES;
+    this.#maxBlock = options.blockBytes ?? _BLOCK_BYTES;
+    const span = Math.max(0, this.#size - this.#floor);
+    this.#buffer = new Uint8Array(
+      Math.min(this.#maxBlock, span) + Math.min(this.#limits.headBytes, span),
+    );
+    this.#bufferStart = this.#size;
+    this.#bufferEnd = this.#size;
+    this.#cursor = this.#size;
+  }
+
+  /**
+   * Step to the previous line.
+   *
+   * @returns The line, or undefined before the first.
+   */
+  async prev(): Promise<Line | undefined> {
+    const end = this.#cursor;
+    if (end <= this.#floor) return undefined;
+    await this.#cover(end - 1);
+    const terminated = this.#byteAt(end - 1) === LF;
+    let contentEnd = terminated ? end - 1 : end;
+    if (terminated && contentEnd > this.#floor) {
+      await this.#cover(contentEnd - 1);
+      if (this.#byteAt(contentEnd - 1) === CR) contentEnd--;
+    }
+    let lastByte = -1;
+    if (contentEnd > this.#floor) {
+      await this.#cover(contentEnd - 1);
+      lastByte = this.#byteAt(contentEnd - 1);
+    }
+    const start = await this.#startOf(contentEnd);
+    this.lastByte = start < contentEnd ? lastByte : -1;
+    this.#cursor = start;
+    // The head: the block holding the line's start, and the bytes after it.
+    if (start < contentEnd) await this.#cover(start);
+    return this.#line(start, contentEnd, end, terminated);
+  }
+
+  /**
+   * The line with its whole content: read when it was not at hand.
+   *
+   * @param line A line {@linkcode prev} gave (kept or not).
+   * @returns The same line with `bytes`, unless it is `oversized` or `nul`.
+   */
+  async complete(line: Line): Promise<Line> {
+    if (line.bytes !== undefined || line.oversized || line.nul) return line;
+    const bytes = new Uint8Array(line.length);
+    await this.#readFully(bytes, line.offset);
+    return { ...line, bytes };
+  }
+
+  /** Where the line ending at `contentEnd` starts. */
+  async #startOf(contentEnd: number): Promise<number> {
+    for (let at = contentEnd; at > this.#floor;) {
+      await this.#cover(at - 1);
+      const base = this.#bufferStart;
+      // lastIndexOf counts a negative position from the end: stay at >= 0.
+      const found = this.#buffer.lastIndexOf(LF, at - 1 - base);
+      if (found >= 0) return found + base + 1;
+      at = base;
+    }
+    return this.#floor;
+  }
+
+  #line(
+    start: number,
+    contentEnd: number,
+    end: number,
+    terminated: boolean,
+  ): Line {
+    const length = contentEnd - start;
+    const base = this.#bufferStart;
+    const nul = length > 0 && this.#byteAt(start) === 0;
+    const max = start === 0
+      ? this.#limits.maxFirstLineBytes
+      : this.#limits.maxLineBytes;
+    const oversized = !nul && length > max;
+    const atHand = Math.min(contentEnd, this.#bufferEnd) - start;
+    const head = nul || length === 0
+      ? new Uint8Array(0)
+      : this.#buffer.subarray(
+        start - base,
+        start - base + Math.min(atHand, this.#limits.headBytes),
+      );
+    const whole = !oversized && !nul && atHand === length;
+    return {
+      offset: start,
+      size: end - start,
+      length,
+      index: -1,
+      terminated,
+      head,
+      bytes: whole
+        ? this.#buffer.subarray(start - base, contentEnd - base)
+        : undefined,
+      oversized,
+      nul,
+    };
+  }
+
+  #byteAt(offset: number): number {
+    return this.#buffer[offset - this.#bufferStart]!;
+  }
+
+  /** Make the buffer hold `offset`: the block ending there, and head bytes after it. */
+  async #cover(offset: number): Promise<void> {
+    if (offset >= this.#bufferStart && offset < this.#bufferEnd) return;
+    const headBytes = this.#buffer.length -
+      Math.min(this.#maxBlock, this.#size - this.#floor);
+    const capacity = Math.min(this.#block, this.#buffer.length - headBytes);
+    this.#block = Math.min(2 * this.#block, this.#maxBlock);
+    const blockEnd = Math.min(offset + 1, this.#size);
+    const blockStart = Math.max(this.#floor, blockEnd - capacity);
+    const end = Math.min(this.#size, blockEnd + headBytes);
+    // Bytes at hand that the new range holds (the old block's start) move
+    // to their place, and only the rest is read.
+    const keepFrom = Math.max(blockStart, this.#bufferStart);
+    const keepTo = Math.min(end, this.#bufferEnd);
+    if (keepFrom < keepTo) {
+      this.#buffer.copyWithin(
+        keepFrom - blockStart,
+        keepFrom - this.#bufferStart,
+        keepTo - this.#bufferStart,
+      );
+      await this.#readFully(
+        this.#buffer.subarray(0, keepFrom - blockStart),
+        blockStart,
+      );
+      await this.#readFully(
+        this.#buffer.subarray(keepTo - blockStart, end - blockStart),
+        keepTo,
+      );
+    } else {
+      await this.#readFully(
+        this.#buffer.subarray(0, end - blockStart),
+        blockStart,
+      );
+    }
+    this.#bufferStart = blockStart;
+    this.#bufferEnd = end;
+  }
+
+  /** Fill `into` from `position`, looping on short reads. */
+  async #readFully(into: Uint8Array, position: number): Promise<void> {
+    for (let done = 0; done < into.length;) {
+      const n = await this.#file.read(into.subarray(done), position + done);
+      if (!(n > 0 && n <= into.length - done)) {
+        throw Object.assign(
+          new Error(
+            `Cannot read lines backward: the file ended at byte ${
+              position + done
+            }, before its size ${this.#size}`,
+          ),
+          { code: "EOF" },
+        );
+      }
+      done += n;
+      this.bytesRead += n;
+    }
+  }
+}
