@@ -140,6 +140,7 @@ export {
   SessionEntryStream,
   type SessionEntryStreamOptions,
 } from "./src/read/entry_stream.ts";
+export { type Line, type LineLimits, LineStream } from "./src/read/lines.ts";
 export {
   type BlobPutOptions,
   BlobStore,

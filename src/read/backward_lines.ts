@@ -59,7 +59,7 @@ export interface BackwardLinesOptions extends LineLimits {
  * ```
  */
 export class BackwardLines {
-  readonly #file: FileHandle;
+  readonly #file: Pick<FileHandle, "read">;
   readonly #floor: number;
   readonly #size: number;
   readonly #limits: Required<LineLimits>;
@@ -81,7 +81,7 @@ export class BackwardLines {
    * @param options The range, the limits, the block sizes.
    * @throws {RangeError} When a limit is not a non-negative integer.
    */
-  constructor(file: FileHandle, options: BackwardLinesOptions) {
+  constructor(file: Pick<FileHandle, "read">, options: BackwardLinesOptions) {
     this.#file = file;
     this.#limits = checkLimits({ headBytes: HEAD_BYTES, ...options });
     this.#floor = options.floor ?? 0;

@@ -5,13 +5,13 @@
  * @module
  */
 
-import { IssueLog } from "./_decode.ts";
-import { HEAD_LINE_MAX_BYTES } from "./_head.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "./_line.ts";
-import { readLines } from "./_lines_forward.ts";
-import type { SessionRecord } from "../format/records.ts";
-import { sessionRecords } from "./_records.ts";
 import type { LoadIssue } from "../format/issues.ts";
+import type { SessionRecord } from "../format/records.ts";
+import { IssueLog } from "./decode.ts";
+import { HEAD_LINE_MAX_BYTES } from "./head.ts";
+import { LineStream } from "./lines.ts";
+import { sessionRecords } from "./records.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "./session_file.ts";
 
 /** Options for {@linkcode SessionEntryStream}. */
 export interface SessionEntryStreamOptions {
@@ -61,15 +61,14 @@ export class SessionEntryStream
     const bytes = new TransformStream<Uint8Array, Uint8Array>();
     this.writable = bytes.writable;
     const log = new IssueLog(options.onIssue);
+    const lines = bytes.readable.pipeThrough(
+      new LineStream({
+        maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+        maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+      }),
+    );
     this.readable = ReadableStream.from(
-      sessionRecords(
-        readLines(bytes.readable, {
-          maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-          maxHeadLineBytes: HEAD_LINE_MAX_BYTES,
-        }),
-        options.name ?? "<stream>",
-        log,
-      ),
+      sessionRecords(lines, options.name ?? "<stream>", log),
     );
   }
 }

@@ -17,13 +17,12 @@ import {
 } from "../format/entries.ts";
 import { encodeHead } from "../format/_head.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
-import { readSessionFile } from "../read/_session_file.ts";
+import { readSessionFile } from "../read/session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import type { SessionWriterOptions } from "../write/_options.ts";
 import { SessionWriter } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";
 import { SessionIds } from "./_ids.ts";
-import { updateIndexRow } from "./_index_row.ts";
 import { checkpoint, envelope } from "./_new_entry.ts";
 import { prepareForDisk } from "./_persist.ts";
 import type { SessionParts } from "./_parts.ts";
@@ -55,8 +54,6 @@ export class Appender {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #ids: SessionIds;
   #closed = false;
-  /** Whether this session wrote to its file (its index row is then updated on close). */
-  #wrote = false;
 
   constructor(parts: SessionParts, view: SessionView) {
     this.#path = parts.path;
@@ -176,7 +173,6 @@ export class Appender {
     loaded.entries = prepared;
     loaded.byId = new Map(prepared.map((e) => [e.id, e]));
     this.#onDisk = true;
-    this.#wrote = true;
   }
 
   /** The open writer, opened on first use; refuses a closed or legacy session. */
@@ -197,7 +193,6 @@ export class Appender {
       );
     }
     this.#writer ??= await SessionWriter.open(this.#path, this.writerOptions());
-    this.#wrote = true;
     return this.#writer;
   }
 
@@ -267,7 +262,6 @@ export class Appender {
       if (this.#closed) return;
       this.#closed = true;
       await this.dropWriter();
-      if (this.#wrote) await updateIndexRow(this.#path!, this.#options);
     });
   }
 

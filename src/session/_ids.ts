@@ -6,9 +6,11 @@
  * @module
  */
 
-import { seam } from "../fs/_seam.ts";
-import { scanEntryIds } from "../read/_envelope.ts";
-import { readLinesFromReader } from "../read/_lines_forward.ts";
+import { quote } from "../format/errors.ts";
+import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
+import { IdSet as FileIdSet } from "../read/_id_set.ts";
+import { readLines } from "../read/lines.ts";
+import { openRegular } from "../read/_open.ts";
 import type { SessionView } from "./_view.ts";
 
 /** Ids of the file: has and add. */
@@ -99,10 +101,36 @@ export class SessionIds {
         add: (id) => void ids.add(id, 1),
       };
     }
-    if (this.#file === undefined) {
-      using file = await seam().openHandle(this.#path!, { read: true });
-      this.#file = await scanEntryIds(readLinesFromReader(file));
-    }
-    return this.#file;
+    return this.#file ??= await _scanIds(this.#path!);
   }
+}
+
+const _utf8 = new TextDecoder();
+
+/**
+ * The id of every entry line of a session file, for minting ids that are
+ * unique in the whole file when only its window is in memory. Envelope-first
+ * lines are not parsed; the others (omp's `custom` lines) are. A line that
+ * is not JSON is damage the loader reports: it holds no id to avoid.
+ */
+async function _scanIds(path: string): Promise<FileIdSet> {
+  const ids = new FileIdSet();
+  const at = new EnvelopeAt();
+  await using file = await openRegular(path, `Cannot read ${quote(path)}`);
+  for await (const line of readLines(file)) {
+    const bytes = line.bytes;
+    if (bytes === undefined || bytes.length === 0) continue;
+    if (readEnvelope(bytes, 0, bytes.length, at)) {
+      ids.addBytes(bytes, at.idStart, at.idEnd);
+      continue;
+    }
+    let value: { id?: unknown } | null = null;
+    try {
+      value = JSON.parse(_utf8.decode(bytes));
+    } catch {
+      continue; // not JSON: reported by the loader, no id here
+    }
+    if (typeof value?.id === "string") ids.add(value.id);
+  }
+  return ids;
 }

@@ -10,17 +10,17 @@ import { SESSION_VERSION, type SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
-import { readLines } from "../read/_lines_forward.ts";
-import type { LoadedSession } from "../read/_records.ts";
-import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
+import { HEAD_LINE_MAX_BYTES } from "../read/head.ts";
+import { LineStream } from "../read/lines.ts";
+import type { LoadedSession } from "../read/records.ts";
+import type { ResumeFrom } from "../read/resume.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
   readSessionFile,
   readSessionLines,
-} from "../read/_session_file.ts";
+} from "../read/session_file.ts";
 import { canonicalCwdSlug } from "../store/cwd_slug.ts";
 import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
-import { IndexStore } from "../store/index/_index_store.ts";
 import { sessionFileName, sessionsDir } from "../store/places.ts";
 import { noBlobs, readBlobs, type ResolvedBlobs } from "./_blobs.ts";
 import type {
@@ -52,46 +52,28 @@ export interface SessionParts {
  *
  * @param path The file.
  * @param options As `Session.open` takes them.
+ * @param resume What a session index recorded of the file: the walk stops
+ * where the record begins.
  * @returns The parts.
  */
 export async function openParts(
   path: string,
   options: SessionOpenOptions,
+  resume?: ResumeFrom,
 ): Promise<SessionParts> {
   const absolute = resolve(path);
-  // The file first: a path that is no session fails before anything else;
-  // the data dir (and its index) is looked for once the head has read.
-  let dataDir = options.dataDir;
-  let index: IndexStore | undefined;
-  const resumeFor = async (bodyStart: number) => {
-    if (options.index === false) return undefined;
-    const indexed = options.dataDir ?? await IndexStore.dataDirOf(absolute);
-    if (indexed === undefined) return undefined;
-    index = await IndexStore.tryOpen(indexed, {
-      create: false,
-      ...(options.onWarning === undefined
-        ? {}
-        : { onWarning: options.onWarning }),
-    });
-    return await index?.resumeFor(absolute, bodyStart);
-  };
-  try {
-    const loaded = await readSessionFile(path, {
-      onIssue: options.onIssue,
-      maxLineBytes: options.maxLineBytes,
-      window: options.window !== false,
-      checkpoints: options.checkpoints !== false,
-      resumeFor,
-    });
-    if (index !== undefined && loaded.record !== undefined) {
-      await index.remember(absolute, loaded);
-    }
-    dataDir ??= await findDataDir(path);
-    const blobs = await _blobsOf(loaded, dataDir, options);
-    return { path: absolute, dataDir, loaded, blobs, onDisk: true, options };
-  } finally {
-    (index as IndexStore | undefined)?.close();
-  }
+  // The file first: a path that is no session fails before the data dir is
+  // looked for.
+  const loaded = await readSessionFile(absolute, {
+    onIssue: options.onIssue,
+    maxLineBytes: options.maxLineBytes,
+    window: options.window !== false,
+    checkpoints: options.checkpoints !== false,
+    resume,
+  });
+  const dataDir = options.dataDir ?? await findDataDir(path);
+  const blobs = await _blobsOf(loaded, dataDir, options);
+  return { path: absolute, dataDir, loaded, blobs, onDisk: true, options };
 }
 
 /**
@@ -106,10 +88,12 @@ export async function streamParts(
   options: SessionFromStreamOptions,
 ): Promise<SessionParts> {
   const loaded = await readSessionLines(
-    readLines(stream, {
-      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-      maxHeadLineBytes: HEAD_LINE_MAX_BYTES,
-    }),
+    stream.pipeThrough(
+      new LineStream({
+        maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+        maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+      }),
+    ),
     options.name ?? "<stream>",
     options.onIssue,
   );

@@ -21,15 +21,6 @@ export interface SessionWriteOptions {
   textBlobThreshold?: number;
   /** The clock for timestamps (tests). Default `() => new Date()`. */
   now?: () => Date;
-  /**
-   * Use the session index of the data dir (`index.sqlite`), when it has
-   * one: a file it recorded reopens reading only what was appended since
-   * (and records itself when it is read whole), and a session that wrote
-   * updates its row when it is closed. Default true.
-   */
-  index?: boolean;
-  /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
-  onWarning?: (message: string) => void;
 }
 
 /** Options for `Session.open`. */

@@ -1,0 +1,177 @@
+/**
+ * What the session index records of a file so that a later open reads only
+ * the bytes appended since (plus the window): the active path with each
+ * line's offset, every id, the labels; and the settings along that path,
+ * read back from the few lines that carry them.
+ *
+ * @module
+ */
+
+import type { PathSteps } from "../context/_path_steps.ts";
+import type { ContextBase } from "../context/context.ts";
+import { LatestSettings, type Settings } from "../context/settings.ts";
+import type { PathEnd } from "../context/tree.ts";
+import type { SessionEntry } from "../format/entries.ts";
+import { decodeEntry, IssueLog } from "./decode.ts";
+import type { IdFlags } from "./_id_set.ts";
+import { LF } from "./lines.ts";
+
+/** Positional reads over a file of `size` bytes. */
+interface _Source {
+  read(p: Uint8Array, position: number): Promise<number>;
+  size: number;
+}
+
+/** What the windowed read kept. */
+export interface WindowLoad {
+  /** The window's entries, in file order. */
+  entries: SessionEntry[];
+  /** The leaf, or null for a session without entries. */
+  leafId: string | null;
+  /** What the walk learned of the path before the window. */
+  base: ContextBase;
+  /** Lines looked at. */
+  seen: number;
+  /** Bytes read. */
+  bytes: number;
+  /** Whether a settings checkpoint ended the walk. */
+  checkpoint: boolean;
+  /** Whether the walk stopped at what the index recorded. */
+  resumed: boolean;
+  /** The end of the file's last whole line: what `record` covers. */
+  end: number;
+  /** When the walk saw every line (or resumed from a record): the file's record. */
+  record?: WindowRecord;
+}
+
+/** Options of `loadWindow`. */
+export interface WindowOptions {
+  /** Whether a settings checkpoint may end the walk (false: walk to the root). */
+  checkpoints: boolean;
+  /** Lines longer than this are reported and skipped unread. */
+  maxLineBytes: number;
+  /**
+   * Walk to the file's start, never stopping at a checkpoint, so the walk
+   * records what a later open needs to skip the bytes before the end of the
+   * file (for the session index). A walk that reaches the start without a
+   * checkpoint records it anyway.
+   */
+  record?: boolean;
+  /** What the index recorded of the file's first bytes: the walk stops there. */
+  resume?: ResumeFrom;
+}
+
+/** What a walk in record mode learned of a whole file. */
+export interface WindowRecord {
+  /** The active path, leaf first, each step with its line's offset. */
+  path: PathSteps;
+  /** How the path ends. */
+  pathEnd: PathEnd;
+  /** Labels in effect over the whole file. */
+  labels: Record<string, string>;
+  /** Every id in the file. */
+  ids: IdFlags;
+  /** Entry lines in the file. */
+  entries: number;
+  /** Message entries in the file. */
+  messages: number;
+}
+
+/** A record of a file's first `offset` bytes, for a walk to stop at. */
+export interface ResumeFrom extends WindowRecord {
+  /** The bytes recorded: the walk stops before reading below this. */
+  offset: number;
+  /** Where the file's entries started when it was recorded (the record holds only while they still do). */
+  bodyStart: number;
+}
+
+/** How much of a line is read at first to find its end. */
+const _FIRST_READ_BYTES = 4 * 1024;
+/** How much of a message line tells its role. */
+const _HEAD_BYTES = 1024;
+const _ROLE_KEY = '"message":{"role":"';
+const _latin1 = new TextDecoder("latin1");
+
+/**
+ * The settings folded along the recorded path from the root to step `i`
+ * (inclusive), reading only the lines that carry settings: every model and
+ * thinking change, and the latest assistant message (for the default model)
+ * until a default model change makes it moot. The same entries a backward
+ * walk would offer, in the same order.
+ *
+ * @param source The file.
+ * @param path The recorded path (leaf first).
+ * @param i The step where the walk stopped.
+ * @param options The longest line to read.
+ * @returns The settings at step `i`.
+ */
+export async function settingsAt(
+  source: _Source,
+  path: PathSteps,
+  i: number,
+  options: { maxLineBytes: number },
+): Promise<Settings> {
+  const latest = new LatestSettings();
+  const quiet = new IssueLog(); // damage here was reported by the full record
+  for (let j = i; j < path.length; j++) {
+    const type = path.type(j);
+    if (!latest.wants(type)) continue;
+    const offset = path.offset(j);
+    if (type === "message") {
+      const head = await _lineAt(source, offset, _HEAD_BYTES, _HEAD_BYTES);
+      if (head !== undefined && !_mayBeAssistant(head)) continue;
+    }
+    const bytes = await _lineAt(source, offset, options.maxLineBytes);
+    if (bytes === undefined) continue;
+    const entry = decodeEntry({
+      offset,
+      size: bytes.length + 1,
+      length: bytes.length,
+      index: -1,
+      terminated: true,
+      head: bytes,
+      bytes,
+      oversized: false,
+      nul: false,
+    }, quiet);
+    if (entry !== undefined) latest.offer(entry);
+  }
+  return latest.fold();
+}
+
+/**
+ * Whether a message line may be an assistant's, from its first bytes: this
+ * library and omp write `"message":{"role":…` right after the envelope. A
+ * line written otherwise is read in full to be sure.
+ */
+function _mayBeAssistant(bytes: Uint8Array): boolean {
+  const head = _latin1.decode(bytes.subarray(0, 1024));
+  const at = head.indexOf(_ROLE_KEY);
+  return at < 0 || head.startsWith('assistant"', at + _ROLE_KEY.length);
+}
+
+/** The bytes of the line at `offset` (without its "\n"), or undefined when longer than `max`. */
+async function _lineAt(
+  source: _Source,
+  offset: number,
+  max: number,
+  first = _FIRST_READ_BYTES,
+): Promise<Uint8Array | undefined> {
+  let size = Math.min(first, source.size - offset);
+  for (;;) {
+    const buffer = new Uint8Array(size);
+    let got = 0;
+    while (got < size) {
+      const n = await source.read(buffer.subarray(got), offset + got);
+      if (!(n > 0)) break;
+      got += n;
+    }
+    const end = buffer.subarray(0, got).indexOf(LF);
+    if (end >= 0) return buffer.subarray(0, end);
+    if (got < size || offset + got >= source.size) {
+      return buffer.subarray(0, got);
+    }
+    if (size > max) return undefined;
+    size = Math.min(size * 4, source.size - offset);
+  }
+}

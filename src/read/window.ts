@@ -1,0 +1,446 @@
+/**
+ * The windowed read: a session's window, found by reading the file
+ * backwards from the end (DESIGN §4).
+ *
+ * The window is the active path from the leaf back to the governing reset or
+ * compaction window; only its lines are kept and fully parsed. Past the
+ * window the walk goes on along the path with envelope checks only, keeping
+ * the settings entries the context needs (models, thinking level) and the
+ * labels, until the root or a settings checkpoint, which holds those
+ * settings as of its position: files this library writes carry one after
+ * every compaction and reset, so they open in O(window); other files (omp's)
+ * cost a byte scan of the part before the window, still without parsing it
+ * or holding it.
+ *
+ * @module
+ */
+
+import { PathSteps } from "../context/_path_steps.ts";
+import {
+  type ResumeFrom,
+  settingsAt,
+  type WindowLoad,
+  type WindowOptions,
+} from "./resume.ts";
+import { LatestLabels } from "../context/labels.ts";
+import { LatestSettings } from "../context/settings.ts";
+import type { PathEnd } from "../context/tree.ts";
+import { asCheckpoint, type SettingsCheckpoint } from "../format/checkpoint.ts";
+import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
+import type { FileHandle } from "../_fs.ts";
+import { BackwardLines } from "./backward_lines.ts";
+import { decodeEntry, type IssueLog } from "./decode.ts";
+import { ENVELOPE_BYTES, EnvelopeAt, readEnvelope } from "./envelope.ts";
+import { IdFlags } from "./_id_set.ts";
+
+const _encoder = new TextEncoder();
+import type { Line } from "./lines.ts";
+
+const _CLOSE_BRACE = 0x7d;
+const _LABEL = new TextEncoder().encode("label");
+const _MESSAGE = new TextEncoder().encode("message");
+/** Flags of an id in the walk: walked past; on the path. */
+const _PASSED = 1;
+const _ON_PATH = 2;
+
+/** What a step tells the walk: go on, or stop. */
+type _Step = "more" | "done";
+
+/** The part of a file the walk reads: positional reads over `size` bytes. */
+export interface WindowSource {
+  /** Reads up to `p.length` bytes at `position`; the count, 0 at the end. */
+  read: FileHandle["read"];
+  /** The bytes to walk: the file's size. */
+  size: number;
+}
+
+/** Where the walk is: at the leaf, in the window, in a compaction's kept part, or past the window. */
+type _Phase = "leaf" | "window" | "kept" | "settings";
+
+/**
+ * Load the window of a version 3 session by reading backwards.
+ *
+ * @param source The file, by position.
+ * @param bodyStart The offset of the first entry line (after the header).
+ * @param log Where damage goes.
+ * @param useCheckpoints Whether a settings checkpoint may end the walk
+ * (false: walk to the root, for a complete active path).
+ * @returns The window, or undefined when the path cannot be completed
+ * backwards (a missing parent, a branch marker whose target is absent, a
+ * parent written after its child): the caller then reads the whole file,
+ * which is slower but settles those cases exactly as a full read does.
+ */
+export async function loadWindow(
+  source: WindowSource,
+  bodyStart: number,
+  log: IssueLog,
+  options: WindowOptions,
+): Promise<WindowLoad | undefined> {
+  const lines = new BackwardLines(source, {
+    floor: bodyStart,
+    size: source.size,
+    headBytes: ENVELOPE_BYTES,
+    maxLineBytes: options.maxLineBytes,
+  });
+  const walk = new _BackwardWalk(log, options);
+  for (let first = true;; first = false) {
+    const line = await lines.prev();
+    // The bytes up to the end of the last whole line are what can be recorded.
+    if (first) {
+      walk.end = line === undefined || line.terminated
+        ? source.size
+        : line.offset;
+    }
+    if (line === undefined) {
+      walk.reachedStart = true;
+      break;
+    }
+    if (await walk.step(line, lines) === "done") break;
+  }
+  return await walk.finish(lines.bytesRead, source);
+}
+
+/** The state of one backward walk from the leaf. */
+class _BackwardWalk {
+  readonly #log: IssueLog;
+  readonly #useCheckpoints: boolean;
+  readonly #maxLineBytes: number;
+  readonly #retained: SessionEntry[] = [];
+  readonly #before = new PathSteps();
+  /** The whole active path walked (window included), with offsets. */
+  readonly #path = new PathSteps();
+  #resume: ResumeFrom | undefined;
+  /** Where on the recorded path the walk stopped, when it did. */
+  #resumeAt = -1;
+  /** Whether every line down to the first entry was stepped over. */
+  reachedStart = false;
+  /** The end of the file's last whole line. */
+  end = 0;
+  /** Entry lines and message entries seen (complete counts when the walk reached the start). */
+  #entries = 0;
+  #messages = 0;
+  /** The same, of the lines appended since what the index recorded. */
+  #newEntries = 0;
+  #newMessages = 0;
+  readonly #labels = new LatestLabels();
+  readonly #settings = new LatestSettings();
+  /** Every id walked past ({@linkcode _PASSED}), and those on the path ({@linkcode _ON_PATH}). */
+  readonly #ids = new IdFlags();
+  readonly #at = new EnvelopeAt();
+  #checkpoint: SettingsCheckpoint | undefined;
+  #phase: _Phase = "leaf";
+  readonly #wanted = new _WantedId();
+  #leafId: string | null = null;
+  #firstKept: string | null = null;
+  #pathEnd: PathEnd = "root";
+  #seen = 0;
+  /** Set when only a full read can settle the path. */
+  #unsettled = false;
+
+  constructor(log: IssueLog, options: WindowOptions) {
+    this.#log = log;
+    this.#resume = options.resume;
+    this.#useCheckpoints = options.checkpoints && options.record !== true;
+    this.#maxLineBytes = options.maxLineBytes;
+  }
+
+  /**
+   * Take `line` (walking backwards); "done" ends the walk. The line's
+   * content is read only when it must be parsed.
+   */
+  step(line: Line, lines: BackwardLines): _Step | Promise<_Step> {
+    const resume = this.#resume;
+    if (resume !== undefined && line.offset < resume.offset) {
+      const stop = this.#resumeHere(resume);
+      if (stop !== undefined) return stop;
+    }
+    this.#seen++;
+    const at = this.#at;
+    const head = line.head;
+    const hasEnvelope = line.length > 0 && !line.nul &&
+      readEnvelope(head, 0, head.length, at);
+    if (hasEnvelope) this.#count(at.typeIs(_MESSAGE), line.offset);
+    if (
+      hasEnvelope && resume !== undefined && line.offset >= resume.offset &&
+      resume.ids.getBytes(at.bytes, at.idStart, at.idEnd) !== 0
+    ) this.#resume = undefined; // an id written again since: walk on
+    const onWant = hasEnvelope && this.#wanted.matches(at);
+    if (hasEnvelope && !onWant && !this.#mustParse(at, false, "")) {
+      return this.#passBy(at, line.offset);
+    }
+    if (hasEnvelope && onWant) {
+      const type = at.type();
+      if (!this.#mustParse(at, true, type)) {
+        // Trusted on its envelope, as a full read keeps a damaged line with
+        // an intact envelope; a line cut short is no entry in either.
+        if (!line.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
+        const id = this.#wanted.id!;
+        return this.#follow(id, type, at.parentId(), undefined, line.offset);
+      }
+    }
+    if (line.bytes !== undefined || line.oversized || line.nul) {
+      return this.#parsed(line, hasEnvelope);
+    }
+    return lines.complete(line).then((l) => this.#parsed(l, hasEnvelope));
+  }
+
+  #count(message: boolean, offset: number): void {
+    this.#entries++;
+    if (message) this.#messages++;
+    const resume = this.#resume;
+    if (resume !== undefined && offset >= resume.offset) {
+      this.#newEntries++;
+      if (message) this.#newMessages++;
+    }
+  }
+
+  /**
+   * The walk reaches the bytes the index recorded: past the window, with a
+   * wanted entry on the recorded path, it stops and takes the rest from the
+   * record; otherwise (a branch the record does not know) it walks on.
+   */
+  #resumeHere(resume: ResumeFrom): _Step | undefined {
+    if (this.#phase !== "settings" || this.#wanted.id === null) {
+      return undefined;
+    }
+    const i = resume.path.indexOf(this.#wanted.id);
+    if (i < 0) {
+      this.#resume = undefined;
+      return undefined;
+    }
+    this.#resumeAt = i;
+    return "done";
+  }
+
+  /** A line parsed in full: labels, then the path. */
+  #parsed(line: Line, counted: boolean): _Step {
+    const entry = this.#parse(line);
+    if (entry === undefined) return "more";
+    if (!counted) this.#count(entry.type === "message", line.offset);
+    const resume = this.#resume;
+    if (
+      resume !== undefined && line.offset >= resume.offset &&
+      resume.ids.get(entry.id) !== 0
+    ) this.#resume = undefined; // an id written again since: walk on
+    // A checkpoint already counts the labels of every line before it.
+    if (this.#checkpoint === undefined) this.#labels.offer(entry);
+    const parentId = entry.parentId || null;
+    return this.#follow(entry.id, entry.type, parentId, entry, line.offset);
+  }
+
+  /** The window, or undefined when the path needs a full read. */
+  async finish(
+    bytes: number,
+    source: WindowSource,
+  ): Promise<WindowLoad | undefined> {
+    const resumed = this.#resumeAt >= 0 ? this.#resume : undefined;
+    const checkpoint = this.#checkpoint !== undefined;
+    if (
+      this.#unsettled ||
+      (this.#wanted.id !== null && !checkpoint && resumed === undefined)
+    ) return;
+    // The window's own settings are folded by the context; the rest here.
+    this.#retained.reverse();
+    const cp = this.#checkpoint;
+    let settings = this.#settings.fold(cp);
+    let labels = this.#labels.collect(cp?.labels);
+    let pathBefore = this.#before;
+    let pathEnd = this.#pathEnd;
+    if (resumed !== undefined) {
+      const from = await settingsAt(source, resumed.path, this.#resumeAt, {
+        maxLineBytes: this.#maxLineBytes,
+      });
+      settings = this.#settings.fold(from);
+      labels = this.#labels.collect(resumed.labels);
+      pathBefore = this.#before.concat(resumed.path, this.#resumeAt);
+      pathEnd = resumed.pathEnd;
+    }
+    const load: WindowLoad = {
+      entries: this.#retained,
+      leafId: this.#leafId,
+      base: { settings, labels, pathBefore, pathEnd },
+      seen: this.#seen,
+      bytes,
+      checkpoint,
+      resumed: resumed !== undefined,
+      end: this.end,
+    };
+    // Walked to the start without a checkpoint: every line was seen.
+    if (!checkpoint && resumed === undefined && this.reachedStart) {
+      load.record = {
+        path: this.#path,
+        pathEnd: this.#pathEnd,
+        labels: this.#labels.collect(),
+        ids: this.#ids,
+        entries: this.#entries,
+        messages: this.#messages,
+      };
+    } else if (resumed !== undefined) {
+      // The record of the whole file: what was walked, over what was recorded.
+      resumed.ids.addAll(this.#ids);
+      load.record = {
+        path: this.#path.concat(resumed.path, this.#resumeAt),
+        pathEnd: resumed.pathEnd,
+        labels,
+        ids: resumed.ids,
+        entries: resumed.entries + this.#newEntries,
+        messages: resumed.messages + this.#newMessages,
+      };
+    }
+    return load;
+  }
+
+  /**
+   * Parse a line only when it can matter: the leaf, the window, labels
+   * (until a checkpoint holds them), and on the path before the window the
+   * entries that carry settings (and `custom`, which may be a checkpoint).
+   */
+  #mustParse(at: EnvelopeAt, onWant: boolean, type: string): boolean {
+    if (this.#phase === "leaf") return true;
+    if (this.#checkpoint === undefined && at.typeIs(_LABEL)) return true;
+    if (!onWant) return false;
+    return this.#phase !== "settings" || type === "custom" ||
+      this.#settings.wants(type);
+  }
+
+  /** A line off the path: remembered, so a later want of its id is caught. */
+  #passBy(at: EnvelopeAt, offset: number): "more" {
+    const { bytes, idStart, idEnd } = at;
+    const had = this.#ids.addBytes(bytes, idStart, idEnd, _PASSED);
+    if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
+    return "more";
+  }
+
+  #duplicate(offset: number): void {
+    this.#log.add(
+      "duplicate-id",
+      0,
+      offset,
+      `the line at byte ${offset} repeats a later entry's id; the later entry wins`,
+    );
+  }
+
+  #parse(line: Line): SessionEntry | undefined {
+    return decodeEntry(line, this.#log);
+  }
+
+  /** Follow the path through one entry (parsed, or known by its envelope). */
+  #follow(
+    id: string,
+    type: string,
+    parentId: string | null,
+    entry: SessionEntry | undefined,
+    offset: number,
+  ): _Step {
+    if (this.#phase === "leaf") {
+      const to = branchMarkerTarget(entry!);
+      this.#leafId = to ?? id;
+      this.#wanted.set(this.#leafId);
+      this.#phase = "window";
+      if (to !== undefined) {
+        this.#ids.add(id, _PASSED);
+        return "more"; // the marker itself is not on the path
+      }
+    }
+    if (this.#wanted.id === null && this.#checkpoint !== undefined) {
+      return "done"; // the root: nothing left to learn
+    }
+    if (id !== this.#wanted.id) {
+      const had = this.#ids.add(id, _PASSED);
+      if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
+      return "more";
+    }
+    if ((this.#ids.add(id, _PASSED | _ON_PATH) & _ON_PATH) !== 0) {
+      this.#pathEnd = "cycle";
+      this.#wanted.set(null);
+      this.#phase = "settings";
+      return "more";
+    }
+    this.#wanted.set(parentId);
+    // The wanted entry has a later duplicate, which a full read would take
+    // (or its parent was written after it): only a full read settles that.
+    if (this.#wanted.id !== null && this.#ids.get(this.#wanted.id) !== 0) {
+      this.#unsettled = true;
+      return "done";
+    }
+    this.#path.add(id, type, offset);
+    return this.#phase === "settings"
+      ? this.#pastWindow(id, type, entry, offset)
+      : this.#inWindow(entry!);
+  }
+
+  /** An entry of the window (or a compaction's kept part). */
+  #inWindow(entry: SessionEntry): _Step {
+    this.#retained.push(entry);
+    // A checkpoint inside the window: its settings are those of the path up
+    // to it, and folding the window over them again changes nothing, so the
+    // walk can end where the window does.
+    if (this.#checkpoint === undefined && this.#useCheckpoints) {
+      this.#checkpoint = asCheckpoint(entry);
+    }
+    if (this.#phase === "window" && entry.type === "reset_boundary") {
+      this.#phase = "settings";
+    } else if (this.#phase === "window" && entry.type === "compaction") {
+      const kept = entry.firstKeptEntryId;
+      this.#firstKept = typeof kept === "string" && kept.length > 0
+        ? kept
+        : null;
+      this.#phase = this.#firstKept === null ? "settings" : "kept";
+    } else if (this.#phase === "kept" && entry.id === this.#firstKept) {
+      this.#phase = "settings";
+    }
+    return this.#phase === "settings" && this.#checkpoint !== undefined
+      ? "done"
+      : "more";
+  }
+
+  /** A path entry before the window: only its settings matter. */
+  #pastWindow(
+    id: string,
+    type: string,
+    entry: SessionEntry | undefined,
+    offset: number,
+  ): _Step {
+    this.#before.add(id, type, offset);
+    if (entry === undefined) return "more";
+    const cp = this.#useCheckpoints ? asCheckpoint(entry) : undefined;
+    if (cp !== undefined) {
+      this.#checkpoint = cp;
+      return "done";
+    }
+    this.#settings.offer(entry);
+    return "more";
+  }
+}
+
+/**
+ * The id the walk wants next (the parent of the last path entry), kept as
+ * bytes too, so a line's envelope is matched against it without decoding
+ * the line's id.
+ */
+class _WantedId {
+  /** The id, or null when the path has reached its root. */
+  id: string | null = null;
+  /** Its UTF-8 bytes (an envelope's id is at most 128 bytes: longer matches nothing). */
+  #bytes: Uint8Array | undefined;
+
+  /** Want `id` (null: nothing). */
+  set(id: string | null): void {
+    this.id = id;
+    this.#bytes = id === null ? undefined : _encoder.encode(id);
+  }
+
+  /** Whether the envelope at hand carries the wanted id. */
+  matches(at: EnvelopeAt): boolean {
+    const want = this.#bytes;
+    if (want === undefined || at.idEnd - at.idStart !== want.length) {
+      return false;
+    }
+    const bytes = at.bytes;
+    const start = at.idStart;
+    for (let i = 0; i < want.length; i++) {
+      if (bytes[start + i] !== want[i]) return false;
+    }
+    return true;
+  }
+}
