@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { generateTranscript } from "../src/gen/_generate.ts";
+import { generateTranscript } from "../src/gen/generate.ts";
 import { fileReaderAt } from "../src/fs/_read.ts";
 import type { Line } from "../src/read/_line.ts";
 import { readLinesBackward } from "../src/read/_lines_backward.ts";

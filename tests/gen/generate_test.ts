@@ -5,7 +5,7 @@ import {
   type GenerateResult,
   generateTranscript,
   parseSize,
-} from "../../src/gen/_generate.ts";
+} from "../../src/gen/generate.ts";
 import { encodeEntry, type SessionEntry } from "../../src/format/entries.ts";
 import {
   parseTitleSlot,
