@@ -79,10 +79,11 @@ export interface GenerateResult {
   leafId: string;
 }
 
-/** A byte sink: a web stream, or a writer that may accept short counts (`Deno.FsFile`). */
-export type TranscriptSink =
-  | WritableStream<Uint8Array>
-  | { write(p: Uint8Array): Promise<number> };
+/** Where a transcript goes: a writer that may accept fewer bytes than given, as `Deno.FsFile` does. */
+export interface TranscriptSink {
+  /** Write some of `p`; resolves to the count written (more than 0). */
+  write(p: Uint8Array): Promise<number>;
+}
 
 /** Default distance between compactions. */
 const DEFAULT_COMPACTION_EVERY = 5 * 1024 * 1024;
@@ -92,11 +93,10 @@ const DEFAULT_LAST_COMPACTION_BEFORE_END = 3.5 * 1024 * 1024;
 const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
 
 /**
- * Write a synthetic transcript to a byte sink, in chunks of at most 1 MiB.
- *
- * A `WritableStream` is closed when done (as `pipeTo` does) and aborted on
- * failure; a writer object is left open for its owner to close. Each chunk
- * has its own buffer, so either may keep it.
+ * Write a synthetic transcript to `sink`, in chunks of at most 1 MiB: one is
+ * written while the next is made, so memory stays bounded whatever the size.
+ * The sink is left open for its owner to close; each chunk has its own
+ * buffer, so the sink may keep it.
  *
  * @param sink Where the bytes go.
  * @param options Size, seed and shape of the transcript.
@@ -104,6 +104,7 @@ const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
  * @throws {TypeError} If an option has the wrong type.
  * @throws {RangeError} If an option is out of range (a negative size, a
  * reset fraction outside 0–1, a non-positive `compactionEvery`).
+ * @throws {Error} What the sink throws, or if it accepts no bytes.
  *
  * @example Generating into memory
  * ```ts
@@ -111,7 +112,7 @@ const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
  * import assert from "node:assert/strict";
  *
  * const chunks: Uint8Array[] = [];
- * const sink = new WritableStream<Uint8Array>({ write(c) { chunks.push(c); } });
+ * const sink = { write: (p: Uint8Array) => Promise.resolve(chunks.push(p) && p.length) };
  * const result = await generateTranscript(sink, { size: 64 * 1024 });
  * assert.ok(result.bytes >= 64 * 1024);
  * assert.equal(chunks.reduce((n, c) => n + c.length, 0), result.bytes);
@@ -122,21 +123,20 @@ export async function generateTranscript(
   options: GenerateOptions,
 ): Promise<GenerateResult> {
   const shape = _shape(options);
-  const { onProgress } = options;
-  if (!(sink instanceof WritableStream)) {
-    return await _pump(shape, (chunk) => _writeAll(sink, chunk), onProgress);
+  const transcript = new _Transcript(shape);
+  let pending = Promise.resolve();
+  let written = 0;
+  for (const chunk of transcript.chunks()) {
+    await pending;
+    const at = written += chunk.length;
+    // No turn of the event loop before the next `await pending`: a failed
+    // write is always awaited, never an unhandled rejection.
+    pending = _writeAll(sink, chunk).then(() =>
+      options.onProgress?.(at, shape.size)
+    );
   }
-  const writer = sink.getWriter();
-  try {
-    const result = await _pump(shape, (c) => writer.write(c), onProgress);
-    await writer.close();
-    return result;
-  } catch (error) {
-    // The generation error is what the caller needs; a failing abort (a
-    // stream already errored) adds nothing to it.
-    await writer.abort(error).catch(() => undefined);
-    throw error;
-  }
+  await pending;
+  return transcript.result();
 }
 
 /**
@@ -167,7 +167,7 @@ export async function generateBytes(
 
 /**
  * Create (or truncate) `path` with mode 0600 and generate a transcript into
- * it. The file is written with `FsFile.write` only, one chunk at a time.
+ * it, one chunk at a time.
  *
  * @param path The file to write.
  * @param options Size, seed and shape of the transcript.
@@ -191,7 +191,7 @@ export async function generateFile(
   path: string,
   options: GenerateOptions,
 ): Promise<GenerateResult> {
-  const shape = _shape(options); // fail before touching the file
+  _shape(options); // fail before touching the file
   using file = await Deno.open(path, {
     write: true,
     create: true,
@@ -200,8 +200,7 @@ export async function generateFile(
   });
   // `mode` only applies to a new file; an existing one keeps its bits.
   if (Deno.build.os !== "windows") await Deno.chmod(path, 0o600);
-  const write = (chunk: Uint8Array): Promise<void> => _writeAll(file, chunk);
-  return await _pump(shape, write, options.onProgress);
+  return await generateTranscript(file, options);
 }
 
 /** Multipliers of {@linkcode parseSize}'s units (binary: K = 1024). */
@@ -261,32 +260,9 @@ export function parseSize(text: string): number {
   return rounded;
 }
 
-/**
- * Make the transcript and hand each chunk to `write`, one write in flight
- * while the next chunk is made; `onProgress` hears of each when it settles.
- */
-async function _pump(
-  shape: _Shape,
-  write: (chunk: Uint8Array) => Promise<void>,
-  onProgress: GenerateOptions["onProgress"],
-): Promise<GenerateResult> {
-  const transcript = new _Transcript(shape);
-  let pending = Promise.resolve();
-  let written = 0;
-  for (const chunk of transcript.chunks()) {
-    await pending;
-    const at = written += chunk.length;
-    // No turn of the event loop before the next `await pending`: a failed
-    // write is always awaited, never an unhandled rejection.
-    pending = write(chunk).then(() => onProgress?.(at, shape.size));
-  }
-  await pending;
-  return transcript.result();
-}
-
 /** Write all of `chunk` to a writer that may accept fewer bytes than given. */
 async function _writeAll(
-  sink: { write(p: Uint8Array): Promise<number> },
+  sink: TranscriptSink,
   chunk: Uint8Array,
 ): Promise<void> {
   for (let at = 0; at < chunk.length;) {
