@@ -1,6 +1,6 @@
 /**
  * The entries of a generated transcript, one builder per kind: the envelope
- * (a fresh id, the leaf as parent, a later timestamp), then the payload of a
+ * (a fresh id, the entry before as parent, a later timestamp), then the payload of a
  * message, a model change, a compaction, a branch summary or a settings
  * checkpoint, each drawn from the shared PRNG.
  *
@@ -11,7 +11,11 @@ import {
   checkpointData,
   SETTINGS_CHECKPOINT_TYPE,
 } from "../format/checkpoint.ts";
-import type { MessageEntry, SessionEntry } from "../format/entries.ts";
+import type {
+  EntryEnvelope,
+  MessageEntry,
+  SessionEntry,
+} from "../format/entries.ts";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -64,8 +68,11 @@ export class _Entries {
   readonly #text: _Text;
   readonly #ids = new Set<number>();
   #clock = BASE_MS;
-  /** The parent of the next entry: the leaf so far. */
-  leaf: string | null = null;
+  /**
+   * The parent of the next entry: the last one made (entries are written
+   * in the order they are made), or the entry a branch goes back to.
+   */
+  parent: string | null = null;
   /** Index in `_MODELS` of the model in use. */
   model = 0;
 
@@ -74,22 +81,23 @@ export class _Entries {
     this.#text = text;
   }
 
-  /** The envelope of the next entry: a fresh id, the leaf as parent, the clock moved on. */
-  envelope<T extends string>(type: T, maxSeconds: number): {
-    type: T;
-    id: string;
-    parentId: string | null;
-    timestamp: string;
-  } {
+  /** The envelope of the next entry: a fresh id, its parent, the clock moved on. */
+  envelope<T extends string>(
+    type: T,
+    maxSeconds: number,
+  ): EntryEnvelope & { type: T } {
     const r = this.#r;
     this.#clock += 1000 * r.range(1, Math.max(1, maxSeconds)) + r.int(1000);
     let n: number;
     do n = r.u32(); while (this.#ids.has(n));
     this.#ids.add(n);
+    const id = n.toString(16).padStart(8, "0");
+    const parentId = this.parent;
+    this.parent = id;
     return {
       type,
-      id: n.toString(16).padStart(8, "0"),
-      parentId: this.leaf,
+      id,
+      parentId,
       timestamp: new Date(this.#clock).toISOString(),
     };
   }
@@ -97,7 +105,9 @@ export class _Entries {
   user(ascii: boolean): SessionEntry {
     const r = this.#r;
     const t = this.#text;
-    let text = `${t.fill(r.pick(_PROMPTS))} ${t.words(r.range(3, 60), ascii)}`;
+    const prompt = r.pick(_PROMPTS).replaceAll("{file}", r.pick(_FILES))
+      .replaceAll("{fn}", r.pick(_FNS));
+    let text = `${prompt} ${t.words(r.range(3, 60), ascii)}`;
     if (!ascii && r.chance(0.02)) text += `\u2028${t.words(4, false)}`;
     const envelope = this.envelope("message", 60);
     const timestamp = Date.parse(envelope.timestamp) - 1;
@@ -205,7 +215,7 @@ export class _Entries {
     };
   }
 
-  /** The summary of an abandoned branch, under `fromId` (the leaf). */
+  /** The summary of an abandoned branch, under `fromId`. */
   branchSummary(fromId: string): SessionEntry {
     const r = this.#r;
     return {

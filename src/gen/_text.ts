@@ -162,12 +162,6 @@ export class _Text {
     return parts.join(" ");
   }
 
-  /** `template` with `{file}` and `{fn}` filled in. */
-  fill(template: string): string {
-    return template.replaceAll("{file}", this.#r.pick(_FILES))
-      .replaceAll("{fn}", this.#r.pick(_FNS));
-  }
-
   /** Code-like text of 1–200 KB (UTF-8, before JSON escaping), `head` first. */
   toolOutput(tool: _Tool, ascii: boolean, head: string): _Body {
     const style = tool === "bash"

@@ -110,7 +110,7 @@ export class _Transcript {
       compactions: this.#compactions,
       resets: this.#resets,
       lastCompactionOffset: this.#lastCompactionOffset,
-      leafId: this.#e.leaf!,
+      leafId: this.#recent.at(-1)!.id,
     };
   }
 
@@ -128,26 +128,23 @@ export class _Transcript {
     const ids = new _Rng(this.#c.seed ^ 0x5eed1d);
     const title = ids.pick(_TITLES);
     const e = this.#e;
-    const entries: SessionEntry[] = [];
-    const chain = <T extends SessionEntry>(entry: T): T => {
-      entries.push(entry);
-      e.leaf = entry.id; // the parent of the next envelope
-      return entry;
-    };
-    chain(e.modelChange());
-    chain({
-      ...e.envelope("thinking_level_change", 0),
-      thinkingLevel: "medium",
-      configured: "medium",
-    });
-    chain(e.user(false));
-    chain(e.assistant(false, 0));
-    const { timestamp } = chain({
+    const entries: SessionEntry[] = [
+      e.modelChange(),
+      {
+        ...e.envelope("thinking_level_change", 0),
+        thinkingLevel: "medium",
+        configured: "medium",
+      },
+      e.user(false),
+      e.assistant(false, 0),
+    ];
+    const titleChange = {
       ...e.envelope("title_change", 0),
       title,
       source: "auto",
       trigger: "auto-title",
-    });
+    };
+    entries.push(titleChange);
     const header: SessionHeader = {
       type: "session",
       version: SESSION_VERSION,
@@ -155,7 +152,11 @@ export class _Transcript {
       timestamp: new Date(BASE_MS).toISOString(),
       cwd: CWD,
     };
-    const slot = { title, source: "auto" as const, updatedAt: timestamp };
+    const slot = {
+      title,
+      source: "auto" as const,
+      updatedAt: titleChange.timestamp,
+    };
     this.#out.copy(encodeHead(slot, header));
     for (const entry of entries) yield [entry];
   }
@@ -249,7 +250,7 @@ export class _Transcript {
   *#branch(): Generator<_Item> {
     const point = this.#branchPoint ?? this.#before(this.#firstKept());
     if (point === undefined) return;
-    this.#e.leaf = point.id;
+    this.#e.parent = point.id;
     this.#e.model = point.model;
     this.#roundsLeft = -1;
     this.#recent = [point];
@@ -284,7 +285,6 @@ export class _Transcript {
       this.#out.line(line.slice(at + _BODY_MARK.length));
     }
     this.#entries++;
-    this.#e.leaf = entry.id;
     this.#recent.push({
       id: entry.id,
       kind: _kind(entry),
