@@ -112,7 +112,12 @@ const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
  * import assert from "node:assert/strict";
  *
  * const chunks: Uint8Array[] = [];
- * const sink = { write: (p: Uint8Array) => Promise.resolve(chunks.push(p) && p.length) };
+ * const sink = {
+ *   write(p: Uint8Array): Promise<number> {
+ *     chunks.push(p); // each chunk has its own buffer: keeping it is safe
+ *     return Promise.resolve(p.length);
+ *   },
+ * };
  * const result = await generateTranscript(sink, { size: 64 * 1024 });
  * assert.ok(result.bytes >= 64 * 1024);
  * assert.equal(chunks.reduce((n, c) => n + c.length, 0), result.bytes);
