@@ -17,7 +17,7 @@ import { SESSION_VERSION, type SessionHeader } from "../format/header.ts";
 import type { ToolCallBlock } from "../format/messages.ts";
 import { _BODY_MARK, _Entries, _uuidV7, BASE_MS } from "./_entries.ts";
 import { type _Body, _Rng, _Text, _TITLES } from "./_text.ts";
-import type { GenerateResult } from "./generate.ts";
+import type { GenerateOptions, GenerateResult } from "./generate.ts";
 
 /** Bytes handed to the sink at a time. */
 const CHUNK_BYTES = 1 << 20;
@@ -29,17 +29,8 @@ const BRANCH_TAIL_MAX = 512 * 1024;
 const RECENT_KEPT = 64;
 const CWD = "/home/dev/src/app";
 
-/** The options that shape the bytes, checked, with the defaults filled in. */
-export interface _Shape {
-  size: number;
-  seed: number;
-  compactionEvery: number;
-  /** Sorted. */
-  resetsAt: readonly number[];
-  lastCompactionBeforeEnd: number;
-  branchBackAtEnd: boolean;
-  checkpoints: boolean;
-}
+/** The options that shape the bytes, checked, with the defaults filled in (`resetsAt` sorted). */
+export type _Shape = Required<Omit<GenerateOptions, "onProgress">>;
 
 /** An entry to write, with the body of a tool output spliced into it. */
 type _Item = readonly [entry: SessionEntry, body?: _Body | undefined];
