@@ -6,7 +6,7 @@
  */
 
 import { join } from "node:path";
-import { generateFile, type GenerateOptions } from "../src/gen/_generate.ts";
+import { generateFile, type GenerateOptions } from "../src/gen/generate.ts";
 
 /** Where generated files are cached. */
 export const OUT_DIR = new URL("./out/", import.meta.url).pathname;

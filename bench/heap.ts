@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { Session } from "../src/session/session.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
-import { parseSize } from "../src/gen/_generate.ts";
+import { parseSize } from "../src/gen/generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
 import {

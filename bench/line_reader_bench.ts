@@ -10,7 +10,7 @@
  */
 
 import assert from "node:assert/strict";
-import { generateTranscript } from "../src/gen/_generate.ts";
+import { generateBytes } from "../src/gen/generate.ts";
 import { fileReaderAt } from "../src/fs/_read.ts";
 import type { Line } from "../src/read/_line.ts";
 import { readLinesBackward } from "../src/read/_lines_backward.ts";
@@ -78,21 +78,8 @@ async function countLines(lines: AsyncIterable<Line>): Promise<number> {
   return count;
 }
 
-async function generate(size: number): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  const sink = new WritableStream<Uint8Array>({
-    write(chunk): void {
-      parts.push(chunk.slice());
-    },
-  });
-  await generateTranscript(sink, { size });
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+function generate(size: number): Promise<Uint8Array> {
+  return generateBytes({ size });
 }
 
 const memory = "split 20 MB in memory (64 KiB chunks)";

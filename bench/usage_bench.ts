@@ -28,7 +28,7 @@ import {
   generateBytes,
   generateTranscript,
   parseSize,
-} from "../src/gen/_generate.ts";
+} from "../src/gen/generate.ts";
 import { reportMemory, writeImageSession } from "../tests/store/_usage_dirs.ts";
 
 const SESSIONS = 10_000;

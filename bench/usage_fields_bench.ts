@@ -12,7 +12,7 @@
  */
 
 import { join } from "node:path";
-import { generateTranscript, parseSize } from "../src/gen/_generate.ts";
+import { generateTranscript, parseSize } from "../src/gen/generate.ts";
 import { findUsage, usageFinder } from "../src/store/usage/_finder.ts";
 import { entryFields } from "../src/store/usage/_fields.ts";
 import { recordedFields } from "../src/store/usage/_field_values.ts";

@@ -8,7 +8,7 @@ import {
   generateFile,
   type GenerateResult,
   parseSize,
-} from "../gen/_generate.ts";
+} from "../gen/generate.ts";
 import {
   type Call,
   type Command,

@@ -1,16 +1,25 @@
 /**
- * The entries of a `generate.ts` transcript: the envelope (id, parent,
- * timestamp) and the payloads of messages, model changes, summaries and
- * settings checkpoints.
+ * The entries of a generated transcript, one builder per kind: the envelope
+ * (a fresh id, the entry before as parent, a later timestamp), then the payload of a
+ * message, a model change, a compaction, a branch summary or a settings
+ * checkpoint, each drawn from the shared PRNG.
  *
  * @module
  */
 
-import { SETTINGS_CHECKPOINT_TYPE } from "../format/checkpoint.ts";
-import type { MessageEntry, SessionEntry } from "../format/entries.ts";
+import {
+  checkpointData,
+  SETTINGS_CHECKPOINT_TYPE,
+} from "../format/checkpoint.ts";
+import type {
+  EntryEnvelope,
+  MessageEntry,
+  SessionEntry,
+} from "../format/entries.ts";
 import type {
   AssistantMessage,
   ContentBlock,
+  ToolCallBlock,
   Usage,
 } from "../format/messages.ts";
 import {
@@ -18,8 +27,6 @@ import {
   _FILES,
   _FNS,
   _MISSING,
-  _MODELS,
-  _PRICES,
   _PROMPTS,
   type _Rng,
   type _Text,
@@ -31,33 +38,41 @@ import {
 export const BASE_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
 
 /**
- * Stands for a tool output in the line `encodeEntry` produces; the body is
+ * Stands for a tool output in the line `encodeEntry` gives; the body is
  * spliced in its place. JSON escaping works character by character, so the
  * spliced line is byte for byte what `encodeEntry` gives for the whole text.
  */
 export const _BODY_MARK = "<<generate:body>>";
 
-/** An entry's payload fields, or a tool call's arguments. */
-type _Payload = Record<string, unknown>;
+/** The two models the session switches between, with their API. */
+const _MODELS = [
+  {
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    api: "anthropic-messages",
+  },
+  { provider: "openai", model: "gpt-5.1-codex", api: "openai-responses" },
+] as const;
+/** Prices of `_MODELS` in USD per million tokens: input, output, cache read, cache write. */
+const _PRICES = [[3, 15, 0.3, 3.75], [1.25, 10, 0.125, 0]] as const;
 
-/** A tool call in an assistant message. */
-export interface _ToolCall {
-  id: string;
-  name: _Tool;
-  arguments: _Payload;
-}
+/** An assistant message entry: its tool calls are answered next. */
+export type _AssistantEntry = MessageEntry & { message: AssistantMessage };
 
 /**
- * Makes the entries of one transcript in order: each envelope takes a fresh
- * id, the leaf as parent and a later timestamp, drawing from the shared PRNG.
+ * Makes the entries of one transcript in order, each drawing from the
+ * shared PRNG: the order of the calls is the order of the draws.
  */
 export class _Entries {
   readonly #r: _Rng;
   readonly #text: _Text;
   readonly #ids = new Set<number>();
   #clock = BASE_MS;
-  /** The parent of the next entry: the leaf so far. */
-  leaf: string | null = null;
+  /**
+   * The parent of the next entry: the last one made (entries are written
+   * in the order they are made), or the entry a branch goes back to.
+   */
+  parent: string | null = null;
   /** Index in `_MODELS` of the model in use. */
   model = 0;
 
@@ -66,77 +81,56 @@ export class _Entries {
     this.#text = text;
   }
 
-  /** The envelope of the next entry: a fresh id, the leaf as parent, the clock moved on. */
-  envelope<T extends string>(type: T, maxSeconds: number): {
-    type: T;
-    id: string;
-    parentId: string | null;
-    timestamp: string;
-  } {
+  /** The envelope of the next entry: a fresh id, its parent, the clock moved on. */
+  envelope<T extends string>(
+    type: T,
+    maxSeconds: number,
+  ): EntryEnvelope & { type: T } {
     const r = this.#r;
     this.#clock += 1000 * r.range(1, Math.max(1, maxSeconds)) + r.int(1000);
     let n: number;
-    do n = (r.next() * 4294967296) >>> 0; while (this.#ids.has(n));
+    do n = r.u32(); while (this.#ids.has(n));
     this.#ids.add(n);
+    const id = n.toString(16).padStart(8, "0");
+    const parentId = this.parent;
+    this.parent = id;
     return {
       type,
-      id: n.toString(16).padStart(8, "0"),
-      parentId: this.leaf,
+      id,
+      parentId,
       timestamp: new Date(this.#clock).toISOString(),
     };
   }
 
-  summary(): string {
-    const t = this.#text;
-    const r = this.#r;
-    const bullets = Array.from(
-      { length: r.range(3, 8) },
-      () => `- ${t.words(r.range(6, 20), false)}`,
-    );
-    return `## Goal\n${t.words(r.range(10, 30), false)}\n\n## Progress\n${
-      bullets.join("\n")
-    }\n\n## Files\n- ${r.pick(_FILES)}\n- ${r.pick(_FILES)}\n\n## Next steps\n${
-      t.words(r.range(8, 24), false)
-    }`;
-  }
-
   user(ascii: boolean): SessionEntry {
     const r = this.#r;
-    let text = `${this.#text.fill(r.pick(_PROMPTS))} ${
-      this.#text.words(r.range(3, 60), ascii)
-    }`;
-    if (!ascii && r.chance(0.02)) text += `\u2028${this.#text.words(4, false)}`;
+    const t = this.#text;
+    const prompt = r.pick(_PROMPTS).replaceAll("{file}", r.pick(_FILES))
+      .replaceAll("{fn}", r.pick(_FNS));
+    let text = `${prompt} ${t.words(r.range(3, 60), ascii)}`;
+    if (!ascii && r.chance(0.02)) text += `\u2028${t.words(4, false)}`;
     const envelope = this.envelope("message", 60);
-    return {
-      ...envelope,
-      message: {
-        role: "user",
-        content: [{ type: "text", text }],
-        timestamp: Date.parse(envelope.timestamp) - 1,
-      },
-    };
+    const timestamp = Date.parse(envelope.timestamp) - 1;
+    const content = [{ type: "text" as const, text }];
+    return { ...envelope, message: { role: "user", content, timestamp } };
   }
 
-  assistant(
-    ascii: boolean,
-    calls: number,
-  ): MessageEntry & { message: AssistantMessage } {
+  /** An assistant turn: thinking, text and `calls` tool calls, with a usage. */
+  assistant(ascii: boolean, calls: number): _AssistantEntry {
     const r = this.#r;
     const t = this.#text;
     const { provider, model, api } = _MODELS[this.model]!;
     const content: ContentBlock[] = [];
     if (r.chance(0.7)) {
-      content.push({
-        type: "thinking",
-        thinking: t.words(r.range(15, 200), ascii),
-        thinkingSignature: provider === "anthropic"
-          ? btoa(r.hex(64))
-          : JSON.stringify({
-            type: "reasoning",
-            id: `rs_${r.hex(32)}`,
-            summary: [],
-          }),
-      });
+      const thinking = t.words(r.range(15, 200), ascii);
+      const thinkingSignature = provider === "anthropic"
+        ? btoa(r.hex(64))
+        : JSON.stringify({
+          type: "reasoning",
+          id: `rs_${r.hex(32)}`,
+          summary: [],
+        });
+      content.push({ type: "thinking", thinking, thinkingSignature });
     }
     if (content.length === 0 || calls === 0 || r.chance(0.5)) {
       content.push({ type: "text", text: t.words(r.range(4, 160), ascii) });
@@ -146,12 +140,7 @@ export class _Entries {
       const id = provider === "anthropic"
         ? `toolu_01${r.hex(22)}`
         : `call_${r.hex(24)}|fc_${r.hex(32)}`;
-      content.push({
-        type: "toolCall",
-        id,
-        name,
-        arguments: this.#arguments(name),
-      });
+      content.push({ type: "toolCall", id, name, arguments: this.#args(name) });
     }
     const envelope = this.envelope("message", 25);
     const message: AssistantMessage = {
@@ -168,16 +157,19 @@ export class _Entries {
     return { ...envelope, message };
   }
 
+  /**
+   * The result of a tool call: an error, or a tool output whose text is
+   * {@linkcode _BODY_MARK} in the entry and the returned body on disk.
+   */
   toolResult(
-    call: _ToolCall,
+    call: ToolCallBlock,
     isError: boolean,
   ): { entry: SessionEntry; body: _Body | undefined } {
     const r = this.#r;
+    const name = call.name as _Tool;
     const ascii = r.chance(0.04);
-    const head = `${call.name} ${JSON.stringify(call.arguments)} #${r.hex(6)}`;
-    const body = isError
-      ? undefined
-      : this.#text.toolOutput(call.name, ascii, head);
+    const head = `${name} ${JSON.stringify(call.arguments)} #${r.hex(6)}`;
+    const body = isError ? undefined : this.#text.toolOutput(name, ascii, head);
     const text = body === undefined
       ? `Error: ENOENT: no such file or directory, open '${r.pick(_MISSING)}'`
       : _BODY_MARK;
@@ -187,7 +179,7 @@ export class _Entries {
       message: {
         role: "toolResult",
         toolCallId: call.id,
-        toolName: call.name,
+        toolName: name,
         content: [{ type: "text", text }],
         isError,
         timestamp: Date.parse(envelope.timestamp) - 1,
@@ -205,24 +197,66 @@ export class _Entries {
     };
   }
 
-  /** The settings checkpoint after a boundary (see the `checkpoints` option). */
-  checkpoint(): SessionEntry {
-    const { provider, model } = _MODELS[this.model]!;
+  /** A compaction keeping `firstKeptEntryId` on, `bytesSince` after the last one. */
+  compaction(
+    firstKeptEntryId: string | null,
+    bytesSince: number,
+  ): SessionEntry {
+    const r = this.#r;
+    const t = this.#text;
     return {
-      ...this.envelope("custom", 0),
-      customType: SETTINGS_CHECKPOINT_TYPE,
-      data: {
-        v: 1,
-        models: { default: `${provider}/${model}` },
-        explicitDefaultModel: true,
-        thinkingLevel: "medium",
-        configuredThinkingLevel: "medium",
-        labels: {},
-      },
+      ...this.envelope("compaction", 40),
+      summary: this.#summary(),
+      shortSummary: t.words(r.range(3, 6), false),
+      firstKeptEntryId,
+      tokensBefore: Math.round(bytesSince / 3.7) + r.range(2000, 9000),
+      tokensAfter: r.range(3000, 12000),
+      details: { readFiles: [r.pick(_FILES)], modifiedFiles: [r.pick(_FILES)] },
     };
   }
 
-  #arguments(name: _Tool): _Payload {
+  /** The summary of an abandoned branch, under `fromId`. */
+  branchSummary(fromId: string): SessionEntry {
+    const r = this.#r;
+    return {
+      ...this.envelope("branch_summary", 5),
+      fromId,
+      summary: `Abandoned approach: ${
+        this.#text.words(r.range(12, 40), false)
+      }`,
+      details: { readFiles: [r.pick(_FILES)] },
+    };
+  }
+
+  /** The settings checkpoint this library's writer puts after a boundary. */
+  checkpoint(): SessionEntry {
+    const { provider, model } = _MODELS[this.model]!;
+    const data = checkpointData({
+      models: { default: `${provider}/${model}` },
+      explicitDefaultModel: true,
+      thinkingLevel: "medium",
+      configuredThinkingLevel: "medium",
+    }, {});
+    const envelope = this.envelope("custom", 0);
+    return { ...envelope, customType: SETTINGS_CHECKPOINT_TYPE, data };
+  }
+
+  /** A compaction's summary, in omp's headings. */
+  #summary(): string {
+    const t = this.#text;
+    const r = this.#r;
+    const bullets = Array.from(
+      { length: r.range(3, 8) },
+      () => `- ${t.words(r.range(6, 20), false)}`,
+    );
+    return `## Goal\n${t.words(r.range(10, 30), false)}\n\n## Progress\n${
+      bullets.join("\n")
+    }\n\n## Files\n- ${r.pick(_FILES)}\n- ${r.pick(_FILES)}\n\n## Next steps\n${
+      t.words(r.range(8, 24), false)
+    }`;
+  }
+
+  #args(name: _Tool): Record<string, unknown> {
     const r = this.#r;
     switch (name) {
       case "read":
@@ -242,6 +276,7 @@ export class _Entries {
     }
   }
 
+  /** Token counts and their cost at the model's prices, rounded to 1e-6 USD. */
   #usage(): Usage {
     const r = this.#r;
     const [pIn, pOut, pRead, pWrite] = _PRICES[this.model]!;

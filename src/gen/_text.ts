@@ -1,7 +1,11 @@
 /**
- * The randomness and the text of `generate.ts`: a seeded PRNG, word pools
- * (English, CJK, accents, emoji), and pre-generated code, log and grep
+ * The randomness and the text of a generated transcript: a seeded PRNG, word
+ * pools (English, CJK, accents, emoji), and pre-generated code, log and grep
  * blocks that tool outputs are stitched from.
+ *
+ * Every draw comes from the one PRNG in a fixed order, so the same seed gives
+ * the same bytes: a change to the order of the draws (or to a table) changes
+ * every generated file, and the benchmarks compare runs on those files.
  *
  * @module
  */
@@ -9,28 +13,25 @@
 /** Tool outputs are drawn between these sizes, skewed to the small end. */
 const TOOL_OUTPUT_MIN = 1024;
 const TOOL_OUTPUT_MAX = 200 * 1024;
+/** Blocks pre-generated per pool (style × ASCII-only or not). */
+const BLOCKS_PER_POOL = 96;
 
-/** `text` as it sits inside a JSON string, in UTF-8. */
-export function _escape(text: string, encoder: TextEncoder): Uint8Array {
-  return encoder.encode(JSON.stringify(text).slice(1, -1));
-}
-
-/** mulberry32: small, fast, and the same sequence on every engine. */
-function _mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
+/** A seeded PRNG (mulberry32: small, and the same sequence on every engine). */
+export class _Rng {
+  #a: number;
+  constructor(seed: number) {
+    this.#a = seed >>> 0;
+  }
+  /** A float in [0, 1). */
+  next(): number {
+    const a = this.#a = (this.#a + 0x6d2b79f5) >>> 0;
     let t = Math.imul(a ^ (a >>> 15), a | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A seeded PRNG and the draws the generator makes from it. */
-export class _Rng {
-  readonly next: () => number;
-  constructor(seed: number) {
-    this.next = _mulberry32(seed);
+  }
+  /** An unsigned 32-bit integer. */
+  u32(): number {
+    return (this.next() * 4294967296) >>> 0;
   }
   /** An integer in [0, n). */
   int(n: number): number {
@@ -48,14 +49,12 @@ export class _Rng {
   }
   hex(digits: number): string {
     let s = "";
-    while (s.length < digits) {
-      s += ((this.next() * 4294967296) >>> 0).toString(16).padStart(8, "0");
-    }
+    while (s.length < digits) s += this.u32().toString(16).padStart(8, "0");
     return s.slice(0, digits);
   }
 }
 
-export const _EN = (
+const _EN = (
   "the session store entry leaf parent slot blob title header append fsync " +
   "branch compaction window reader buffer offset line chunk parse encode " +
   "decode stream file test cache index tree path context model token usage " +
@@ -65,7 +64,7 @@ export const _EN = (
   "keep move we it this that should must can will not only every each one " +
   "two three half before after when while"
 ).split(" ");
-export const _INTL = (
+const _INTL = (
   "数据 文件 会话 压缩 分支 读取 写入 测试 修复 缓存 保持行为一致 ファイル " +
   "セッション ストリーム 確認 テスト 세션 파일 café déjà naïve über façade " +
   "résumé Ångström crème jalapeño Straße → ✓ — … 🙂 🎉 🧪 🚀 📦 🔥 🐛 ✨ 🛠️ 😅 👍"
@@ -87,18 +86,12 @@ export const _MISSING = [
   "notes/résumé.txt",
   "src/session/store.ts",
 ];
-export const _VARS =
+const _VARS =
   "line entry offset chunk buf ids leaf parent count result text bytes cursor"
     .split(" ");
-export const _TYPES = [
-  "string",
-  "number",
-  "Uint8Array",
-  "SessionEntry",
-  "boolean",
-  "readonly string[]",
-  "Map<string, number>",
-];
+const _TYPES =
+  "string|number|Uint8Array|SessionEntry|boolean|readonly string[]|Map<string, number>"
+    .split("|");
 export const _TITLES = [
   "Stream the session loader — 流式读取大文件 🚀",
   "Fix the flaky compaction test (テスト) 🐛",
@@ -107,18 +100,6 @@ export const _TITLES = [
   "Make readSlot handle CRLF (Windows ファイル) 🛠️",
   "Rebuild the context after a reset — 세션 정리 🧪",
 ];
-export const _MODELS = [
-  {
-    provider: "anthropic",
-    model: "claude-sonnet-4-5",
-    api: "anthropic-messages",
-  },
-  { provider: "openai", model: "gpt-5.1-codex", api: "openai-responses" },
-] as const;
-/** Prices in USD per million tokens: input, output, cache read, cache write. */
-export const _PRICES = [[3, 15, 0.3, 3.75], [1.25, 10, 0.125, 0]] as const;
-export const _TOOLS = ["read", "bash", "grep", "edit", "find"] as const;
-export type _Tool = typeof _TOOLS[number];
 export const _PROMPTS = [
   "Refactor {file} to remove the global state, keep behaviour identical.",
   "Why does `{fn}` return undefined for empty input?",
@@ -128,42 +109,43 @@ export const _PROMPTS = [
   "Explain what {file} does and list its exports.",
   "Rename `{fn}` to `{fn}V2` everywhere and update the docs.",
 ];
+export const _TOOLS = ["read", "bash", "grep", "edit", "find"] as const;
+export type _Tool = typeof _TOOLS[number];
 
-/** Pre-generated text blocks: tool outputs are stitched from these. */
+/**
+ * A tool output kept as pieces joined by `"\n"`: strings, and pool blocks
+ * already escaped for a JSON string and encoded, so the bulk of a file is
+ * copied, not re-serialised.
+ */
+export type _Body = (string | Uint8Array)[];
+
+/** Pre-generated blocks of one style: escaped and encoded, and their sizes. */
 interface _Pool {
-  /** Each block as it sits inside a JSON string: escaped, then UTF-8. */
+  /** Each block as it sits inside a JSON string, in UTF-8. */
   escaped: Uint8Array[];
   /** Each block's UTF-8 length unescaped, plus 1 for the joining `"\n"`. */
   bytes: number[];
 }
 
-/**
- * A tool output kept as pieces joined by `"\n"`: strings, and pool blocks
- * already escaped and encoded, so the bulk of a file is copied, not
- * re-serialised.
- */
-export type _Body = (string | Uint8Array)[];
-
-type _Style = "code" | "log" | "grep";
-const _BLOCKS_PER_POOL = 96;
-
 /** Words, prompts and tool outputs drawn from the pools. */
 export class _Text {
-  readonly #rng: _Rng;
+  readonly #r: _Rng;
   readonly #pools = new Map<string, _Pool>();
-  readonly #encoder = new TextEncoder();
 
   constructor(rng: _Rng) {
-    this.#rng = rng;
-    for (const style of ["code", "log", "grep"] as const) {
+    this.#r = rng;
+    const encoder = new TextEncoder();
+    for (const style of ["code", "log", "grep"]) {
       for (const ascii of [false, true]) {
         const texts = Array.from(
-          { length: _BLOCKS_PER_POOL },
+          { length: BLOCKS_PER_POOL },
           () => this.#block(style, ascii),
         );
         this.#pools.set(`${style}${ascii}`, {
-          escaped: texts.map((t) => _escape(t, this.#encoder)),
-          bytes: texts.map((t) => this.#encoder.encode(t).length + 1),
+          escaped: texts.map((t) =>
+            encoder.encode(JSON.stringify(t).slice(1, -1))
+          ),
+          bytes: texts.map((t) => encoder.encode(t).length + 1),
         });
       }
     }
@@ -171,7 +153,7 @@ export class _Text {
 
   /** `n` words; unless `ascii`, at least one of them non-ASCII. */
   words(n: number, ascii: boolean): string {
-    const r = this.#rng;
+    const r = this.#r;
     const parts: string[] = [];
     for (let i = 0; i < n; i++) {
       parts.push(!ascii && r.chance(0.18) ? r.pick(_INTL) : r.pick(_EN));
@@ -180,21 +162,15 @@ export class _Text {
     return parts.join(" ");
   }
 
-  /** `{file}` and `{fn}` filled in. */
-  fill(template: string): string {
-    return template.replaceAll("{file}", this.#rng.pick(_FILES))
-      .replaceAll("{fn}", this.#rng.pick(_FNS));
-  }
-
   /** Code-like text of 1–200 KB (UTF-8, before JSON escaping), `head` first. */
   toolOutput(tool: _Tool, ascii: boolean, head: string): _Body {
-    const style: _Style = tool === "bash"
+    const style = tool === "bash"
       ? "log"
       : tool === "grep" || tool === "find"
       ? "grep"
       : "code";
     const pool = this.#pools.get(`${style}${ascii}`)!;
-    const r = this.#rng;
+    const r = this.#r;
     // Skewed to small outputs: mean ~21 KB, so ~400 entries make 4 MB.
     const target = TOOL_OUTPUT_MIN *
       (TOOL_OUTPUT_MAX / TOOL_OUTPUT_MIN) ** (r.next() ** 2);
@@ -213,26 +189,23 @@ export class _Text {
     return parts;
   }
 
-  #block(style: _Style, ascii: boolean): string {
-    const r = this.#rng;
-    const lines: string[] = [];
+  /** A test log, grep hits or a function, of 6–32 lines. */
+  #block(style: string, ascii: boolean): string {
+    const r = this.#r;
     const count = r.range(6, 32);
+    const lines: string[] = [];
     if (style === "log") {
-      const file = r.pick(_FILES);
-      lines.push(`running ${count} tests from ./${file}`);
+      lines.push(`running ${count} tests from ./${r.pick(_FILES)}`);
       for (let i = 0; i < count; i++) {
-        lines.push(
-          `${r.pick(_FNS)} ${this.words(r.range(1, 4), ascii)} ... ok (${
-            r.range(1, 90)
-          }ms)`,
-        );
+        const name = r.pick(_FNS);
+        const words = this.words(r.range(1, 4), ascii);
+        lines.push(`${name} ${words} ... ok (${r.range(1, 90)}ms)`);
       }
       lines.push(`ok | ${count} passed | 0 failed (${r.range(20, 900)}ms)`);
     } else if (style === "grep") {
       for (let i = 0; i < count; i++) {
-        lines.push(
-          `${r.pick(_FILES)}:${r.range(1, 900)}:  ${this.#codeLine(ascii)}`,
-        );
+        const file = r.pick(_FILES);
+        lines.push(`${file}:${r.range(1, 900)}:  ${this.#codeLine(ascii)}`);
       }
     } else {
       const v = r.pick(_VARS);
@@ -245,8 +218,9 @@ export class _Text {
     return lines.join("\n");
   }
 
+  /** One line of code. Template parts are drawn left to right. */
   #codeLine(ascii: boolean): string {
-    const r = this.#rng;
+    const r = this.#r;
     const v = r.pick(_VARS);
     const w = r.pick(_VARS);
     switch (r.int(6)) {

@@ -1,45 +1,54 @@
 /**
- * The shape of a `generate.ts` transcript: user turns, tool rounds and
- * replies, with compactions, resets, model changes and the branch back
- * placed by size, written through the chunk writer.
+ * The shape of a generated transcript: user turns, tool rounds and replies,
+ * with compactions, resets, model changes and the branch back placed by
+ * size; and its bytes, encoded straight into chunks.
+ *
+ * The entries come from a generator that is resumed only once the entry
+ * before is written, so every decision reads the size written so far. The
+ * file ends after the first entry that reaches the target size: the caller
+ * stops asking for more.
  *
  * @module
  */
 
 import { encodeEntry, type SessionEntry } from "../format/entries.ts";
-import { SESSION_VERSION, type SessionHeader } from "../format/header.ts";
 import { encodeHead } from "../format/_head.ts";
-import type { _Config } from "./_config.ts";
-import {
-  _BODY_MARK,
-  _Entries,
-  type _ToolCall,
-  _uuidV7,
-  BASE_MS,
-} from "./_entries.ts";
-import { type _Body, _FILES, _Rng, _Text, _TITLES } from "./_text.ts";
-import type { _ChunkWriter } from "./_writer.ts";
-import type { GenerateResult } from "./_options.ts";
+import { SESSION_VERSION, type SessionHeader } from "../format/header.ts";
+import type { ToolCallBlock } from "../format/messages.ts";
+import { _BODY_MARK, _Entries, _uuidV7, BASE_MS } from "./_entries.ts";
+import { type _Body, _Rng, _Text, _TITLES } from "./_text.ts";
+import type { GenerateOptions, GenerateResult } from "./generate.ts";
 
+/** Bytes handed to the sink at a time. */
+const CHUNK_BYTES = 1 << 20;
+/** `"\n"` inside a JSON string. */
+const ESCAPED_NEWLINE = new TextEncoder().encode("\\n");
 /** Longest tail written under the branch_summary of `branchBackAtEnd`. */
 const BRANCH_TAIL_MAX = 512 * 1024;
+/** Entries remembered for picking compaction and branch targets. */
+const RECENT_KEPT = 64;
 const CWD = "/home/dev/src/app";
 
-/** What a recent chain entry was, for picking compaction and branch targets. */
+/** The options that shape the bytes, checked, with the defaults filled in (`resetsAt` sorted). */
+export type _Shape = Required<Omit<GenerateOptions, "onProgress">>;
+
+/** An entry to write, with the body of a tool output spliced into it. */
+type _Item = readonly [entry: SessionEntry, body?: _Body | undefined];
+
+/** What a recent entry was: a user turn, the end of a turn, or other. */
 interface _Recent {
   id: string;
   kind: "user" | "turnEnd" | "other";
   model: number;
 }
-const _RECENT_KEPT = 64;
 
-/** Writes one transcript: the slot, the header, then entries to the target size. */
+/** One transcript: the slot, the header, then entries to the target size. */
 export class _Transcript {
-  readonly #w: _ChunkWriter;
-  readonly #c: _Config;
+  readonly #c: _Shape;
   readonly #r: _Rng;
   readonly #text: _Text;
   readonly #e: _Entries;
+  readonly #out = new _Chunks();
   #entries = 0;
   #compactions = 0;
   #resets = 0;
@@ -50,183 +59,193 @@ export class _Transcript {
   #afterUser = false;
   #modelChangeDue = false;
   #nextCompaction: number;
+  #resetIndex = 0;
+  /** Where the last compaction goes, if the file is longer than its distance. */
   readonly #finalAt: number | undefined;
   #finalDone = false;
+  /** Where `branchBackAtEnd` branches, and the entry it goes back to. */
   readonly #branchAt: number | undefined;
   #branched = false;
-  /** Where `branchBackAtEnd` goes back to: an entry before the last compaction. */
   #branchPoint: _Recent | undefined;
-  #resetIndex = 0;
 
-  constructor(writer: _ChunkWriter, config: _Config) {
-    this.#w = writer;
-    this.#c = config;
-    this.#r = new _Rng(config.seed);
+  constructor(shape: _Shape) {
+    this.#c = shape;
+    this.#r = new _Rng(shape.seed);
     this.#text = new _Text(this.#r);
     this.#e = new _Entries(this.#r, this.#text);
-    const { size, lastCompactionBeforeEnd: last, compactionEvery } = config;
+    const { size, lastCompactionBeforeEnd: last } = shape;
     this.#finalAt = size > last ? size - last : undefined;
-    this.#nextCompaction = compactionEvery;
-    this.#branchAt = config.branchBackAtEnd
+    this.#nextCompaction = shape.compactionEvery;
+    this.#branchAt = shape.branchBackAtEnd
       ? size - Math.min(BRANCH_TAIL_MAX, last / 2)
       : undefined;
   }
 
-  async run(): Promise<GenerateResult> {
-    const idRng = new _Rng(this.#c.seed ^ 0x5eed1d);
-    const title = idRng.pick(_TITLES);
-    const opening = this.#opening(title);
-    const titleChange = opening[opening.length - 1]!;
-    const slot = {
-      title,
-      source: "auto" as const,
-      updatedAt: titleChange.entry.timestamp,
-    };
-    const header: SessionHeader = {
-      type: "session",
-      version: SESSION_VERSION,
-      id: _uuidV7(BASE_MS, idRng),
-      timestamp: new Date(BASE_MS).toISOString(),
-      cwd: CWD,
-    };
-    await this.#w.text(new TextDecoder().decode(encodeHead(slot, header)));
-    let done = false;
-    for (const { entry, kind } of opening) {
-      done = await this.#write(entry, kind);
-      if (done) break;
+  /** The file's bytes in chunks of at most 1 MiB, made as they are asked for. */
+  *chunks(): Generator<Uint8Array<ArrayBuffer>, void, undefined> {
+    for (const [entry, body] of this.#items()) {
+      this.#write(entry, body);
+      yield* this.#out.take();
+      // With branchBackAtEnd the file does not end before the branch.
+      const branched = this.#branchAt === undefined || this.#branched;
+      if (this.#out.size >= this.#c.size && branched) break;
     }
-    while (!done) done = await this.#step();
-    await this.#w.drain();
+    yield* this.#out.end();
+  }
+
+  /** What {@linkcode chunks} wrote. */
+  result(): GenerateResult {
     return {
-      bytes: this.#w.bytes,
+      bytes: this.#out.size,
       entries: this.#entries,
       compactions: this.#compactions,
       resets: this.#resets,
       lastCompactionOffset: this.#lastCompactionOffset,
-      leafId: this.#e.leaf!,
+      leafId: this.#recent.at(-1)!.id,
     };
   }
 
-  /** Model and thinking level, then a short first turn the title came from. */
-  #opening(title: string): { entry: SessionEntry; kind: _Recent["kind"] }[] {
-    const out: { entry: SessionEntry; kind: _Recent["kind"] }[] = [];
-    const add = (entry: SessionEntry, kind: _Recent["kind"]): void => {
-      out.push({ entry, kind });
-      this.#e.leaf = entry.id; // chain the next envelope; #write sets it again
-    };
-    add(this.#e.modelChange(), "other");
-    add({
-      ...this.#e.envelope("thinking_level_change", 0),
-      thinkingLevel: "medium",
-      configured: "medium",
-    }, "other");
-    add(this.#e.user(false), "user");
-    add(this.#e.assistant(false, 0), "turnEnd");
-    add({
-      ...this.#e.envelope("title_change", 0),
+  *#items(): Generator<_Item, never, undefined> {
+    yield* this.#opening();
+    for (;;) yield* this.#step();
+  }
+
+  /**
+   * The head, then model and thinking level and a short first turn the
+   * title came from. The head holds the title's timestamp, so the entries
+   * are made first.
+   */
+  *#opening(): Generator<_Item> {
+    const ids = new _Rng(this.#c.seed ^ 0x5eed1d);
+    const title = ids.pick(_TITLES);
+    const e = this.#e;
+    const entries: SessionEntry[] = [
+      e.modelChange(),
+      {
+        ...e.envelope("thinking_level_change", 0),
+        thinkingLevel: "medium",
+        configured: "medium",
+      },
+      e.user(false),
+      e.assistant(false, 0),
+    ];
+    const titleChange = {
+      ...e.envelope("title_change", 0),
       title,
       source: "auto",
       trigger: "auto-title",
-    }, "other");
-    this.#e.leaf = null;
-    return out;
+    };
+    entries.push(titleChange);
+    const header: SessionHeader = {
+      type: "session",
+      version: SESSION_VERSION,
+      id: _uuidV7(BASE_MS, ids),
+      timestamp: new Date(BASE_MS).toISOString(),
+      cwd: CWD,
+    };
+    const slot = {
+      title,
+      source: "auto" as const,
+      updatedAt: titleChange.timestamp,
+    };
+    this.#out.copy(encodeHead(slot, header));
+    for (const entry of entries) yield [entry];
   }
 
-  /** One step: events due at this point, then a user turn, a tool round or a reply. */
-  async #step(): Promise<boolean> {
-    if (!this.#afterUser && await this.#events()) return true;
-    const ascii = this.#r.chance(0.04);
+  /** Events due at this point, then a user turn, a tool round or a reply. */
+  *#step(): Generator<_Item> {
+    if (!this.#afterUser) yield* this.#events();
+    const r = this.#r;
+    const ascii = r.chance(0.04);
     if (this.#roundsLeft < 0) {
-      const r = this.#r;
       this.#roundsLeft = r.chance(0.2) ? 0 : r.range(1, 5);
       this.#afterUser = true;
-      return await this.#write(this.#e.user(ascii), "user");
+      yield [this.#e.user(ascii)];
+      return;
     }
     this.#afterUser = false;
     if (this.#roundsLeft === 0) {
       this.#roundsLeft = -1;
-      return await this.#write(this.#e.assistant(ascii, 0), "turnEnd");
+      yield [this.#e.assistant(ascii, 0)];
+      return;
     }
     this.#roundsLeft--;
-    const r = this.#r;
     const calls = r.chance(0.75) ? 1 : r.chance(0.7) ? 2 : 3;
     const turn = this.#e.assistant(ascii, calls);
-    if (await this.#write(turn, "other")) return true;
+    yield [turn];
     for (const block of turn.message.content) {
       if (block.type !== "toolCall") continue;
-      const { entry, body } = this.#e.toolResult(
-        block as _ToolCall,
-        r.chance(0.05),
-      );
-      if (await this.#write(entry, "other", body)) return true;
+      const call = block as ToolCallBlock;
+      const { entry, body } = this.#e.toolResult(call, r.chance(0.05));
+      yield [entry, body];
     }
-    return false;
   }
 
   /** Compactions, the branch, resets and model changes due now. */
-  async #events(): Promise<boolean> {
-    const bytes = this.#w.bytes;
-    const every = this.#c.compactionEvery;
+  *#events(): Generator<_Item> {
+    const bytes = this.#out.size;
+    const { compactionEvery, resetsAt, size } = this.#c;
     const final = this.#finalAt;
     if (final !== undefined && !this.#finalDone) {
       if (bytes >= final) {
         this.#finalDone = true;
-        if (await this.#compaction(true)) return true;
-      } else if (bytes >= this.#nextCompaction && bytes < final - every / 2) {
-        if (await this.#compaction(false)) return true;
+        yield* this.#compaction(true);
+      } else if (
+        bytes >= this.#nextCompaction && bytes < final - compactionEvery / 2
+      ) {
+        yield* this.#compaction(false);
       }
     }
-    if (
-      this.#branchAt !== undefined && !this.#branched && bytes >= this.#branchAt
-    ) {
+    const branchAt = this.#branchAt;
+    if (branchAt !== undefined && !this.#branched && bytes >= branchAt) {
       this.#branched = true;
-      if (await this.#branch()) return true;
+      yield* this.#branch();
     }
-    if (this.#roundsLeft >= 0) return false; // mid-turn: the rest waits
-    const resetAt = this.#c.resetsAt[this.#resetIndex];
-    if (resetAt !== undefined && bytes >= resetAt * this.#c.size) {
+    if (this.#roundsLeft >= 0) return; // mid-turn: the rest waits
+    const resetAt = resetsAt[this.#resetIndex];
+    if (resetAt !== undefined && bytes >= resetAt * size) {
       this.#resetIndex++;
       this.#resets++;
-      if (await this.#write(this.#e.envelope("reset_boundary", 30), "other")) {
-        return true;
-      }
-      if (await this.#checkpoint()) return true;
+      yield [this.#e.envelope("reset_boundary", 30)];
+      yield* this.#checkpoint();
     }
     if (this.#modelChangeDue || this.#r.chance(0.02)) {
       this.#modelChangeDue = false;
       this.#e.model ^= 1;
-      return await this.#write(this.#e.modelChange(), "other");
+      yield [this.#e.modelChange()];
     }
-    return false;
   }
 
-  async #compaction(final: boolean): Promise<boolean> {
-    const r = this.#r;
+  *#compaction(final: boolean): Generator<_Item> {
     const kept = this.#firstKept();
     if (final) this.#branchPoint = this.#before(kept);
-    const offset = this.#w.bytes;
-    const entry = {
-      ...this.#e.envelope("compaction", 40),
-      summary: this.#e.summary(),
-      shortSummary: this.#text.words(r.range(3, 6), false),
-      firstKeptEntryId: this.#recent[kept]?.id ?? null,
-      tokensBefore: Math.round((offset - this.#lastCompactionOffset) / 3.7) +
-        r.range(2000, 9000),
-      tokensAfter: r.range(3000, 12000),
-      details: { readFiles: [r.pick(_FILES)], modifiedFiles: [r.pick(_FILES)] },
-    };
+    const offset = this.#out.size;
+    const entry = this.#e.compaction(
+      this.#recent[kept]?.id ?? null,
+      offset - this.#lastCompactionOffset,
+    );
     this.#compactions++;
     this.#lastCompactionOffset = offset;
     this.#nextCompaction = offset + this.#c.compactionEvery;
-    this.#modelChangeDue = r.chance(0.5);
-    if (await this.#write(entry, "other")) return true;
-    return await this.#checkpoint();
+    this.#modelChangeDue = this.#r.chance(0.5);
+    yield [entry];
+    yield* this.#checkpoint();
   }
 
   /** The settings checkpoint after a boundary (see the `checkpoints` option). */
-  async #checkpoint(): Promise<boolean> {
-    if (!this.#c.checkpoints) return false;
-    return await this.#write(this.#e.checkpoint(), "other");
+  *#checkpoint(): Generator<_Item> {
+    if (this.#c.checkpoints) yield [this.#e.checkpoint()];
+  }
+
+  /** The user branched back to before the last compaction: a summary under that entry. */
+  *#branch(): Generator<_Item> {
+    const point = this.#branchPoint ?? this.#before(this.#firstKept());
+    if (point === undefined) return;
+    this.#e.parent = point.id;
+    this.#e.model = point.model;
+    this.#roundsLeft = -1;
+    this.#recent = [point];
+    yield [this.#e.branchSummary(point.id)];
   }
 
   /** Index in #recent of the first kept entry: the latest user message a few entries back. */
@@ -246,44 +265,116 @@ export class _Transcript {
     return this.#recent[kept - 1] ?? this.#recent[this.#recent.length - 1];
   }
 
-  async #branch(): Promise<boolean> {
-    const point = this.#branchPoint ?? this.#before(this.#firstKept());
-    if (point === undefined) return false;
-    this.#e.leaf = point.id;
-    this.#e.model = point.model;
-    this.#roundsLeft = -1;
-    this.#recent = [point];
-    return await this.#write({
-      ...this.#e.envelope("branch_summary", 5),
-      fromId: point.id,
-      summary: `Abandoned approach: ${
-        this.#text.words(this.#r.range(12, 40), false)
-      }`,
-      details: { readFiles: [this.#r.pick(_FILES)] },
-    }, "other");
-  }
-
-  /** Write one entry; true once the target size is reached. */
-  async #write(
-    entry: SessionEntry,
-    kind: _Recent["kind"],
-    body?: _Body,
-  ): Promise<boolean> {
+  #write(entry: SessionEntry, body: _Body | undefined): void {
     const line = encodeEntry(entry);
     if (body === undefined) {
-      await this.#w.line(line);
+      this.#out.line(line);
     } else {
       const at = line.indexOf(_BODY_MARK);
-      await this.#w.text(line.slice(0, at));
-      await this.#w.body(body);
-      await this.#w.line(line.slice(at + _BODY_MARK.length));
+      this.#out.text(line.slice(0, at));
+      this.#out.body(body);
+      this.#out.line(line.slice(at + _BODY_MARK.length));
     }
     this.#entries++;
-    this.#e.leaf = entry.id;
-    this.#recent.push({ id: entry.id, kind, model: this.#e.model });
-    if (this.#recent.length > _RECENT_KEPT) this.#recent.shift();
-    // With branchBackAtEnd the file does not end before the branch is written.
-    return this.#w.bytes >= this.#c.size &&
-      (this.#branchAt === undefined || this.#branched);
+    this.#recent.push({
+      id: entry.id,
+      kind: _kind(entry),
+      model: this.#e.model,
+    });
+    if (this.#recent.length > RECENT_KEPT) this.#recent.shift();
+  }
+}
+
+/** A turn starts with a user message and ends with an assistant one that stops. */
+function _kind(entry: SessionEntry): _Recent["kind"] {
+  const { message } = entry as {
+    message?: { role: string; stopReason?: unknown };
+  };
+  if (message?.role === "user") return "user";
+  return message?.stopReason === "stop" ? "turnEnd" : "other";
+}
+
+/**
+ * Lines encoded straight into chunks of {@linkcode CHUNK_BYTES} with one
+ * encoder, the full ones queued until taken. Each chunk has its buffer, so
+ * a sink may keep it.
+ */
+class _Chunks {
+  readonly #encoder = new TextEncoder();
+  #buf = new Uint8Array(CHUNK_BYTES);
+  #pos = 0;
+  #done = 0;
+  #full: Uint8Array<ArrayBuffer>[] = [];
+
+  /** Bytes written so far, queued or not. */
+  get size(): number {
+    return this.#done + this.#pos;
+  }
+
+  /** The full chunks, taken off the queue. */
+  take(): Uint8Array<ArrayBuffer>[] {
+    return this.#full.splice(0);
+  }
+
+  /** The chunks left, the last one short. */
+  end(): Uint8Array<ArrayBuffer>[] {
+    this.#cut();
+    return this.take();
+  }
+
+  /** Append `text` and a `"\n"`; cut the chunk when it is nearly full. */
+  line(text: string): void {
+    this.text(text);
+    if (this.#pos === this.#buf.length) this.#cut();
+    this.#buf[this.#pos++] = 0x0a;
+    if (this.#pos >= CHUNK_BYTES - 64) this.#cut();
+  }
+
+  /** Append `text` as UTF-8. */
+  text(text: string): void {
+    let rest = text;
+    for (;;) {
+      const into = this.#buf.subarray(this.#pos);
+      const { read, written } = this.#encoder.encodeInto(rest, into);
+      this.#pos += written;
+      if (read === rest.length) return;
+      // encodeInto stops on a code point boundary, so the slice is whole.
+      rest = rest.slice(read);
+      this.#cut();
+    }
+  }
+
+  /** Append a tool output as the inside of a JSON string, its pieces joined by an escaped `"\n"`. */
+  body(pieces: _Body): void {
+    for (const [i, piece] of pieces.entries()) {
+      if (i > 0) this.copy(ESCAPED_NEWLINE);
+      if (typeof piece === "string") {
+        this.text(JSON.stringify(piece).slice(1, -1));
+      } else {
+        this.copy(piece);
+      }
+    }
+  }
+
+  /** Append `bytes` as they are. */
+  copy(bytes: Uint8Array): void {
+    let rest = bytes;
+    while (rest.length > this.#buf.length - this.#pos) {
+      const room = this.#buf.length - this.#pos;
+      this.#buf.set(rest.subarray(0, room), this.#pos);
+      this.#pos += room;
+      rest = rest.subarray(room);
+      this.#cut();
+    }
+    this.#buf.set(rest, this.#pos);
+    this.#pos += rest.length;
+  }
+
+  #cut(): void {
+    if (this.#pos === 0) return;
+    this.#full.push(this.#buf.subarray(0, this.#pos));
+    this.#done += this.#pos;
+    this.#pos = 0;
+    this.#buf = new Uint8Array(CHUNK_BYTES);
   }
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type Command, runCli } from "../../src/cli/_command.ts";
 import { attempt } from "../../src/cli/_failure.ts";
 import { OutputClosed } from "../../src/cli/_io.ts";
-import { generateFile } from "../../src/gen/_generate.ts";
+import { generateFile } from "../../src/gen/generate.ts";
 import { tempDir } from "../_session_files.ts";
 
 const CLI = new URL("../../cli.ts", import.meta.url).pathname;

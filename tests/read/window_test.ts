@@ -1,6 +1,6 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { type LoadIssue, Session, type SessionContext } from "../../mod.ts";
-import { generateFile } from "../../src/gen/_generate.ts";
+import { generateFile } from "../../src/gen/generate.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const FIXTURES = [

@@ -11,7 +11,7 @@ import { Session } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 import { withFs } from "../_fs_seam.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { generateFile } from "../../src/gen/_generate.ts";
+import { generateFile } from "../../src/gen/generate.ts";
 import { denoFs, type Fs as NewFs, setFs } from "../../src/_fs.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { withFs } from "../_fs_seam.ts";
 import { Buffer } from "node:buffer";
 import { basename, dirname, join } from "node:path";
-import { generateFile } from "../../src/gen/_generate.ts";
+import { generateFile } from "../../src/gen/generate.ts";
 import { SessionSyntaxError } from "../../src/format/errors.ts";
 import { forkSession } from "../../src/store/fork.ts";
 import { parseHead } from "../../src/read/_head.ts";

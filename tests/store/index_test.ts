@@ -13,7 +13,7 @@ import {
   usageReport,
 } from "../../mod.ts";
 import type { ListSessionsOptions } from "../../src/store/list.ts";
-import { generateFile } from "../../src/gen/_generate.ts";
+import { generateFile } from "../../src/gen/generate.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import {
   assistant,

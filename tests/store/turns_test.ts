@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session, SessionIndex, usageReport } from "../../mod.ts";
-import { generateFile } from "../../src/gen/_generate.ts";
+import { generateFile } from "../../src/gen/generate.ts";
 import { EventLoopTurns } from "../../src/fs/_turns.ts";
 import { searchSessions } from "../../src/store/search/search.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";

@@ -9,7 +9,7 @@
 import { deepStrictEqual, equal, notEqual } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { generateBytes } from "../../src/gen/_generate.ts";
+import { generateBytes } from "../../src/gen/generate.ts";
 import { entryFields } from "../../src/store/usage/_fields.ts";
 import {
   recordedFields,

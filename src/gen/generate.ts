@@ -1,0 +1,346 @@
+/**
+ * Deterministic synthetic session transcripts, for benchmarks and the CLI's
+ * `gen` command.
+ *
+ * The file looks like a long omp session: a 256-byte title slot, a version 3
+ * header, then one parent chain of user turns, assistant turns (thinking with
+ * a signature, text, tool calls, a `usage` with `cost`) and tool results of
+ * 1–200 KB of code-like text, with model changes, a compaction every few MB,
+ * `reset_boundary` entries at fixed fractions of the file and the last
+ * compaction a fixed distance before the end, so the window a resume has to
+ * read stays the same size whatever the file size. About 94 % of the lines
+ * hold non-ASCII text (CJK, accents, 4-byte emoji, now and then a raw
+ * U+2028). Text comes from word pools and pre-generated blocks drawn with a
+ * seeded PRNG: the same options always give the same bytes.
+ *
+ * The bytes are made synchronously, chunk by chunk, and written here: one
+ * chunk is written while the next is made, so memory stays bounded whatever
+ * the size.
+ *
+ * @module
+ */
+
+import { type _Shape, _Transcript } from "./_transcript.ts";
+
+/** Options of {@linkcode generateTranscript} and {@linkcode generateFile}. */
+export interface GenerateOptions {
+  /** Target size in bytes; the file ends at the first entry boundary at or past it. */
+  size: number;
+  /** PRNG seed (default 1): the same options give the same bytes. */
+  seed?: number;
+  /**
+   * Bytes between compactions (default 5 MiB). None falls within half of
+   * this before the last compaction.
+   */
+  compactionEvery?: number;
+  /** Fractions of the file at which a reset_boundary is written (default [0.3, 0.7]). */
+  resetsAt?: number[];
+  /**
+   * Where the last compaction falls, in bytes before the end (default
+   * 3.5 MiB, so the final window is ~4 MB whatever the size). Set it larger
+   * (e.g. 30 MB) to make a big window. Counted back from `size`: the
+   * compaction is written at the first tool-round or turn boundary at or
+   * past `size - lastCompactionBeforeEnd`. A file no larger than this gets
+   * no compaction at all.
+   */
+  lastCompactionBeforeEnd?: number;
+  /** Called with bytes written so far (for a progress bar) after each chunk is written; the last call has the final size. */
+  onProgress?: (written: number, total: number) => void;
+  /**
+   * Branch back before the last compaction at the end (the user branched to
+   * an earlier entry): writes a branch_summary whose parentId is an entry
+   * before the last compaction (the turn that ended just before its first
+   * kept entry), then turns under it for the last min(512 KiB,
+   * lastCompactionBeforeEnd / 2) bytes. Default false.
+   */
+  branchBackAtEnd?: boolean;
+  /**
+   * Write a settings checkpoint (a `custom` entry of type `xdev.settings`)
+   * after every compaction and reset, as this library's writer does, so the
+   * windowed loader can stop there. Default true; false gives what omp
+   * writes.
+   */
+  checkpoints?: boolean;
+}
+
+/** What {@linkcode generateTranscript} wrote. */
+export interface GenerateResult {
+  /** File size in bytes. */
+  bytes: number;
+  /** Entry lines (every line after the title slot and the header). */
+  entries: number;
+  /** `compaction` entries written. */
+  compactions: number;
+  /** `reset_boundary` entries written. */
+  resets: number;
+  /** Byte offset of the last compaction's line, or -1 when there is none. */
+  lastCompactionOffset: number;
+  /** Id of the last entry: the session's leaf. */
+  leafId: string;
+}
+
+/** Where a transcript goes: a writer that may accept fewer bytes than given, as `Deno.FsFile` does. */
+export interface TranscriptSink {
+  /** Write some of `p`; resolves to the count written (more than 0). */
+  write(p: Uint8Array): Promise<number>;
+}
+
+/** Default distance between compactions. */
+const DEFAULT_COMPACTION_EVERY = 5 * 1024 * 1024;
+/** Default distance of the last compaction from the end: a ~4 MB final window. */
+const DEFAULT_LAST_COMPACTION_BEFORE_END = 3.5 * 1024 * 1024;
+/** Default places of the `reset_boundary` entries, as fractions of the file. */
+const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
+
+/**
+ * Write a synthetic transcript to `sink`, in chunks of at most 1 MiB: one is
+ * written while the next is made, so memory stays bounded whatever the size.
+ * The sink is left open for its owner to close; each chunk has its own
+ * buffer, so the sink may keep it.
+ *
+ * @param sink Where the bytes go.
+ * @param options Size, seed and shape of the transcript.
+ * @returns What was written.
+ * @throws {TypeError} If an option has the wrong type.
+ * @throws {RangeError} If an option is out of range (a negative size, a
+ * reset fraction outside 0–1, a non-positive `compactionEvery`).
+ * @throws {Error} What the sink throws, or if it accepts no bytes.
+ *
+ * @example Generating into memory
+ * ```ts
+ * import { generateTranscript } from "./generate.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const chunks: Uint8Array[] = [];
+ * const sink = {
+ *   write(p: Uint8Array): Promise<number> {
+ *     chunks.push(p); // each chunk has its own buffer: keeping it is safe
+ *     return Promise.resolve(p.length);
+ *   },
+ * };
+ * const result = await generateTranscript(sink, { size: 64 * 1024 });
+ * assert.ok(result.bytes >= 64 * 1024);
+ * assert.equal(chunks.reduce((n, c) => n + c.length, 0), result.bytes);
+ * ```
+ */
+export async function generateTranscript(
+  sink: TranscriptSink,
+  options: GenerateOptions,
+): Promise<GenerateResult> {
+  const shape = _shape(options);
+  const transcript = new _Transcript(shape);
+  let pending = Promise.resolve();
+  let written = 0;
+  for (const chunk of transcript.chunks()) {
+    await pending;
+    const at = written += chunk.length;
+    // No turn of the event loop before the next `await pending`: a failed
+    // write is always awaited, never an unhandled rejection.
+    pending = _writeAll(sink, chunk).then(() =>
+      options.onProgress?.(at, shape.size)
+    );
+  }
+  await pending;
+  return transcript.result();
+}
+
+/**
+ * A transcript generated into memory: its bytes, whole (for tests and
+ * benchmarks that write it many times or read it as text).
+ *
+ * @param options Size, seed and shape of the transcript.
+ * @returns Its bytes.
+ * @throws {TypeError} If an option has the wrong type.
+ * @throws {RangeError} If an option is out of range.
+ *
+ * @example A small transcript's lines
+ * ```ts
+ * import { generateBytes } from "./generate.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const bytes = await generateBytes({ size: 16 * 1024, seed: 1 });
+ * const lines = new TextDecoder().decode(bytes).trimEnd().split("\n");
+ * assert.equal(JSON.parse(lines[1]!).type, "session");
+ * ```
+ */
+export async function generateBytes(
+  options: GenerateOptions,
+): Promise<Uint8Array> {
+  const chunks = [...new _Transcript(_shape(options)).chunks()];
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
+}
+
+/**
+ * Create (or truncate) `path` with mode 0600 and generate a transcript into
+ * it, one chunk at a time.
+ *
+ * @param path The file to write.
+ * @param options Size, seed and shape of the transcript.
+ * @returns What was written.
+ * @throws {TypeError} If an option has the wrong type.
+ * @throws {RangeError} If an option is out of range.
+ * @throws {Deno.errors.PermissionDenied} Without write permission to `path`.
+ *
+ * @example Writing a small transcript
+ * ```ts
+ * import { generateFile } from "./generate.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile({ suffix: ".jsonl" });
+ * const result = await generateFile(path, { size: 100_000, seed: 7 });
+ * assert.equal((await Deno.stat(path)).size, result.bytes);
+ * await Deno.remove(path);
+ * ```
+ */
+export async function generateFile(
+  path: string,
+  options: GenerateOptions,
+): Promise<GenerateResult> {
+  _shape(options); // fail before touching the file
+  using file = await Deno.open(path, {
+    write: true,
+    create: true,
+    truncate: true,
+    mode: 0o600,
+  });
+  // `mode` only applies to a new file; an existing one keeps its bits.
+  if (Deno.build.os !== "windows") await Deno.chmod(path, 0o600);
+  return await generateTranscript(file, options);
+}
+
+/** Multipliers of {@linkcode parseSize}'s units (binary: K = 1024). */
+const _UNITS: Readonly<Record<string, number>> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
+  t: 1024 ** 4,
+};
+
+/**
+ * Parse a size: a number with an optional binary unit, case-insensitive:
+ * `K`, `KB`, `KiB` are 1024 bytes, `M…` 1024², `G…` 1024³, `T…` 1024⁴; a
+ * plain number or a `B` suffix is bytes. Fractions are allowed before a unit
+ * (`1.5G`) and rounded to whole bytes.
+ *
+ * @param text The size, e.g. `"100M"`, `"1.5G"`, `"512K"`, `"10MB"`, `"4096"`.
+ * @returns The size in bytes.
+ * @throws {TypeError} If `text` is not a string.
+ * @throws {RangeError} If `text` is not a size (empty, negative, an unknown
+ * unit, fractional bytes, beyond 2⁵³).
+ *
+ * @example Sizes for `gen --size`
+ * ```ts
+ * import { parseSize } from "./generate.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(parseSize("100M"), 100 * 1024 * 1024);
+ * assert.equal(parseSize("1.5G"), 1.5 * 1024 ** 3);
+ * assert.throws(() => parseSize("lots"), RangeError);
+ * ```
+ */
+export function parseSize(text: string): number {
+  if (typeof text !== "string") {
+    throw new TypeError("Cannot parse the size: it is not a string");
+  }
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([kmgt])(?:i?b)?|(b))?\s*$/i
+    .exec(text);
+  if (match === null) {
+    throw new RangeError(
+      `Cannot parse the size "${text}": expected a number with an optional unit K, M, G or T`,
+    );
+  }
+  const unit = (match[2] ?? match[3] ?? "").toLowerCase();
+  const bytes = Number(match[1]) * (_UNITS[unit] ?? 1);
+  if ((unit === "" || unit === "b") && !Number.isInteger(bytes)) {
+    throw new RangeError(
+      `Cannot parse the size "${text}": a byte count must be whole`,
+    );
+  }
+  const rounded = Math.round(bytes);
+  if (!Number.isSafeInteger(rounded)) {
+    throw new RangeError(`Cannot parse the size "${text}": it is too large`);
+  }
+  return rounded;
+}
+
+/** Write all of `chunk` to a writer that may accept fewer bytes than given. */
+async function _writeAll(
+  sink: TranscriptSink,
+  chunk: Uint8Array,
+): Promise<void> {
+  for (let at = 0; at < chunk.length;) {
+    const n = await sink.write(chunk.subarray(at));
+    if (!(n > 0)) {
+      throw new Error(
+        `Cannot write the transcript: the sink accepted ${n} bytes`,
+      );
+    }
+    at += n;
+  }
+}
+
+/** Checks `options` and fills in the defaults. */
+function _shape(options: GenerateOptions): _Shape {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(
+      "Cannot generate a transcript: options is not an object",
+    );
+  }
+  const resetsAt = options.resetsAt ?? DEFAULT_RESETS_AT;
+  if (!Array.isArray(resetsAt)) {
+    throw new TypeError(
+      "Cannot generate a transcript: resetsAt is not an array",
+    );
+  }
+  for (const f of resetsAt) {
+    if (_number("a resetsAt fraction", f, 0) > 1) {
+      throw new RangeError(
+        `Cannot generate a transcript: resetsAt holds ${f}, outside 0–1`,
+      );
+    }
+  }
+  const compactionEvery = _number(
+    "compactionEvery",
+    options.compactionEvery ?? DEFAULT_COMPACTION_EVERY,
+    0,
+  );
+  if (compactionEvery === 0) {
+    throw new RangeError("Cannot generate a transcript: compactionEvery is 0");
+  }
+  const { onProgress, lastCompactionBeforeEnd: last } = options;
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw new TypeError(
+      "Cannot generate a transcript: onProgress is not a function",
+    );
+  }
+  return {
+    size: _number("size", options.size, 0),
+    seed: _number("seed", options.seed ?? 1, -Infinity),
+    compactionEvery,
+    resetsAt: [...resetsAt].sort((a, b) => a - b),
+    lastCompactionBeforeEnd: _number(
+      "lastCompactionBeforeEnd",
+      last ?? DEFAULT_LAST_COMPACTION_BEFORE_END,
+      0,
+    ),
+    branchBackAtEnd: options.branchBackAtEnd === true,
+    checkpoints: options.checkpoints !== false,
+  };
+}
+
+/** `value` if it is a finite number ≥ `min`. */
+function _number(name: string, value: unknown, min: number): number {
+  if (typeof value !== "number") {
+    throw new TypeError(
+      `Cannot generate a transcript: ${name} is not a number`,
+    );
+  }
+  if (!Number.isFinite(value) || value < min) {
+    throw new RangeError(
+      `Cannot generate a transcript: ${name} is ${value}, not a finite number ≥ ${min}`,
+    );
+  }
+  return value;
+}
