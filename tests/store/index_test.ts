@@ -1066,7 +1066,7 @@ Deno.test("SessionIndex of a newer schema is left alone: a warning, and the list
   assert.equal(await SessionIndex.tryOpen(dir.path, { onWarning }), undefined);
   assert.match(warnings[0]!, /schema is version 999, newer than/);
   await assertListedAsFiles(dir.path, { onWarning });
-  const session = await Session.open(path, { onWarning });
+  const session = await Session.open(path);
   assert.equal(session.buildContext().messages.length, 2);
   const stored = new DatabaseSync(join(dir.path, "index.sqlite"));
   const value = stored.prepare("SELECT value FROM meta WHERE key = 'schema'")
@@ -1301,7 +1301,7 @@ Deno.test("SessionIndex: two processes refreshing and one appending at once leav
     }).output();
   const writer = (async () => {
     for (let i = 0; i < 20; i++) {
-      const session = await Session.open(paths[i % paths.length]!, quiet);
+      const session = await Session.open(paths[i % paths.length]!);
       await session.appendMessage({ role: "user", content: `more ${i}` });
       await session.close();
     }
