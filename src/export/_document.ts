@@ -1,0 +1,394 @@
+/**
+ * What an export's document is made of, whatever its format: the header
+ * and footer it states, the pieces a format writes ({@linkcode Format}),
+ * and the one walk through a message's content that calls them, so both
+ * formats show the same things in the same order.
+ *
+ * @module
+ */
+
+import type { ContextMessage } from "../context/messages.ts";
+import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
+import type { ContentBlock } from "../format/messages.ts";
+import type { Assets, ImageOut } from "./_assets.ts";
+import type { Pages, Written } from "./_files.ts";
+
+/** The header of an export. */
+export interface ExportMeta {
+  /** The session's title, if it has one. */
+  title: string | undefined;
+  /** The session's id (from its header). */
+  sessionId: string | undefined;
+  /** The working directory the session belongs to. */
+  cwd: string | undefined;
+  /** The models seen, `provider/model`, in order of first appearance. */
+  models: string[];
+  /** The first message's time (ISO-8601), if any message has one. */
+  first: string | undefined;
+  /** The last message's time (ISO-8601). */
+  last: string | undefined;
+  /** Messages exported. */
+  messages: number;
+  /** Entries read (the window for the active branch, the file for a tree). */
+  entries: number;
+  /** What was exported, in words: `the active branch`, `the whole tree`. */
+  scope: string;
+}
+
+/** The footer of an export's last page: the damage read around. */
+export interface ExportFooter {
+  /** Damage the loader read around, by kind (never the lines' content). */
+  issues: { kind: LoadIssueKind; count: number }[];
+  /** Images not shown (a missing or damaged blob, an unknown type). */
+  missingImages: number;
+}
+
+/** One export, as its two modes (the active branch, the whole tree) see it. */
+export interface ExportJob {
+  /** The session file. */
+  path: string;
+  /** Where `blobs/` lives, when known. */
+  dataDir: string | undefined;
+  /** The output's folder (a tree's scratch file goes there too). */
+  folder: string;
+  /** The format written. */
+  format: Format;
+  /** Where images go. */
+  assets: Assets;
+  /** The output, its header saying `meta`. */
+  open(meta: ExportMeta): Pages;
+  /** Report progress: `done` of `total` messages, or bytes. */
+  progress(done: number, total: number, unit: "messages" | "bytes"): void;
+}
+
+/** What a mode did. */
+export interface JobResult {
+  /** The files written. */
+  written: Written;
+  /** Messages exported. */
+  messages: number;
+  /** Entries read. */
+  entries: number;
+  /** Branches shown off the active path (0 for the active branch). */
+  branches: number;
+  /** Damage read around, by kind. */
+  issues: ExportFooter["issues"];
+}
+
+/** Where a page sits among the pages of an export. */
+export interface PageNav {
+  /** The page's number, from 1. */
+  page: number;
+  /** The previous page's file name (relative), if any. */
+  prev?: string;
+  /** The next page's file name (relative), if any. */
+  next?: string;
+}
+
+/**
+ * A block holding other fragments (a branch of the tree): its opening and
+ * closing text, and the opening again for a page that starts inside it.
+ */
+export interface Wrapper {
+  open: string;
+  close: string;
+  reopen: string;
+}
+
+/** A message's heading: who speaks, about what, how it ended, when. */
+export interface Heading {
+  /** The message's class: its role, or `other`. */
+  role: string;
+  /** Who speaks, in words. */
+  label: string;
+  /** The model, or the tool. */
+  detail?: string | undefined;
+  /** How it ended (`aborted`, `error`), when not well. */
+  badge?: string | undefined;
+  /** A custom message hidden from the agent's UI. */
+  hidden?: boolean;
+  /** Its time (ISO-8601), when valid. */
+  time: string | undefined;
+}
+
+/**
+ * The pieces of one format. Every string from the session reaches them
+ * unescaped: each piece escapes what it writes.
+ */
+export interface Format {
+  /** The format, as `ExportResult.format` names it. */
+  readonly name: "md" | "html";
+  /** The top of a page (the whole document's start for Markdown). */
+  head(meta: ExportMeta, nav: PageNav): string;
+  /** The bottom of a page; `footer` on the last page only. */
+  foot(footer: ExportFooter | undefined, nav: PageNav): string;
+  /** The heading of a turn (a turn starts at a user message), from 1. */
+  turn(n: number): string;
+  /** A line of our own about the session (a model change, a reset). */
+  note(text: string): string;
+  /** The block around a branch of the tree, or around detached entries. */
+  branch(kind: "branch" | "detached", time: string | undefined): Wrapper;
+  /** A fragment as written inside `depth` open blocks. */
+  nest(fragment: string, depth: number): string;
+  /** A message. */
+  message(h: Heading, body: string): string;
+  /** A tool result: its body folded away, its images shown after. */
+  toolResult(h: Heading, body: string, images: string): string;
+  /** The pieces of a body, one after the other. */
+  join(pieces: string[]): string;
+  /** Prose (the model's Markdown, or plain text). */
+  text(text: string): string;
+  /** Verbatim text: a tool's output (`text`), arguments or an entry (`json`). */
+  code(text: string, info: "text" | "json"): string;
+  /** The model's thinking, folded away. */
+  thinking(text: string): string;
+  /** A tool call, folded away: its name and its arguments as JSON. */
+  toolCall(name: string, json: string): string;
+  /** An image, as {@linkcode Assets.image} shows it. */
+  image(out: ImageOut): string;
+  /** Thinking the provider redacted. */
+  redacted(): string;
+  /** A block of a type not shown. */
+  unknown(type: string): string;
+  /** The error an assistant message ended with. */
+  error(text: string): string;
+}
+
+/**
+ * A message in a format: its heading, its content block by block, the
+ * images of a tool result written or embedded on the way.
+ *
+ * @param m The message.
+ * @param f The format.
+ * @param assets Where its images go.
+ * @returns The fragment.
+ */
+export async function renderMessage(
+  m: ContextMessage,
+  f: Format,
+  assets: Assets,
+): Promise<string> {
+  const r = m as Record<string, unknown>;
+  const time = messageTime(m);
+  const blocks = (content: unknown, verbatim = false) =>
+    _blocks(content, f, assets, verbatim);
+  switch (m.role) {
+    case "user":
+      return f.message(
+        { role: m.role, label: "User", time },
+        await blocks(r.content),
+      );
+    case "assistant": {
+      const body = [await blocks(r.content)];
+      if (typeof r.errorMessage === "string" && r.errorMessage !== "") {
+        body.push(f.error(r.errorMessage));
+      }
+      const stop = r.stopReason === "aborted" || r.stopReason === "error";
+      const detail = typeof r.model !== "string"
+        ? undefined
+        : typeof r.provider === "string"
+        ? `${r.provider}/${r.model}`
+        : r.model;
+      const badge = stop ? String(r.stopReason) : undefined;
+      const h = { role: m.role, label: "Assistant", detail, badge, time };
+      return f.message(h, f.join(body));
+    }
+    case "toolResult": {
+      const isImage = (b: unknown) =>
+        b !== null && typeof b === "object" &&
+        (b as { type?: unknown }).type === "image";
+      const list = Array.isArray(r.content) ? r.content : [];
+      const rest = Array.isArray(r.content)
+        ? list.filter((b) => !isImage(b))
+        : r.content;
+      const detail = typeof r.toolName === "string" ? r.toolName : "tool";
+      const badge = r.isError === true ? "error" : undefined;
+      const h = { role: m.role, label: "Tool result", detail, badge, time };
+      const body = await blocks(rest, true);
+      return f.toolResult(h, body, await blocks(list.filter(isImage)));
+    }
+    case "compactionSummary":
+    case "branchSummary": {
+      const label = m.role === "branchSummary"
+        ? "Summary of an abandoned branch"
+        : "Summary of earlier history";
+      return f.message(
+        { role: m.role, label, time },
+        f.text(String(r.summary)),
+      );
+    }
+    case "custom": {
+      const label = String(r.customType);
+      const h = { role: m.role, label, hidden: r.display !== true, time };
+      return f.message(h, await blocks(r.content));
+    }
+    default: {
+      const body = r.content === undefined
+        ? f.code(JSON.stringify(m, null, 2), "json")
+        : await blocks(r.content);
+      return f.message({ role: "other", label: String(m.role), time }, body);
+    }
+  }
+}
+
+/** Content (a string or blocks); a tool's text shown verbatim. */
+async function _blocks(
+  content: unknown,
+  f: Format,
+  assets: Assets,
+  verbatim: boolean,
+): Promise<string> {
+  if (typeof content === "string") {
+    return verbatim ? f.code(content, "text") : f.text(content);
+  }
+  if (!Array.isArray(content)) return "";
+  const pieces: string[] = [];
+  for (const b of content as ContentBlock[]) {
+    pieces.push(await _block(b, f, assets, verbatim));
+  }
+  return f.join(pieces);
+}
+
+async function _block(
+  b: ContentBlock,
+  f: Format,
+  assets: Assets,
+  verbatim: boolean,
+): Promise<string> {
+  if (b === null || typeof b !== "object") return "";
+  switch (b.type) {
+    case "text": {
+      const text = String(b.text);
+      if (!verbatim) return f.text(text);
+      return f.code(await assets.text(text) ?? text, "text");
+    }
+    case "thinking":
+      return f.thinking(String(b.thinking));
+    case "toolCall":
+      return f.toolCall(
+        String(b.name),
+        JSON.stringify(b.arguments ?? null, null, 2),
+      );
+    case "image":
+      return f.image(await assets.image(b.data, b.mimeType));
+    case "redactedThinking":
+      return f.redacted();
+    default:
+      return f.unknown(String(b.type));
+  }
+}
+
+/** More distinct models than this are not listed (a hostile file has many). */
+const _MAX_MODELS = 20;
+
+/**
+ * What the header and footer say, gathered as messages and damage go by:
+ * the models (in order of first appearance), the first and last message
+ * times, the damage by kind (counted, never kept line by line).
+ */
+export class MetaCollector {
+  readonly #models = new Set<string>();
+  readonly #issues = new Map<LoadIssueKind, number>();
+  #first = Infinity;
+  #last = -Infinity;
+
+  /**
+   * Note a model, `provider/model` (ignored when not a non-empty string).
+   *
+   * @param model The model.
+   */
+  model(model: unknown): void {
+    if (typeof model !== "string" || model === "") return;
+    if (this.#models.size < _MAX_MODELS) this.#models.add(model);
+  }
+
+  /**
+   * Note a message: its time, and its model when it is an assistant's.
+   *
+   * @param m The message.
+   */
+  message(m: ContextMessage): void {
+    const time = messageTime(m);
+    if (time !== undefined) {
+      const t = Date.parse(time);
+      this.#first = Math.min(this.#first, t);
+      this.#last = Math.max(this.#last, t);
+    }
+    const { provider, model } = m as { provider?: unknown; model?: unknown };
+    if (
+      m.role === "assistant" && typeof provider === "string" &&
+      typeof model === "string"
+    ) this.model(`${provider}/${model}`);
+  }
+
+  /**
+   * Count one piece of damage.
+   *
+   * @param issue What the loader reported.
+   */
+  issue(issue: LoadIssue): void {
+    this.#issues.set(issue.kind, (this.#issues.get(issue.kind) ?? 0) + 1);
+  }
+
+  /** The models, in order of first appearance. */
+  get models(): string[] {
+    return [...this.#models];
+  }
+
+  /** The earliest and latest message times (ISO-8601), when any. */
+  get span(): { first: string | undefined; last: string | undefined } {
+    if (this.#first === Infinity) return { first: undefined, last: undefined };
+    const iso = (t: number) => new Date(t).toISOString();
+    return { first: iso(this.#first), last: iso(this.#last) };
+  }
+
+  /** The damage by kind, in order of first appearance. */
+  get issues(): { kind: LoadIssueKind; count: number }[] {
+    return [...this.#issues].map(([kind, count]) => ({ kind, count }));
+  }
+}
+
+/**
+ * A message's (or an entry's) time as ISO-8601: agent messages carry epoch
+ * milliseconds, summaries, custom messages and entries an ISO timestamp.
+ *
+ * @param m Anything with a `timestamp`.
+ * @returns The time, or undefined when it has no valid one.
+ */
+export function messageTime(m: object): string | undefined {
+  const t = (m as { timestamp?: unknown }).timestamp;
+  const ms = typeof t === "number"
+    ? t
+    : typeof t === "string"
+    ? Date.parse(t)
+    : NaN;
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined;
+  return new Date(ms).toISOString();
+}
+
+/**
+ * An ISO-8601 time for people: `2026-09-28 10:00:32 UTC`.
+ *
+ * @param iso A time from {@linkcode messageTime}.
+ * @returns The text.
+ */
+export function displayTime(iso: string): string {
+  return `${iso.slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/**
+ * The footer's sentence on damage, or undefined when there was none.
+ *
+ * @param footer The counts.
+ * @returns `Damage read around while loading: 2 torn-line. 1 image not shown.`
+ */
+export function damageText(footer: ExportFooter): string | undefined {
+  const parts: string[] = [];
+  if (footer.issues.length > 0) {
+    const list = footer.issues.map((i) => `${i.count} ${i.kind}`).join(", ");
+    parts.push(`Damage read around while loading: ${list}.`);
+  }
+  const n = footer.missingImages;
+  if (n > 0) parts.push(`${n} ${n === 1 ? "image" : "images"} not shown.`);
+  return parts.length === 0 ? undefined : parts.join(" ");
+}
