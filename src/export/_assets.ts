@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobStore, imageExtension } from "../store/blob_store.ts";
 import { relativeHref } from "./_escape.ts";
-import { makeFolder, writeFile } from "./_files.ts";
+import { files } from "./_files.ts";
 
 /** How an image is shown. */
 export type ImageOut =
@@ -53,7 +53,6 @@ const _SIGNATURES: readonly [string, (b: Uint8Array) => boolean][] = [
 export class Assets {
   readonly #options: AssetsOptions;
   readonly #written = new Set<string>();
-  #folderMade = false;
   /** Images written as files (each distinct file once). */
   files = 0;
   /** Images embedded as data URLs. */
@@ -95,11 +94,8 @@ export class Assets {
     }
     const name = `${hex}.${imageExtension(mime)}`;
     if (!this.#written.has(name)) {
-      if (!this.#folderMade) {
-        await makeFolder(this.#options.folder);
-        this.#folderMade = true;
-      }
-      await writeFile(join(this.#options.folder, name), bytes);
+      await files.makeFolder(this.#options.folder);
+      await files.writeFile(join(this.#options.folder, name), bytes);
       this.#written.add(name);
       this.files++;
     }

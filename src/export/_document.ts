@@ -12,6 +12,7 @@ import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
 import type { ContentBlock } from "../format/messages.ts";
 import type { Assets, ImageOut } from "./_assets.ts";
 import type { Pages, Written } from "./_files.ts";
+import type { ExportResult } from "./export.ts";
 
 /** The header of an export. */
 export interface ExportMeta {
@@ -61,19 +62,10 @@ export interface ExportJob {
   progress(done: number, total: number, unit: "messages" | "bytes"): void;
 }
 
-/** What a mode did. */
-export interface JobResult {
-  /** The files written. */
-  written: Written;
-  /** Messages exported. */
-  messages: number;
-  /** Entries read. */
-  entries: number;
-  /** Branches shown off the active path (0 for the active branch). */
-  branches: number;
-  /** Damage read around, by kind. */
-  issues: ExportFooter["issues"];
-}
+/** What a mode did: the files written, and the counts of its result. */
+export type JobResult =
+  & { written: Written }
+  & Pick<ExportResult, "messages" | "entries" | "branches" | "issues">;
 
 /** Where a page sits among the pages of an export. */
 export interface PageNav {
@@ -169,66 +161,75 @@ export async function renderMessage(
   assets: Assets,
 ): Promise<string> {
   const r = m as Record<string, unknown>;
-  const time = messageTime(m);
+  const h = _heading(m, messageTime(m));
   const blocks = (content: unknown, verbatim = false) =>
     _blocks(content, f, assets, verbatim);
-  switch (m.role) {
-    case "user":
-      return f.message(
-        { role: m.role, label: "User", time },
-        await blocks(r.content),
-      );
+  switch (h.role) {
+    case "toolResult": {
+      const list = Array.isArray(r.content) ? r.content : [];
+      const rest = Array.isArray(r.content)
+        ? list.filter((b) => !_isImage(b))
+        : r.content;
+      const body = await blocks(rest, true);
+      return f.toolResult(h, body, await blocks(list.filter(_isImage)));
+    }
     case "assistant": {
       const body = [await blocks(r.content)];
       if (typeof r.errorMessage === "string" && r.errorMessage !== "") {
         body.push(f.error(r.errorMessage));
       }
-      const stop = r.stopReason === "aborted" || r.stopReason === "error";
-      const detail = typeof r.model !== "string"
-        ? undefined
-        : typeof r.provider === "string"
-        ? `${r.provider}/${r.model}`
-        : r.model;
-      const badge = stop ? String(r.stopReason) : undefined;
-      const h = { role: m.role, label: "Assistant", detail, badge, time };
       return f.message(h, f.join(body));
     }
-    case "toolResult": {
-      const isImage = (b: unknown) =>
-        b !== null && typeof b === "object" &&
-        (b as { type?: unknown }).type === "image";
-      const list = Array.isArray(r.content) ? r.content : [];
-      const rest = Array.isArray(r.content)
-        ? list.filter((b) => !isImage(b))
-        : r.content;
-      const detail = typeof r.toolName === "string" ? r.toolName : "tool";
-      const badge = r.isError === true ? "error" : undefined;
-      const h = { role: m.role, label: "Tool result", detail, badge, time };
-      const body = await blocks(rest, true);
-      return f.toolResult(h, body, await blocks(list.filter(isImage)));
-    }
     case "compactionSummary":
-    case "branchSummary": {
-      const label = m.role === "branchSummary"
-        ? "Summary of an abandoned branch"
-        : "Summary of earlier history";
-      return f.message(
-        { role: m.role, label, time },
-        f.text(String(r.summary)),
-      );
-    }
-    case "custom": {
-      const label = String(r.customType);
-      const h = { role: m.role, label, hidden: r.display !== true, time };
-      return f.message(h, await blocks(r.content));
-    }
-    default: {
-      const body = r.content === undefined
-        ? f.code(JSON.stringify(m, null, 2), "json")
-        : await blocks(r.content);
-      return f.message({ role: "other", label: String(m.role), time }, body);
-    }
+    case "branchSummary":
+      return f.message(h, f.text(String(r.summary)));
+    case "other":
+      if (r.content === undefined) {
+        return f.message(h, f.code(JSON.stringify(m, null, 2), "json"));
+      }
   }
+  return f.message(h, await blocks(r.content));
+}
+
+/** The labels of the roles shown as themselves (others are `other`). */
+const _LABELS = new Map([
+  ["user", "User"],
+  ["assistant", "Assistant"],
+  ["toolResult", "Tool result"],
+  ["compactionSummary", "Summary of earlier history"],
+  ["branchSummary", "Summary of an abandoned branch"],
+]);
+
+function _heading(m: ContextMessage, time: string | undefined): Heading {
+  const r = m as Record<string, unknown>;
+  if (m.role === "custom") {
+    const label = String(r.customType);
+    return { role: m.role, label, hidden: r.display !== true, time };
+  }
+  const label = _LABELS.get(m.role);
+  if (label === undefined) {
+    return { role: "other", label: String(m.role), time };
+  }
+  const h: Heading = { role: m.role, label, time };
+  if (m.role === "assistant") {
+    if (typeof r.model === "string") {
+      h.detail = typeof r.provider === "string"
+        ? `${r.provider}/${r.model}`
+        : r.model;
+    }
+    const stop = r.stopReason;
+    if (stop === "aborted" || stop === "error") h.badge = stop;
+  }
+  if (m.role === "toolResult") {
+    h.detail = typeof r.toolName === "string" ? r.toolName : "tool";
+    if (r.isError === true) h.badge = "error";
+  }
+  return h;
+}
+
+function _isImage(b: unknown): boolean {
+  return b !== null && typeof b === "object" &&
+    (b as { type?: unknown }).type === "image";
 }
 
 /** Content (a string or blocks); a tool's text shown verbatim. */

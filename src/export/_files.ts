@@ -17,11 +17,9 @@ import type {
 } from "./_document.ts";
 import { relativeHref } from "./_escape.ts";
 
-/** What the pages wrote. */
+/** What the pages wrote: the files, in reading order, and their bytes. */
 export interface Written {
-  /** The files, in reading order. */
   files: string[];
-  /** Their bytes in all. */
   bytes: number;
 }
 
@@ -29,12 +27,13 @@ export interface Written {
 const _SLACK_BYTES = 4096;
 /** Bytes gathered before a write, and read at once from a scratch file. */
 const _BLOCK_BYTES = 1024 * 1024;
+const _ENCODER = new TextEncoder();
 
 /**
  * The output of one export: pages of at most `limit` bytes (`x.html`,
  * `x-2.html` …) linked to each other, or with no limit one file (the
  * Markdown export). A page is held until it is full, so its links are
- * known when it is written; without a limit nothing is to be known, and
+ * known when it is written; without a limit there is nothing to know, and
  * the file is written as the fragments come. A block open across a page
  * break is closed at the bottom of one page and opened again at the top
  * of the next.
@@ -44,17 +43,14 @@ export class Pages implements AsyncDisposable {
   readonly #format: Format;
   readonly #meta: ExportMeta;
   readonly #limit: number;
-  readonly #encoder = new TextEncoder();
   readonly #stack: Wrapper[] = [];
-  readonly #files: string[] = [];
+  readonly #written: Written = { files: [], bytes: 0 };
+  /** The page's body not yet written. */
+  readonly #body = new _Buffer();
   #file: Deno.FsFile | undefined;
-  #bytes = 0;
   #page = 1;
-  /** The page's body not yet written, and its bytes. */
-  #body: Uint8Array[] = [];
-  #size = 0;
   #hasContent = false;
-  #budget: number | undefined;
+  #room: number;
 
   /**
    * Pages named after `path`.
@@ -70,6 +66,7 @@ export class Pages implements AsyncDisposable {
     this.#format = format;
     this.#meta = meta;
     this.#limit = limit;
+    this.#room = this.#roomOfPage();
   }
 
   /**
@@ -78,23 +75,24 @@ export class Pages implements AsyncDisposable {
    * @param fragment Text in the pages' format.
    */
   async write(fragment: string): Promise<void> {
-    const bytes = this.#encoder.encode(
-      this.#format.nest(fragment, this.#stack.length),
-    );
+    const before = this.#body.size;
+    const length = this.#body.append(this.#nest(fragment));
     const closing = this.#stack.reduce((n, w) => n + w.close.length, 0);
-    if (
-      this.#hasContent && this.#size + bytes.length + closing > this.#room()
-    ) await this.#turnPage();
-    this.#push(bytes);
+    if (this.#hasContent && before + length + closing > this.#room) {
+      // The fragment starts the next page.
+      const bytes = this.#body.view(before).slice();
+      this.#body.size = before;
+      await this.#turnPage();
+      this.#body.put(bytes);
+    }
     this.#hasContent = true;
-    if (this.#limit === Infinity && this.#size >= _BLOCK_BYTES) {
-      await this.#drain();
+    if (this.#limit === Infinity && this.#body.size >= _BLOCK_BYTES) {
+      await this.#drain(false);
     }
   }
 
   /**
-   * Open a block: the fragments written until {@linkcode Pages.close} are
-   * in it.
+   * Open a block: what is written until {@linkcode Pages.close} is in it.
    *
    * @param wrapper The block.
    */
@@ -103,13 +101,10 @@ export class Pages implements AsyncDisposable {
     this.#stack.push(wrapper);
   }
 
-  /** Close the innermost open block (never the start of a page). */
+  /** Close the innermost open block (a closing never starts a page). */
   close(): void {
     const wrapper = this.#stack.pop();
-    if (wrapper === undefined) return;
-    this.#push(this.#encoder.encode(
-      this.#format.nest(wrapper.close, this.#stack.length),
-    ));
+    if (wrapper !== undefined) this.#body.append(this.#nest(wrapper.close));
   }
 
   /**
@@ -121,7 +116,7 @@ export class Pages implements AsyncDisposable {
   async finish(footer: ExportFooter): Promise<Written> {
     while (this.#stack.length > 0) this.close();
     await this.#endPage(false, footer);
-    return { files: [...this.#files], bytes: this.#bytes };
+    return this.#written;
   }
 
   /** Close the file of a page left unfinished (after a failure). */
@@ -147,39 +142,32 @@ export class Pages implements AsyncDisposable {
     return nav;
   }
 
-  /** The bytes a page has for fragments once its frame is counted. */
-  #room(): number {
+  /** The bytes this page has for fragments, once its frame is counted. */
+  #roomOfPage(): number {
     if (this.#limit === Infinity) return Infinity;
-    if (this.#budget === undefined) {
-      const nav = this.#nav(true);
-      const frame = this.#format.head(this.#meta, nav) +
-        this.#format.foot(undefined, nav);
-      this.#budget = this.#limit - this.#encoder.encode(frame).length -
-        _SLACK_BYTES;
-    }
-    return this.#budget;
+    const nav = this.#nav(true);
+    const frame = this.#format.head(this.#meta, nav) +
+      this.#format.foot(undefined, nav);
+    return this.#limit - _ENCODER.encode(frame).length - _SLACK_BYTES;
   }
 
-  #push(bytes: Uint8Array): void {
-    this.#body.push(bytes);
-    this.#size += bytes.length;
+  /** A fragment as written inside the open blocks. */
+  #nest(fragment: string): string {
+    return this.#format.nest(fragment, this.#stack.length);
   }
 
   async #turnPage(): Promise<void> {
     const open = [...this.#stack];
-    for (const w of [...open].reverse()) {
-      this.#push(this.#encoder.encode(w.close));
-    }
+    for (const w of open.toReversed()) this.#body.append(w.close);
     await this.#endPage(true, undefined);
     this.#page++;
-    this.#budget = undefined;
+    this.#room = this.#roomOfPage();
     this.#hasContent = false;
-    for (const w of open) this.#push(this.#encoder.encode(w.reopen));
+    for (const w of open) this.#body.append(w.reopen);
   }
 
-  /** Write the page's head (when the page's file is new) and its body. */
-  async #drain(hasNext = false): Promise<void> {
-    let head = "";
+  /** Write the body so far, after the page's head if its file is new. */
+  async #drain(hasNext: boolean): Promise<void> {
     if (this.#file === undefined) {
       const path = this.#path(this.#page);
       this.#file = await Deno.open(path, {
@@ -187,26 +175,24 @@ export class Pages implements AsyncDisposable {
         create: true,
         truncate: true,
       });
-      this.#files.push(path);
-      head = this.#format.head(this.#meta, this.#nav(hasNext));
+      this.#written.files.push(path);
+      await this.#writeAll(this.#format.head(this.#meta, this.#nav(hasNext)));
     }
-    await this.#writeAll(this.#encoder.encode(head), ...this.#body);
-    this.#body = [];
-    this.#size = 0;
+    await this.#writeAll(this.#body.view());
+    this.#body.size = 0;
   }
 
   async #endPage(hasNext: boolean, footer: ExportFooter | undefined) {
     await this.#drain(hasNext);
-    const foot = this.#format.foot(footer, this.#nav(hasNext));
-    await this.#writeAll(this.#encoder.encode(foot));
+    await this.#writeAll(this.#format.foot(footer, this.#nav(hasNext)));
     this.#file!.close();
     this.#file = undefined;
   }
 
-  async #writeAll(...chunks: Uint8Array[]): Promise<void> {
-    const bytes = _concat(chunks);
+  async #writeAll(data: Uint8Array | string): Promise<void> {
+    const bytes = typeof data === "string" ? _ENCODER.encode(data) : data;
     await _writeAll(this.#file!, bytes);
-    this.#bytes += bytes.length;
+    this.#written.bytes += bytes.length;
   }
 }
 
@@ -220,10 +206,9 @@ export class Pages implements AsyncDisposable {
 export class Scratch implements AsyncDisposable {
   readonly #path: string;
   readonly #file: Deno.FsFile;
-  readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
-  #pending: Uint8Array[] = [];
-  #pendingBytes = 0;
+  /** Renderings not yet written. */
+  readonly #pending = new _Buffer();
   #end = 0;
   #window = new Uint8Array(0);
   #windowAt = 0;
@@ -241,11 +226,8 @@ export class Scratch implements AsyncDisposable {
    * @returns The file, open.
    */
   static async create(folder: string, prefix: string): Promise<Scratch> {
-    const path = await Deno.makeTempFile({
-      dir: folder,
-      prefix,
-      suffix: ".tmp",
-    });
+    const options = { dir: folder, prefix, suffix: ".tmp" };
+    const path = await Deno.makeTempFile(options);
     try {
       return new Scratch(
         path,
@@ -264,13 +246,11 @@ export class Scratch implements AsyncDisposable {
    * @returns Where it starts, and its length in bytes.
    */
   async append(text: string): Promise<{ at: number; length: number }> {
-    const bytes = this.#encoder.encode(text);
-    this.#pending.push(bytes);
-    this.#pendingBytes += bytes.length;
     const at = this.#end;
-    this.#end += bytes.length;
-    if (this.#pendingBytes >= _BLOCK_BYTES) await this.#flush();
-    return { at, length: bytes.length };
+    const length = this.#pending.append(text);
+    this.#end += length;
+    if (this.#pending.size >= _BLOCK_BYTES) await this.#flush();
+    return { at, length };
   }
 
   /**
@@ -307,63 +287,39 @@ export class Scratch implements AsyncDisposable {
   }
 
   async #flush(): Promise<void> {
-    if (this.#pendingBytes === 0) return;
+    if (this.#pending.size === 0) return;
     await this.#file.seek(0, Deno.SeekMode.End);
-    await _writeAll(this.#file, _concat(this.#pending));
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    await _writeAll(this.#file, this.#pending.view());
+    this.#pending.size = 0;
   }
 }
 
-/**
- * A session file to read as a stream.
- *
- * @param path The file.
- * @returns Its bytes as a stream, its size, and how to close it.
- */
-export async function openStream(path: string): Promise<
-  { readable: ReadableStream<Uint8Array>; size: number } & Disposable
-> {
-  const file = await Deno.open(path);
-  return {
-    readable: file.readable,
-    size: (await file.stat()).size,
-    [Symbol.dispose]: () => file[Symbol.dispose](),
-  };
-}
-
-/**
- * Whether `path` is a regular file (links followed).
- *
- * @param path The path.
- * @returns True for a file.
- * @throws {Deno.errors.NotFound} When nothing is there.
- */
-export async function isFile(path: string): Promise<boolean> {
-  return (await Deno.stat(path)).isFile;
-}
-
-/**
- * Make a folder and its parents, when missing.
- *
- * @param path The folder.
- */
-export async function makeFolder(path: string): Promise<void> {
-  await Deno.mkdir(path, { recursive: true });
-}
-
-/**
- * Write a whole file (an image beside the export).
- *
- * @param path The file.
- * @param bytes Its bytes.
- */
-export async function writeFile(
-  path: string,
-  bytes: Uint8Array,
-): Promise<void> {
-  await Deno.writeFile(path, bytes);
-}
+/** The few other calls: a session read as a stream, a check, two writes. */
+export const files = {
+  /**
+   * A session file to read as a stream: its bytes, its size, and how to
+   * close it.
+   */
+  async openStream(path: string): Promise<
+    { readable: ReadableStream<Uint8Array>; size: number } & Disposable
+  > {
+    const file = await Deno.open(path);
+    return {
+      readable: file.readable,
+      size: (await file.stat()).size,
+      [Symbol.dispose]: () => file[Symbol.dispose](),
+    };
+  },
+  /** Whether `path` is a regular file (links followed); throws when absent. */
+  isFile: async (path: string): Promise<boolean> =>
+    (await Deno.stat(path)).isFile,
+  /** Make a folder and its parents, when missing. */
+  makeFolder: (path: string): Promise<void> =>
+    Deno.mkdir(path, { recursive: true }),
+  /** Write a whole file (an image beside the export). */
+  writeFile: (path: string, bytes: Uint8Array): Promise<void> =>
+    Deno.writeFile(path, bytes),
+};
 
 /** Write all of `bytes`, looping on short writes. */
 async function _writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
@@ -371,13 +327,43 @@ async function _writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   while (rest.length > 0) rest = rest.subarray(await file.write(rest));
 }
 
-function _concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
+/**
+ * Bytes gathered before a write: text is encoded straight into one buffer,
+ * grown as needed and reused once written.
+ */
+class _Buffer {
+  #bytes = new Uint8Array(64 * 1024);
+  /** The bytes held. */
+  size = 0;
+
+  /** Append text; its length in bytes. */
+  append(text: string): number {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    if (this.size + text.length * 3 > this.#bytes.length) {
+      const bytes = _ENCODER.encode(text);
+      this.put(bytes);
+      return bytes.length;
+    }
+    const into = this.#bytes.subarray(this.size);
+    const { written } = _ENCODER.encodeInto(text, into);
+    this.size += written;
+    return written;
   }
-  return out;
+
+  /** Append bytes. */
+  put(bytes: Uint8Array): void {
+    if (this.size + bytes.length > this.#bytes.length) {
+      const room = Math.max(this.size + bytes.length, this.#bytes.length * 2);
+      const grown = new Uint8Array(room);
+      grown.set(this.view());
+      this.#bytes = grown;
+    }
+    this.#bytes.set(bytes, this.size);
+    this.size += bytes.length;
+  }
+
+  /** The bytes held from `from` on (a view, valid until the next append). */
+  view(from = 0): Uint8Array {
+    return this.#bytes.subarray(from, this.size);
+  }
 }

@@ -29,7 +29,7 @@ import {
   renderMessage,
   type Wrapper,
 } from "./_document.ts";
-import { openStream, Scratch } from "./_files.ts";
+import { files, Scratch } from "./_files.ts";
 
 const _LEGEND = "The whole tree: the active path runs down the page; " +
   "every other branch is nested under the entry it branches from.";
@@ -131,7 +131,7 @@ async function _read(
     length: [],
     messages: 0,
   };
-  using file = await openStream(job.path);
+  using file = await files.openStream(job.path);
   const records = file.readable.pipeThrough(
     new SessionEntryStream({ name: job.path, onIssue: (i) => meta.issue(i) }),
   );

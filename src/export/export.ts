@@ -18,7 +18,7 @@ import {
   MetaCollector,
   renderMessage,
 } from "./_document.ts";
-import { isFile, makeFolder, Pages } from "./_files.ts";
+import { files, Pages } from "./_files.ts";
 import { htmlFormat } from "./_html.ts";
 import { MARKDOWN } from "./_markdown.ts";
 import { exportTree } from "./_tree.ts";
@@ -151,11 +151,11 @@ export async function exportSession(
       `Cannot export "${path}": the output would overwrite the session`,
     );
   }
-  if (!await isFile(path)) {
+  if (!await files.isFile(path)) {
     throw new TypeError(`Cannot export "${path}": not a regular file`);
   }
   const folder = dirname(out);
-  await makeFolder(folder);
+  await files.makeFolder(folder);
   const stem = basename(out, extname(out));
   const dataDir = options.dataDir ?? await findDataDir(path);
   const assets = new Assets({
