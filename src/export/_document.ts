@@ -1,48 +1,19 @@
 /**
- * What an export's document is made of, whatever its format: the header
- * and footer it states, the pieces a format writes ({@linkcode Format}),
- * and the one walk through a message's content that calls them, so both
- * formats show the same things in the same order.
+ * What an export's document is made of, whatever its format: the pieces a
+ * format writes ({@linkcode Format}), and the one walk through a message
+ * that calls them ({@linkcode renderMessage}), so both formats show the
+ * same things in the same order; and the job the two modes (the active
+ * branch, the whole tree) are given.
  *
  * @module
  */
 
 import type { ContextMessage } from "../context/messages.ts";
-import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
 import type { ContentBlock } from "../format/messages.ts";
 import type { Assets, ImageOut } from "./_assets.ts";
 import type { Pages, Written } from "./_files.ts";
+import { type ExportFooter, type ExportMeta, messageTime } from "./_meta.ts";
 import type { ExportResult } from "./export.ts";
-
-/** The header of an export. */
-export interface ExportMeta {
-  /** The session's title, if it has one. */
-  title: string | undefined;
-  /** The session's id (from its header). */
-  sessionId: string | undefined;
-  /** The working directory the session belongs to. */
-  cwd: string | undefined;
-  /** The models seen, `provider/model`, in order of first appearance. */
-  models: string[];
-  /** The first message's time (ISO-8601), if any message has one. */
-  first: string | undefined;
-  /** The last message's time (ISO-8601). */
-  last: string | undefined;
-  /** Messages exported. */
-  messages: number;
-  /** Entries read (the window for the active branch, the file for a tree). */
-  entries: number;
-  /** What was exported, in words: `the active branch`, `the whole tree`. */
-  scope: string;
-}
-
-/** The footer of an export's last page: the damage read around. */
-export interface ExportFooter {
-  /** Damage the loader read around, by kind (never the lines' content). */
-  issues: { kind: LoadIssueKind; count: number }[];
-  /** Images not shown (a missing or damaged blob, an unknown type). */
-  missingImages: number;
-}
 
 /** One export, as its two modes (the active branch, the whole tree) see it. */
 export interface ExportJob {
@@ -280,116 +251,3 @@ async function _block(
 }
 
 /** More distinct models than this are not listed (a hostile file has many). */
-const _MAX_MODELS = 20;
-
-/**
- * What the header and footer say, gathered as messages and damage go by:
- * the models (in order of first appearance), the first and last message
- * times, the damage by kind (counted, never kept line by line).
- */
-export class MetaCollector {
-  readonly #models = new Set<string>();
-  readonly #issues = new Map<LoadIssueKind, number>();
-  #first = Infinity;
-  #last = -Infinity;
-
-  /**
-   * Note a model, `provider/model` (ignored when not a non-empty string).
-   *
-   * @param model The model.
-   */
-  model(model: unknown): void {
-    if (typeof model !== "string" || model === "") return;
-    if (this.#models.size < _MAX_MODELS) this.#models.add(model);
-  }
-
-  /**
-   * Note a message: its time, and its model when it is an assistant's.
-   *
-   * @param m The message.
-   */
-  message(m: ContextMessage): void {
-    const time = messageTime(m);
-    if (time !== undefined) {
-      const t = Date.parse(time);
-      this.#first = Math.min(this.#first, t);
-      this.#last = Math.max(this.#last, t);
-    }
-    const { provider, model } = m as { provider?: unknown; model?: unknown };
-    if (
-      m.role === "assistant" && typeof provider === "string" &&
-      typeof model === "string"
-    ) this.model(`${provider}/${model}`);
-  }
-
-  /**
-   * Count one piece of damage.
-   *
-   * @param issue What the loader reported.
-   */
-  issue(issue: LoadIssue): void {
-    this.#issues.set(issue.kind, (this.#issues.get(issue.kind) ?? 0) + 1);
-  }
-
-  /** The models, in order of first appearance. */
-  get models(): string[] {
-    return [...this.#models];
-  }
-
-  /** The earliest and latest message times (ISO-8601), when any. */
-  get span(): { first: string | undefined; last: string | undefined } {
-    if (this.#first === Infinity) return { first: undefined, last: undefined };
-    const iso = (t: number) => new Date(t).toISOString();
-    return { first: iso(this.#first), last: iso(this.#last) };
-  }
-
-  /** The damage by kind, in order of first appearance. */
-  get issues(): { kind: LoadIssueKind; count: number }[] {
-    return [...this.#issues].map(([kind, count]) => ({ kind, count }));
-  }
-}
-
-/**
- * A message's (or an entry's) time as ISO-8601: agent messages carry epoch
- * milliseconds, summaries, custom messages and entries an ISO timestamp.
- *
- * @param m Anything with a `timestamp`.
- * @returns The time, or undefined when it has no valid one.
- */
-export function messageTime(m: object): string | undefined {
-  const t = (m as { timestamp?: unknown }).timestamp;
-  const ms = typeof t === "number"
-    ? t
-    : typeof t === "string"
-    ? Date.parse(t)
-    : NaN;
-  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined;
-  return new Date(ms).toISOString();
-}
-
-/**
- * An ISO-8601 time for people: `2026-09-28 10:00:32 UTC`.
- *
- * @param iso A time from {@linkcode messageTime}.
- * @returns The text.
- */
-export function displayTime(iso: string): string {
-  return `${iso.slice(0, 19).replace("T", " ")} UTC`;
-}
-
-/**
- * The footer's sentence on damage, or undefined when there was none.
- *
- * @param footer The counts.
- * @returns `Damage read around while loading: 2 torn-line. 1 image not shown.`
- */
-export function damageText(footer: ExportFooter): string | undefined {
-  const parts: string[] = [];
-  if (footer.issues.length > 0) {
-    const list = footer.issues.map((i) => `${i.count} ${i.kind}`).join(", ");
-    parts.push(`Damage read around while loading: ${list}.`);
-  }
-  const n = footer.missingImages;
-  if (n > 0) parts.push(`${n} ${n === 1 ? "image" : "images"} not shown.`);
-  return parts.length === 0 ? undefined : parts.join(" ");
-}

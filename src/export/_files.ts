@@ -8,14 +8,9 @@
  */
 
 import { basename, dirname, extname, join } from "node:path";
-import type {
-  ExportFooter,
-  ExportMeta,
-  Format,
-  PageNav,
-  Wrapper,
-} from "./_document.ts";
+import type { Format, PageNav, Wrapper } from "./_document.ts";
 import { relativeHref } from "./_escape.ts";
+import type { ExportFooter, ExportMeta } from "./_meta.ts";
 
 /** What the pages wrote: the files, in reading order, and their bytes. */
 export interface Written {

@@ -11,18 +11,16 @@
  */
 
 import type { ImageOut } from "./_assets.ts";
+import type { Format, Heading, PageNav, Wrapper } from "./_document.ts";
+import { codeSpans, escapeHtml, splitFences } from "./_escape.ts";
+import { STYLESHEET } from "./_html_style.ts";
 import {
   damageText,
   displayTime,
   type ExportFooter,
   type ExportMeta,
-  type Format,
-  type Heading,
-  type PageNav,
-  type Wrapper,
-} from "./_document.ts";
-import { codeSpans, escapeHtml, splitFences } from "./_escape.ts";
-import { STYLESHEET } from "./_html_style.ts";
+  metaRows,
+} from "./_meta.ts";
 
 /**
  * The HTML format, its policy allowing the stylesheet by its hash.
@@ -102,26 +100,11 @@ function _image(out: ImageOut): string {
 function _head(meta: ExportMeta, nav: PageNav, csp: string): string {
   const title = meta.title ?? "Untitled session";
   const pageTitle = nav.page === 1 ? title : `${title} (page ${nav.page})`;
-  const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
-  const rows: [string, string][] = [];
-  if (meta.models.length > 0) {
-    const key = meta.models.length === 1 ? "Model" : "Models";
-    rows.push([key, meta.models.map(code).join(", ")]);
-  }
-  if (meta.first !== undefined && meta.last !== undefined) {
-    rows.push(["First message", _time(meta.first)]);
-    rows.push(["Last message", _time(meta.last)]);
-  }
-  const { messages, entries } = meta;
-  const scope = escapeHtml(meta.scope);
-  rows.push([
-    "Exported",
-    `${scope}: ${messages} messages, ${entries} entries read`,
-  ]);
-  if (meta.cwd !== undefined) rows.push(["Directory", code(meta.cwd)]);
-  if (meta.sessionId !== undefined) {
-    rows.push(["Session", code(meta.sessionId)]);
-  }
+  const rows = metaRows(meta, {
+    literal: (text) => `<code>${escapeHtml(text)}</code>`,
+    time: _time,
+    text: escapeHtml,
+  });
   const dl = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("\n");
   return `<!doctype html>
 <html lang="en">

@@ -8,15 +8,7 @@
  * @module
  */
 
-import {
-  damageText,
-  displayTime,
-  type ExportFooter,
-  type ExportMeta,
-  type Format,
-  type Heading,
-  type Wrapper,
-} from "./_document.ts";
+import type { Format, Heading, Wrapper } from "./_document.ts";
 import {
   codeSpans,
   escapeHtml,
@@ -26,6 +18,13 @@ import {
   splitFences,
   withoutControls,
 } from "./_escape.ts";
+import {
+  damageText,
+  displayTime,
+  type ExportFooter,
+  type ExportMeta,
+  metaRows,
+} from "./_meta.ts";
 
 /** The Markdown format. */
 export const MARKDOWN: Format = {
@@ -71,29 +70,14 @@ function _time(h: Heading): string {
 }
 
 function _head(meta: ExportMeta): string {
-  const lines = [
-    `# ${escapeMarkdownInline(meta.title ?? "Untitled session")}`,
-    "",
-  ];
-  const item = (k: string, v: string) => lines.push(`- **${k}:** ${v}`);
-  if (meta.models.length > 0) {
-    item(
-      meta.models.length === 1 ? "Model" : "Models",
-      meta.models.map(escapeMarkdownInline).join(", "),
-    );
-  }
-  if (meta.first !== undefined && meta.last !== undefined) {
-    item("First message", displayTime(meta.first));
-    item("Last message", displayTime(meta.last));
-  }
-  const { messages, entries } = meta;
-  const scope = escapeMarkdownInline(meta.scope);
-  item("Exported", `${scope}: ${messages} messages, ${entries} entries read`);
-  if (meta.cwd !== undefined) item("Directory", escapeMarkdownInline(meta.cwd));
-  if (meta.sessionId !== undefined) {
-    item("Session", escapeMarkdownInline(meta.sessionId));
-  }
-  return `${lines.join("\n")}\n\n`;
+  const title = escapeMarkdownInline(meta.title ?? "Untitled session");
+  const rows = metaRows(meta, {
+    literal: escapeMarkdownInline,
+    time: displayTime,
+    text: escapeMarkdownInline,
+  });
+  const items = rows.map(([k, v]) => `- **${k}:** ${v}\n`).join("");
+  return `# ${title}\n\n${items}\n`;
 }
 
 function _foot(footer: ExportFooter | undefined): string {

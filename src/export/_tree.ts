@@ -23,13 +23,13 @@ import type { TitleSlot } from "../format/title_slot.ts";
 import { SessionEntryStream } from "../read/entry_stream.ts";
 import {
   type ExportJob,
+  type Format,
   type JobResult,
-  messageTime,
-  MetaCollector,
   renderMessage,
   type Wrapper,
 } from "./_document.ts";
-import { files, Scratch } from "./_files.ts";
+import { files, type Pages, Scratch } from "./_files.ts";
+import { messageTime, MetaCollector } from "./_meta.ts";
 
 const _LEGEND = "The whole tree: the active path runs down the page; " +
   "every other branch is nested under the entry it branches from.";
@@ -47,22 +47,37 @@ export async function exportTree(job: ExportJob): Promise<JobResult> {
   await using scratch = await Scratch.create(job.folder, prefix);
   const meta = new MetaCollector();
   const read = await _read(job, scratch, meta);
-  const { nodes } = read;
-  const shape = _shape(nodes);
-  const title = read.slot !== undefined ? read.slot.title : read.header?.title;
+  const { header, slot, nodes, messages } = read;
+  const title = slot !== undefined ? slot.title : header?.title;
   const string = (v: unknown) => typeof v === "string" ? v : undefined;
   await using pages = job.open({
     // As `Session.title` has it: the slot's, else the header's.
     title: typeof title === "string" && title !== "" ? title : undefined,
-    sessionId: string(read.header?.id),
-    cwd: string(read.header?.cwd),
+    sessionId: string(header?.id),
+    cwd: string(header?.cwd),
     models: meta.models,
     ...meta.span,
-    messages: read.messages,
+    messages,
     entries: nodes.length,
     scope: "the whole tree",
   });
-  const { format } = job;
+  const branches = await _walk(pages, job.format, read, scratch);
+  const { issues } = meta;
+  const written = await pages.finish({
+    issues,
+    missingImages: job.assets.missing,
+  });
+  return { written, messages, entries: nodes.length, branches, issues };
+}
+
+/** Copy the renderings into the pages in the tree's order; the branches shown. */
+async function _walk(
+  pages: Pages,
+  format: Format,
+  read: _Read,
+  scratch: Scratch,
+): Promise<number> {
+  const shape = _shape(read.nodes);
   let branches = 0;
   // A branch is opened when its first shown entry comes: an empty one (a
   // branch marker alone) is never shown.
@@ -74,34 +89,27 @@ export async function exportTree(job: ExportJob): Promise<JobResult> {
   };
   await pages.write(format.note(_LEGEND));
   for (const step of treeOrder(shape.parents, shape.onPath, shape.start)) {
-    const i = step.kind === "close" ? -1 : step.index;
-    if (step.kind === "open") {
-      const time = messageTime(nodes[i]!);
-      pending.push(
-        format.branch(shape.orphan(i) ? "detached" : "branch", time),
-      );
-    } else if (step.kind === "close") {
+    if (step.kind === "close") {
       if (pending.length > 0) pending.pop();
       else pages.close();
-    } else {
-      if (read.at[i]! >= 0) {
-        await flush();
-        await pages.write(await scratch.read(read.at[i]!, read.length[i]!));
-      }
-      if (i === shape.leaf) {
-        await flush();
-        await pages.write(format.note(_LEAF));
-      }
+      continue;
+    }
+    const i = step.index;
+    if (step.kind === "open") {
+      const kind = shape.orphan(i) ? "detached" : "branch";
+      pending.push(format.branch(kind, messageTime(read.nodes[i]!)));
+      continue;
+    }
+    if (read.at[i]! >= 0) {
+      await flush();
+      await pages.write(await scratch.read(read.at[i]!, read.length[i]!));
+    }
+    if (i === shape.leaf) {
+      await flush();
+      await pages.write(format.note(_LEAF));
     }
   }
-  const { issues } = meta;
-  return {
-    written: await pages.finish({ issues, missingImages: job.assets.missing }),
-    messages: read.messages,
-    entries: nodes.length,
-    branches,
-    issues,
-  };
+  return branches;
 }
 
 /** What the first pass keeps of the file: envelopes, and where each rendering is. */
@@ -152,21 +160,22 @@ async function _read(
         : await scratch.append(text);
       out.at.push(at);
       out.length.push(length);
-      const node: OpaqueEntry = {
-        type: e.type,
-        id: e.id,
-        parentId: e.parentId,
-        timestamp: e.timestamp,
-      };
-      const to = branchMarkerTarget(e);
-      if (to !== undefined) {
-        node.customType = BRANCH_MARKER_TYPE;
-        node.data = { to };
-      }
-      out.nodes.push(node);
+      out.nodes.push(_envelope(e));
     }
   }
   return out;
+}
+
+/** An entry's envelope; a branch marker keeps its target too. */
+function _envelope(e: SessionEntry): OpaqueEntry {
+  const { type, id, parentId, timestamp } = e;
+  const node: OpaqueEntry = { type, id, parentId, timestamp };
+  const to = branchMarkerTarget(e);
+  if (to !== undefined) {
+    node.customType = BRANCH_MARKER_TYPE;
+    node.data = { to };
+  }
+  return node;
 }
 
 /** An entry that is no message: a note for a setting, or nothing. */

@@ -12,15 +12,11 @@ import { Session } from "../session/session.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { Assets } from "./_assets.ts";
-import {
-  type ExportJob,
-  type JobResult,
-  MetaCollector,
-  renderMessage,
-} from "./_document.ts";
+import { type ExportJob, type JobResult, renderMessage } from "./_document.ts";
 import { files, Pages } from "./_files.ts";
 import { htmlFormat } from "./_html.ts";
 import { MARKDOWN } from "./_markdown.ts";
+import { MetaCollector } from "./_meta.ts";
 import { exportTree } from "./_tree.ts";
 
 /** Options for {@linkcode exportSession}. */

@@ -1,6 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
-import type { ExportMeta, Format } from "../../src/export/_document.ts";
+import type { Format } from "../../src/export/_document.ts";
+import type { ExportMeta } from "../../src/export/_meta.ts";
 import { Pages, Scratch } from "../../src/export/_files.ts";
 import { MARKDOWN } from "../../src/export/_markdown.ts";
 import { tempDir } from "../_session_files.ts";
