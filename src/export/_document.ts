@@ -89,8 +89,15 @@ export interface Format {
   turn(n: number): string;
   /** A line of our own about the session (a model change, a reset). */
   note(text: string): string;
-  /** The block around a branch of the tree, or around detached entries. */
-  branch(kind: "branch" | "detached", time: string | undefined): Wrapper;
+  /**
+   * The block around a branch of the tree (`branch`), or around entries
+   * whose parent is missing (`detached`), saying `what` it is.
+   */
+  branch(
+    kind: "branch" | "detached",
+    what: string,
+    time: string | undefined,
+  ): Wrapper;
   /** A fragment as written inside `depth` open blocks. */
   nest(fragment: string, depth: number): string;
   /** A message. */
@@ -249,5 +256,3 @@ async function _block(
       return f.unknown(String(b.type));
   }
 }
-
-/** More distinct models than this are not listed (a hostile file has many). */

@@ -131,7 +131,7 @@ ${_nav(nav)}
 }
 
 function _foot(footer: ExportFooter | undefined, nav: PageNav): string {
-  const damage = footer === undefined ? undefined : damageText(footer);
+  const damage = damageText(footer);
   const note = damage === undefined
     ? ""
     : `<p class="damage">${escapeHtml(damage)}</p>\n`;
@@ -157,10 +157,7 @@ function _time(iso: string): string {
   }</time>`;
 }
 
-function _branch(kind: "branch" | "detached", time?: string): Wrapper {
-  const what = kind === "branch"
-    ? "Another branch from here (not on the active path)"
-    : "Entries whose parent is missing";
+function _branch(kind: string, what: string, time?: string): Wrapper {
   const when = time === undefined ? "" : ` · ${_time(time)}`;
   const open = (label: string, attr: string, suffix: string) =>
     `<details class="branch ${kind}"${attr}><summary><span class="role">⑂ ${label}</span>${suffix}</summary>\n`;

@@ -81,16 +81,13 @@ function _head(meta: ExportMeta): string {
 }
 
 function _foot(footer: ExportFooter | undefined): string {
-  const damage = footer === undefined ? undefined : damageText(footer);
+  const damage = damageText(footer);
   return damage === undefined
     ? ""
     : `---\n\n*${escapeMarkdownInline(damage)}*\n`;
 }
 
-function _branch(kind: "branch" | "detached", time?: string): Wrapper {
-  const what = kind === "branch"
-    ? "Another branch from here (not on the active path)"
-    : "Entries whose parent is missing";
+function _branch(_kind: string, what: string, time?: string): Wrapper {
   const when = time === undefined ? "" : ` · ${displayTime(time)}`;
   return {
     open: `**⑂ ${what}**${when}\n\n`,

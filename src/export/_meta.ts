@@ -72,6 +72,7 @@ export interface ExportFooter {
   missingImages: number;
 }
 
+/** More distinct models than this are not listed (a hostile file has many). */
 const _MAX_MODELS = 20;
 
 /**
@@ -172,10 +173,13 @@ export function displayTime(iso: string): string {
 /**
  * The footer's sentence on damage, or undefined when there was none.
  *
- * @param footer The counts.
+ * @param footer The counts (none on a page before the last).
  * @returns `Damage read around while loading: 2 torn-line. 1 image not shown.`
  */
-export function damageText(footer: ExportFooter): string | undefined {
+export function damageText(
+  footer: ExportFooter | undefined,
+): string | undefined {
+  if (footer === undefined) return undefined;
   const parts: string[] = [];
   if (footer.issues.length > 0) {
     const list = footer.issues.map((i) => `${i.count} ${i.kind}`).join(", ");

@@ -34,6 +34,8 @@ import { messageTime, MetaCollector } from "./_meta.ts";
 const _LEGEND = "The whole tree: the active path runs down the page; " +
   "every other branch is nested under the entry it branches from.";
 const _LEAF = "The active path ends here: a resume continues from this entry.";
+const _BRANCH = "Another branch from here (not on the active path)";
+const _DETACHED = "Entries whose parent is missing";
 
 /**
  * Export the whole tree.
@@ -96,8 +98,12 @@ async function _walk(
     }
     const i = step.index;
     if (step.kind === "open") {
-      const kind = shape.orphan(i) ? "detached" : "branch";
-      pending.push(format.branch(kind, messageTime(read.nodes[i]!)));
+      const time = messageTime(read.nodes[i]!);
+      pending.push(
+        shape.orphan(i)
+          ? format.branch("detached", _DETACHED, time)
+          : format.branch("branch", _BRANCH, time),
+      );
       continue;
     }
     if (read.at[i]! >= 0) {

@@ -152,12 +152,12 @@ export async function exportSession(
   }
   const folder = dirname(out);
   await files.makeFolder(folder);
-  const stem = basename(out, extname(out));
+  const images = join(folder, `${basename(out, extname(out))}-files`);
   const dataDir = options.dataDir ?? await findDataDir(path);
   const assets = new Assets({
     inline: options.inlineImages === true,
-    folder: join(folder, `${stem}-files`),
-    folderName: `${stem}-files`,
+    folder: images,
+    folderName: basename(images),
     blobs: dataDir === undefined
       ? undefined
       : new BlobStore(join(dataDir, "blobs")),
@@ -186,7 +186,7 @@ export async function exportSession(
       files: assets.files,
       inlined: assets.inlined,
       missing: assets.missing,
-      folder: assets.files > 0 ? join(folder, `${stem}-files`) : null,
+      folder: assets.files > 0 ? images : null,
     },
     messages: r.messages,
     entries: r.entries,
