@@ -205,8 +205,10 @@ export class Scratch implements AsyncDisposable {
   /** Renderings not yet written. */
   readonly #pending = new _Buffer();
   #end = 0;
+  /** A stretch of the file read at once: its bytes, where, how many. */
   #window = new Uint8Array(0);
   #windowAt = 0;
+  #windowBytes = 0;
 
   private constructor(path: string, file: Deno.FsFile) {
     this.#path = path;
@@ -258,13 +260,16 @@ export class Scratch implements AsyncDisposable {
   async read(at: number, length: number): Promise<string> {
     await this.#flush();
     const from = at - this.#windowAt;
-    if (from < 0 || from + length > this.#window.length) {
+    if (from < 0 || from + length > this.#windowBytes) {
+      // The buffer is kept while it is large enough: one per export, not
+      // one per read.
       const size = Math.min(Math.max(length, _BLOCK_BYTES), this.#end - at);
-      this.#window = new Uint8Array(size);
+      if (this.#window.length < size) this.#window = new Uint8Array(size);
       this.#windowAt = at;
+      this.#windowBytes = size;
       await this.#file.seek(at, Deno.SeekMode.Start);
       for (let got = 0; got < size;) {
-        const n = await this.#file.read(this.#window.subarray(got));
+        const n = await this.#file.read(this.#window.subarray(got, size));
         if (n === null) {
           throw new Error("Cannot export: the scratch file ended early");
         }
