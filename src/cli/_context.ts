@@ -1,5 +1,6 @@
 /**
- * `cli context`: what the model sees when a session resumes.
+ * `cli context`: what the model sees when a session resumes, and the one
+ * way the CLI renders a message (`tail` and `demo` print them so too).
  *
  * @module
  */
@@ -7,8 +8,8 @@
 import { contextToJson } from "../context/context_json.ts";
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
-import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { openSession } from "./_open_session.ts";
+import { Session } from "../session/session.ts";
+import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 
 const HELP =
@@ -27,7 +28,7 @@ Options:
 `;
 
 /** `cli context`. */
-export const context: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "context",
   help: HELP,
   flags: { "data-dir": "value", json: "switch", rule: "value" },
@@ -39,10 +40,16 @@ export const context: Command = defineCommand({
     }
     // --json is for comparing with omp: walk the whole active path.
     const json = call.has("json");
-    await using session = await openSession(call.arg(), {
-      dataDir: call.value("data-dir"),
-      checkpoints: !json,
-    });
+    const file = call.arg();
+    const dataDir = call.value("data-dir");
+    await using session = await attempt(
+      `open "${file}"`,
+      () =>
+        Session.open(file, {
+          checkpoints: !json,
+          ...(dataDir === undefined ? {} : { dataDir }),
+        }),
+    );
     const ctx = session.buildContext({ resetRule: rule });
     if (json) {
       writeJson(
