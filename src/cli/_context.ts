@@ -1,6 +1,7 @@
 /**
- * `cli context`: what the model sees when a session resumes, and the one
- * way the CLI renders a message (`tail` and `demo` print them so too).
+ * `cli context`: what the model sees when a session resumes; the one way
+ * the CLI opens a session file and renders a message (`show`, `tail` and
+ * `demo` do so through it).
  *
  * @module
  */
@@ -8,6 +9,7 @@
 import { contextToJson } from "../context/context_json.ts";
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
+import type { SessionOpenOptions } from "../session/options.ts";
 import { Session } from "../session/session.ts";
 import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
@@ -40,16 +42,10 @@ export const command: Command = defineCommand({
     }
     // --json is for comparing with omp: walk the whole active path.
     const json = call.has("json");
-    const file = call.arg();
-    const dataDir = call.value("data-dir");
-    await using session = await attempt(
-      `open "${file}"`,
-      () =>
-        Session.open(file, {
-          checkpoints: !json,
-          ...(dataDir === undefined ? {} : { dataDir }),
-        }),
-    );
+    await using session = await openSession(call.arg(), {
+      dataDir: call.value("data-dir"),
+      checkpoints: !json,
+    });
     const ctx = session.buildContext({ resetRule: rule });
     if (json) {
       writeJson(
@@ -73,6 +69,27 @@ export const command: Command = defineCommand({
     return 0;
   },
 });
+
+/**
+ * Open a session file (never modifying it), or fail with `Cannot open
+ * "<file>": <state>`: `no such file or directory`, `it is a folder`, or the
+ * loader's own words.
+ *
+ * @param file The session file.
+ * @param options As for `Session.open`; `dataDir` may be undefined (`--data-dir` not given).
+ * @returns The session; the caller disposes of it.
+ * @throws {Error} When it cannot be opened.
+ */
+export function openSession(
+  file: string,
+  options: Omit<SessionOpenOptions, "dataDir"> & {
+    dataDir?: string | undefined;
+  } = {},
+): Promise<Session> {
+  const { dataDir, ...rest } = options;
+  const opts = dataDir === undefined ? rest : { ...rest, dataDir };
+  return attempt(`open "${file}"`, () => Session.open(file, opts));
+}
 
 /**
  * A message as readable text, safe for a terminal: its heading passes

@@ -15,7 +15,7 @@ import { Session } from "../session/session.ts";
 import { forkSession } from "../store/fork.ts";
 import { listSessions } from "../store/list.ts";
 import { attempt, type Command, defineCommand, failure } from "./_command.ts";
-import { renderMessage } from "./_context.ts";
+import { openSession, renderMessage } from "./_context.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { formatTable } from "./_table.ts";
@@ -58,10 +58,7 @@ export const command: Command = defineCommand({
       () => writeDemo(dataDir),
     );
     await _list(dataDir, io);
-    await using main = await attempt(
-      `open "${files.main}"`,
-      () => Session.open(files.main),
-    );
+    await using main = await openSession(files.main);
     const ctx = main.buildContext();
     io.stdout(
       `\n${

@@ -6,8 +6,9 @@
 
 import { fs } from "../_fs.ts";
 import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
-import { Session } from "../session/session.ts";
-import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
+import type { Session } from "../session/session.ts";
+import { type Command, defineCommand, writeJson } from "./_command.ts";
+import { openSession } from "./_context.ts";
 import { formatBytes, plural, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 
@@ -39,15 +40,10 @@ export const command: Command = defineCommand({
   args: ["<file>"],
   run: async (call, io) => {
     const file = call.arg();
-    const dataDir = call.value("data-dir");
-    await using session = await attempt(
-      `open "${file}"`,
-      () =>
-        Session.open(file, {
-          window: !call.has("full"),
-          ...(dataDir === undefined ? {} : { dataDir }),
-        }),
-    );
+    await using session = await openSession(file, {
+      dataDir: call.value("data-dir"),
+      window: !call.has("full"),
+    });
     const report = await _report(session, file);
     if (call.has("json")) writeJson(io, report);
     else io.stdout(`${_text(report, io.columns)}\n`);
