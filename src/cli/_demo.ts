@@ -6,7 +6,6 @@
  * @module
  */
 
-import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fs, isNotFound } from "../_fs.ts";
@@ -96,7 +95,10 @@ async function _list(dataDir: string, io: CliIo): Promise<void> {
 
 /** A new folder in the system's temp folder, `xdev-demo-<random hex>`. */
 async function _freshTempDir(): Promise<string> {
-  const dir = join(tmpdir(), `xdev-demo-${randomBytes(8).toString("hex")}`);
+  const dir = join(
+    tmpdir(),
+    `xdev-demo-${crypto.getRandomValues(new Uint8Array(8)).toHex()}`,
+  );
   await fs().mkdir(dir, 0o700);
   return dir;
 }
