@@ -13,11 +13,13 @@ import {
   type ReaderAt,
   readFullAt,
 } from "../fs/_read.ts";
-import { type FsFile, type FsHandle, writeAll } from "../fs/_seam.ts";
+import type { FileHandle } from "../_fs.ts";
+import type { FsHandle } from "../fs/_seam.ts";
 import { decodeLine, type IssueLog } from "../read/_decode.ts";
 import { LF, makeLine } from "../read/_line.ts";
 import { readLinesFromReader } from "../read/_lines_forward.ts";
 import { sessionRecords } from "../read/_records.ts";
+import { writeAll } from "../write/_files.ts";
 
 /**
  * The longest last line without its "\n" that a fork reads to see whether
@@ -65,7 +67,7 @@ export interface ForkSource {
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyWholeLines(
-  out: FsFile,
+  out: FileHandle,
   from: ForkSource,
   start: number,
   index: number,
@@ -118,7 +120,7 @@ export async function copyWholeLines(
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyMigrated(
-  out: FsFile,
+  out: FileHandle,
   from: ForkSource,
 ): Promise<number> {
   await from.file.seek(0, Deno.SeekMode.Start);
