@@ -4,6 +4,12 @@
  * catching up, under the lock, with what other writers did to it, and
  * appending a batch of lines in one write, cut back when it fails.
  *
+ * Lines are written whole: a batch is one write call (looping on short
+ * writes) through the append handle; after a torn last line (a crash mid
+ * append, or another writer's) a `"\n"` goes first, so the torn bytes stay
+ * alone on their line and nothing new is lost (omp does not check, and
+ * glues its next line to the torn one).
+ *
  * @module
  */
 
@@ -22,22 +28,21 @@ import {
 
 const _encoder = new TextEncoder();
 
-/** An open session file, appended to through `handle`. */
+/** An open session file, appended to through an append-mode handle. */
 export class AppendFile {
   readonly path: string;
-  /** Open in append mode. */
-  handle: FileHandle;
-  /** The open file's identity (inode and device), from `fstat` at open. */
-  info: FileInfo;
   /** Bytes in the file as far as the writer knows; -1 when unknown. */
   size: number;
   /** Whether the file ends in anything but `"\n"`. */
   tornTail: boolean;
+  #handle: FileHandle;
+  /** The open file's identity (inode and device), from `fstat` at open. */
+  #info: FileInfo;
 
   private constructor(path: string, opened: _Opened) {
     this.path = path;
-    this.handle = opened.handle;
-    this.info = opened.info;
+    this.#handle = opened.handle;
+    this.#info = opened.info;
     this.size = opened.info.size;
     this.tornTail = opened.tornTail;
   }
@@ -109,14 +114,14 @@ export class AppendFile {
       live = await fs().stat(this.path);
     } catch (err) {
       if (errorCode(err) !== "ENOENT") throw err;
-      live = await this.handle.stat(); // removed: omp keeps its handle too
+      live = await this.#handle.stat(); // removed: omp keeps its handle too
     }
-    if (!sameFile(live, this.info)) {
+    if (!sameFile(live, this.#info)) {
       await this.reopen();
-      live = this.info;
+      live = this.#info;
     }
     if (live.size !== this.size) {
-      this.tornTail = await _endsTorn(this.handle, live.size);
+      this.tornTail = await _endsTorn(this.#handle, live.size);
     }
     return live.size;
   }
@@ -127,9 +132,9 @@ export class AppendFile {
    */
   async reopen(): Promise<void> {
     const next = await _open(this.path);
-    await this.handle.close();
-    this.handle = next.handle;
-    this.info = next.info;
+    await this.#handle.close();
+    this.#handle = next.handle;
+    this.#info = next.info;
     this.size = next.info.size;
     this.tornTail = next.tornTail;
   }
@@ -153,14 +158,14 @@ export class AppendFile {
     action: string,
   ): Promise<void> {
     if (bytes.length === 0) return;
-    const payload = this.tornTail ? withNewline(bytes) : bytes;
+    const payload = this.payload(bytes);
     try {
-      await writeAll(this.handle, payload);
-      if (sync) await this.handle.syncData();
+      await writeAll(this.#handle, payload);
+      if (sync) await this.#handle.syncData();
     } catch (err) {
       throw await undoAfter(
         err,
-        () => this.handle.truncate(old),
+        () => this.#handle.truncate(old),
         action,
         `${action}: the write failed and its partial bytes could not be cut off`,
       );
@@ -183,7 +188,7 @@ export class AppendFile {
         throw named(err, action);
       });
     try {
-      if (!sameFile(await file.stat(), this.info)) {
+      if (!sameFile(await file.stat(), this.#info)) {
         throw new Error(`${action}: the file was replaced during the rename`);
       }
       return file;
@@ -193,9 +198,24 @@ export class AppendFile {
     }
   }
 
+  /**
+   * `bytes` as the next append writes them: after a `"\n"` when the file's
+   * last line is torn.
+   *
+   * @param bytes Whole lines, or nothing.
+   * @returns The bytes to write.
+   */
+  payload(bytes: Uint8Array): Uint8Array {
+    if (!this.tornTail || bytes.length === 0) return bytes;
+    const out = new Uint8Array(bytes.length + 1);
+    out[0] = NEWLINE;
+    out.set(bytes, 1);
+    return out;
+  }
+
   /** Close the handle. */
   async close(): Promise<void> {
-    await this.handle.close();
+    await this.#handle.close();
   }
 }
 
@@ -266,19 +286,6 @@ export function encodeLines(
     buf[at++] = NEWLINE;
   }
   return buf.subarray(0, at);
-}
-
-/**
- * `bytes` after a `"\n"`: an append after a torn last line.
- *
- * @param bytes Whole lines.
- * @returns A new buffer, one byte longer.
- */
-export function withNewline(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(bytes.length + 1);
-  out[0] = NEWLINE;
-  out.set(bytes, 1);
-  return out;
 }
 
 /** Whether a file of `size` bytes ends in anything but `"\n"`. */

@@ -1,8 +1,7 @@
 /**
  * What every writer of the store does to files: the modes of what it
- * creates, the folders made on the way, writing and reading a buffer whole,
- * flushing a folder, telling two stats of one file, and taking a failed
- * write back.
+ * creates, the folders made on the way, writing a buffer whole, flushing a
+ * folder, telling two stats of one file, and taking a failed write back.
  *
  * @module
  */
@@ -27,10 +26,11 @@ export const DIR_MODE = 0o700;
 export const NEWLINE = 10;
 
 /**
- * Make the missing folders of `dir` (mode 0700 whatever the umask),
- * outermost first; folders that exist are left as they are.
+ * Make the missing folders of `dir`, outermost first, mode 0700 whatever
+ * the umask (the mode is set again after the `mkdir`, which the umask
+ * narrows); folders that exist are left as they are.
  *
- * @param path The file the folders are for (named in errors).
+ * @param path The file the folders are for, named in errors.
  * @param dir The folder that must exist.
  * @throws {Error} When something on the way is not a folder.
  */
@@ -61,9 +61,8 @@ export async function makeFolders(path: string, dir: string): Promise<void> {
 }
 
 /**
- * Create `path`, which must not exist, with mode 0600 whatever the umask
- * (the mode is set again after the open, which the umask narrows). When
- * that fails, the file made is closed and removed.
+ * Create `path`, which must not exist, mode 0600 whatever the umask. When
+ * the mode cannot be set, the file is closed and removed.
  *
  * @param path The file to make.
  * @param flags How to open it besides.
@@ -86,11 +85,8 @@ export async function createFile(
     return file;
   } catch (err) {
     await file.close();
-    await removeAfter(
-      path,
-      err,
-      `${action}: its mode could not be set, nor ${quote(path)} removed`,
-    );
+    const why = `its mode could not be set, nor ${quote(path)} removed`;
+    await removeAfter(path, err, `${action}: ${why}`);
     throw err;
   }
 }
@@ -100,8 +96,8 @@ export async function createFile(
  *
  * @param file An open file.
  * @param bytes What to write.
- * @param position Where (undefined: at the file's cursor, or its end for
- * an append handle).
+ * @param position Where; without it, at the file's cursor (its end for an
+ * append handle).
  * @throws {Error} `EWRITEZERO` when a write makes no progress.
  */
 export async function writeAll(
@@ -125,28 +121,6 @@ export async function writeAll(
 }
 
 /**
- * Read into `buf` from `position` until it is full or the file ends.
- *
- * @param file An open file.
- * @param buf Where to read to.
- * @param position Where to read from.
- * @returns The bytes read: fewer than `buf.length` only at the end.
- */
-export async function readFull(
-  file: FileHandle,
-  buf: Uint8Array,
-  position: number,
-): Promise<number> {
-  let at = 0;
-  while (at < buf.length) {
-    const n = await file.read(buf.subarray(at), position + at);
-    if (n === 0) break;
-    at += n;
-  }
-  return at;
-}
-
-/**
  * Flush a folder's entries to disk (nothing on Windows), so a rename or a
  * new file in it survives a crash.
  *
@@ -159,23 +133,22 @@ export async function syncFolder(dir: string): Promise<void> {
 }
 
 /**
- * Whether two stats name the same file (always true where the platform
- * gives no inode).
+ * Whether two stats name the same file: inode and device (always true
+ * where the platform gives no inode).
  *
  * @param a One file's metadata.
  * @param b The other's.
- * @returns Whether inode and device match.
+ * @returns Whether they match.
  */
 export function sameFile(a: FileInfo, b: FileInfo): boolean {
   return a.ino === 0 || (a.ino === b.ino && a.dev === b.dev);
 }
 
 /**
- * A path's own metadata (a link is a link), or undefined when nothing is
- * there.
+ * A path's own metadata (a link is a link).
  *
  * @param path The path.
- * @returns Its metadata, or undefined.
+ * @returns Its metadata, or undefined when nothing is there.
  */
 export async function lstatOrUndefined(
   path: string,
@@ -189,13 +162,12 @@ export async function lstatOrUndefined(
 }
 
 /**
- * Remove a file after a failed write, keeping the write's error: a missing
- * file is fine; a failed removal joins both errors.
+ * Remove a file after a failed write (a missing file is fine).
  *
  * @param path The file to remove.
  * @param cause The write's error.
- * @param message The joined error's message.
- * @throws {AggregateError} When the removal fails.
+ * @param message The message when the removal fails too.
+ * @throws {AggregateError} Of both errors, when the removal fails.
  */
 export async function removeAfter(
   path: string,
@@ -210,15 +182,14 @@ export async function removeAfter(
 }
 
 /**
- * Run `undo` after a failed write; the result is the error to throw: `err`
- * named with `action`, or, when `undo` fails too, both errors in an
- * `AggregateError` with `message`.
+ * Run `undo` after a failed write.
  *
  * @param err The write's error.
  * @param undo Takes the write back.
- * @param action What the write was, e.g. `Cannot append to "a.jsonl"`.
- * @param message The joined error's message.
- * @returns The error to throw.
+ * @param action What the write was: `Cannot append to "a.jsonl"`.
+ * @param message The message when `undo` fails too.
+ * @returns The error to throw: `err` named with `action`, or both errors
+ * in an `AggregateError` when `undo` failed too.
  */
 export async function undoAfter(
   err: unknown,

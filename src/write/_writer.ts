@@ -2,27 +2,18 @@
  * `SessionWriter`: appends lines to a session file and renames it (an entry
  * and the title slot, whole or not at all), under the cross-process lock omp
  * takes for the same file, so the two can write one session without losing
- * each other's lines.
- *
- * The lock every write takes is described in `_lock.ts`; the open file and
- * what the writer knows of it in `_append_file.ts`; how a rename writes
- * line 1 in `_slot_rewrite.ts`.
+ * each other's lines: the lock in `_lock.ts`, the open file in
+ * `_append_file.ts`, a rename in `_slot_rewrite.ts`.
  *
  * @module
  */
 
 import { dirname } from "node:path";
 import { named, quote } from "../format/errors.ts";
-import { AppendFile, encodeLines, withNewline } from "./_append_file.ts";
+import { AppendFile, encodeLines } from "./_append_file.ts";
 import { makeFolders, NEWLINE } from "./_files.ts";
-import { Gate, LOCK_WAIT_MS, lockFor, withLock } from "./_lock.ts";
-import {
-  checkSlot,
-  overwriteSlot,
-  readHead,
-  rewriteWithSlot,
-  slotInPlace,
-} from "./_slot_rewrite.ts";
+import { LOCK_WAIT_MS, SessionLock } from "./_lock.ts";
+import { checkSlot, retitleFile } from "./_slot_rewrite.ts";
 
 /** Options for the writers of a session file. */
 export interface SessionWriterOptions {
@@ -79,27 +70,23 @@ export interface SessionWriterOptions {
  */
 export class SessionWriter implements AsyncDisposable {
   readonly #file: AppendFile;
-  readonly #sync: boolean;
-  readonly #lockTimeoutMs: number;
-  /** The OS gate, kept open between writes. */
-  readonly #gate: Gate;
+  readonly #options: _Settings;
+  /** The lock, its OS gate kept open between writes. */
+  readonly #lock: SessionLock;
   #error: Error | undefined;
   #closed = false;
   /** The last queued operation; operations on one writer run one at a time. */
   #tail: Promise<void> = Promise.resolve();
 
-  private constructor(file: AppendFile, settings: _Settings, gate: Gate) {
+  private constructor(file: AppendFile, options: _Settings, lock: SessionLock) {
     this.#file = file;
-    this.#sync = settings.sync;
-    this.#lockTimeoutMs = settings.lockTimeoutMs;
-    this.#gate = gate;
+    this.#options = options;
+    this.#lock = lock;
   }
 
   /**
-   * Open an existing session file for appending. Reads its last byte: when
-   * the file does not end in `"\n"` (a torn last line), the next append
-   * starts with `"\n"`, so the torn line stays alone and nothing new is lost.
-   * (omp does not check, and glues its next line to the torn one.)
+   * Open an existing session file for appending (its last byte is read: a
+   * torn last line gets a `"\n"` before the next append).
    *
    * @param path The session file.
    * @param options Durability and lock wait.
@@ -114,7 +101,7 @@ export class SessionWriter implements AsyncDisposable {
   ): Promise<SessionWriter> {
     const settings = _settings(path, options, "open");
     const file = await AppendFile.open(path);
-    return new SessionWriter(file, settings, new Gate(path));
+    return new SessionWriter(file, settings, new SessionLock(path));
   }
 
   /**
@@ -149,14 +136,16 @@ export class SessionWriter implements AsyncDisposable {
     await makeFolders(path, dirname(path)).catch((err) => {
       throw named(err, action);
     });
-    const lock = lockFor(path, "create", settings.lockTimeoutMs);
-    const gate = new Gate(path);
+    const lock = new SessionLock(path);
     try {
-      const create = () => AppendFile.create(path, body, settings.sync);
-      const file = await withLock(lock, create, gate);
-      return new SessionWriter(file, settings, gate);
+      const file = await lock.run(
+        "create",
+        settings.lockTimeoutMs,
+        () => AppendFile.create(path, body, settings.sync),
+      );
+      return new SessionWriter(file, settings, lock);
     } catch (err) {
-      await gate.close();
+      await lock.close();
       throw err;
     }
   }
@@ -191,25 +180,18 @@ export class SessionWriter implements AsyncDisposable {
     if (bytes === undefined) return;
     await this.#locked("append to", action, async () => {
       const old = await this.#file.current();
-      await this.#failing(this.#file.append(bytes, old, this.#sync, action));
+      const sync = this.#options.sync;
+      await this.#failing(this.#file.append(bytes, old, sync, action));
     });
   }
 
   /**
    * Rename the session whole or not at all, under one lock: append `lines`
-   * (the `title_change` entry) and write `slot` as line 1. What line 1 holds
-   * is read from the disk under the lock:
-   *
-   * - a title record exactly 256 bytes wide, its only `"\n"` last: the
-   *   lines are appended, then the slot is overwritten in place through a
-   *   handle that is not in append mode (omp's order). When that fails, the
-   *   old slot is put back and the file cut back to its old size, and the
-   *   writer fails (as after a failed append);
-   * - anything else (no slot, a malformed slot, a slot of another width, a
-   *   CRLF slot, a byte order mark): the file is rewritten whole through a
-   *   temp file holding the new slot, the content from the header on and the
-   *   lines, then renamed over it (`_slot_rewrite.ts`). When that fails the
-   *   file is untouched and the writer goes on.
+   * (the `title_change` entry) and write `slot` as line 1, in place when
+   * line 1 is a 256-byte slot, else by rewriting the file whole
+   * (`_slot_rewrite.ts`). A failed write in place is taken back and fails
+   * the writer, as a failed append does; a failed whole rewrite touched
+   * nothing, and the writer goes on.
    *
    * @param slot The new line 1: exactly 256 bytes, its only `"\n"` last.
    * @param lines The lines to append with it, each without its `"\n"`.
@@ -224,41 +206,13 @@ export class SessionWriter implements AsyncDisposable {
     checkSlot(slot, action);
     const bytes = encodeLines(lines, action) ?? new Uint8Array();
     this.#checkOpen(action);
-    await this.#locked("rename", action, async () => {
-      const file = this.#file;
-      const old = await file.current();
-      await using out = await file.openPositional(action);
-      const head = await readHead(out);
-      if (slotInPlace(head)) {
-        const { tornTail } = file;
-        await this.#failing(file.append(bytes, old, this.#sync, action));
-        const options = { sync: this.#sync, action };
-        const written = overwriteSlot(out, slot, head, old, options);
-        await this.#failing(written.catch((err) => {
-          file.size = old; // the entry is cut off too
-          file.tornTail = tornTail;
-          throw err;
-        }));
-        return;
-      }
-      const tail = file.tornTail && bytes.length > 0
-        ? withNewline(bytes)
-        : bytes;
-      const rewrite = {
-        source: out,
-        size: old,
-        tail,
-        sync: this.#sync,
-        action,
-      };
-      await rewriteWithSlot(file.path, slot, rewrite);
-      // The rename is done: when the new file cannot be opened now, that is
-      // not a failure of this call; the next call opens it (`current()`) or
-      // says why it cannot.
-      await file.reopen().catch(() => {
-        file.size = -1;
-      });
-    });
+    const failing = (write: Promise<void>) => this.#failing(write);
+    const options = { sync: this.#options.sync, action, failing };
+    await this.#locked(
+      "rename",
+      action,
+      () => retitleFile(this.#file, slot, bytes, options),
+    );
   }
 
   /**
@@ -271,7 +225,7 @@ export class SessionWriter implements AsyncDisposable {
     this.#closed = true;
     await this.#tail;
     await this.#file.close();
-    await this.#gate.close();
+    await this.#lock.close();
   }
 
   /** Same as {@linkcode SessionWriter.close}, for `await using`. */
@@ -303,10 +257,9 @@ export class SessionWriter implements AsyncDisposable {
     action: string,
     op: () => Promise<void>,
   ): Promise<void> {
-    const lock = lockFor(this.#file.path, verb, this.#lockTimeoutMs);
     const run = this.#tail.then(() => {
       this.#checkNotFailed(action);
-      return withLock(lock, op, this.#gate);
+      return this.#lock.run(verb, this.#options.lockTimeoutMs, op);
     });
     // The chain only orders operations; each outcome reaches its caller through `run`.
     this.#tail = run.then(_ignore, _ignore);
@@ -330,10 +283,7 @@ export class SessionWriter implements AsyncDisposable {
 }
 
 /** The checked options. */
-interface _Settings {
-  sync: boolean;
-  lockTimeoutMs: number;
-}
+type _Settings = Required<SessionWriterOptions>;
 
 /** Check a path and the writer options; `verb` (`open`, `create`) names the call in errors. */
 function _settings(
