@@ -1,5 +1,5 @@
 /**
- * The lock every write takes (`src/write/_lock.ts`, `_lock_file.ts`):
+ * The lock every write takes (`src/write/_lock.ts`):
  * omp's lock file, the OS gate, what is stale, and the clear errors for
  * what can never be released.
  *
