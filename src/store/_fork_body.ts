@@ -33,8 +33,13 @@ export const FORK_TAIL_MAX_BYTES = 64 * 1024 * 1024;
 /** Bytes read per step of the backward search for the last "\n". */
 const _SCAN_BYTES = 64 * 1024;
 
-/** Migrated lines are written in batches of about this many characters. */
-const _BATCH_CHARS = 1 << 20;
+/**
+ * Migrated lines are written in batches of about this many characters:
+ * small enough that a batch dies young. Each write is awaited, so a batch
+ * outlives a turn of the event loop; a large one would be promoted to the
+ * old generation and grow the heap by many batches before it is collected.
+ */
+const _BATCH_CHARS = 1 << 16;
 
 const _enc = new TextEncoder();
 
