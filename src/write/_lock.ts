@@ -61,14 +61,14 @@ const _POLL_MS = 2;
 /** omp's lock record, `<pid>:<epochMs>` with optional trailing whitespace. */
 const _RECORD = /^(\d+):(\d+)\s*$/;
 
-/** One wait for the lock: what it is for and until when. */
+/**
+ * One wait for the lock: its lock file `.<name>.lock`, the action for
+ * errors (`Cannot append to "a.jsonl"`), how long and until when (epoch ms).
+ */
 interface _Try {
-  /** The lock file `.<name>.lock`. */
   file: string;
-  /** What the caller could not do, for errors: `Cannot append to "a.jsonl"`. */
   action: string;
   timeoutMs: number;
-  /** Epoch ms. */
   deadline: number;
 }
 
@@ -126,12 +126,9 @@ export class SessionLock implements AsyncDisposable {
         });
         const lost = await Promise.race([ahead.then(() => false), late]);
         clearTimeout(timer);
-        if (lost) {
-          throw _timedOut(
-            at,
-            "another call in this process holds the lock of this session",
-          );
-        }
+        const why =
+          "another call in this process holds the lock of this session";
+        if (lost) throw _timedOut(at, why);
       }
       await this.#take(at);
       try {
@@ -287,19 +284,14 @@ async function _release(path: string): Promise<void> {
  */
 async function _tryCreate(at: _Try): Promise<string | undefined> {
   const path = at.file;
+  const flags = { write: true, createNew: true, mode: FILE_MODE };
   let file: FileHandle;
   try {
-    file = await fs().open(path, {
-      write: true,
-      createNew: true,
-      mode: FILE_MODE,
-    });
+    file = await fs().open(path, flags);
   } catch (err) {
     if (errorCode(err) === "EEXIST") return undefined;
-    throw named(
-      err,
-      `${at.action}: cannot create the lock file ${quote(path)}`,
-    );
+    const why = `${at.action}: cannot create the lock file ${quote(path)}`;
+    throw named(err, why);
   }
   const record = `${fs().pid}:${Date.now()}\n`;
   let ours: boolean;
