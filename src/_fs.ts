@@ -107,7 +107,23 @@ export interface Fs {
   realPath(path: string): Promise<string>;
   /** Whether modes and folder syncs are meaningless here (Windows). */
   readonly windows: boolean;
+  /** This process's id (a lock file's record names it). */
+  readonly pid: number;
+  /**
+   * Whether a process exists (omp's `isPidAlive`): only "no such process"
+   * counts as gone, and where the runtime may not ask, it counts as alive.
+   */
+  isAlive(pid: number): Promise<boolean>;
+  /**
+   * An error of the runtime's own kind for `code`, carrying it: what the
+   * store throws for a failure it finds itself (a name taken, a lock not
+   * had in time, a write that took no bytes).
+   */
+  error(code: ErrorCode, message: string, options?: ErrorOptions): Error;
 }
+
+/** The codes of the errors the store makes itself ({@linkcode Fs.error}). */
+export type ErrorCode = "EEXIST" | "ENOENT" | "ETIMEDOUT" | "EWRITEZERO";
 
 /** Deno's stat, in the seam's form. */
 function _info(i: Deno.FileInfo): FileInfo {
@@ -176,6 +192,37 @@ function _handle(file: Deno.FsFile, append: boolean): FileHandle {
   };
 }
 
+/** Deno's classes for the codes of {@linkcode Fs.error}. */
+const _ERRORS = {
+  EEXIST: Deno.errors.AlreadyExists,
+  ENOENT: Deno.errors.NotFound,
+  ETIMEDOUT: Deno.errors.TimedOut,
+  EWRITEZERO: Deno.errors.WriteZero, // not POSIX: a write that took 0 bytes
+} as const;
+
+function _granted(descriptor: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(descriptor).state === "granted";
+}
+
+/**
+ * Asks only what the granted permissions allow (never prompts): `kill(pid,
+ * 0)` with `--allow-run`, else `/proc/<pid>` on Linux; else alive (fail
+ * closed: the wait for a lock then ends in a timeout).
+ */
+async function _isAlive(pid: number): Promise<boolean> {
+  try {
+    if (_granted({ name: "run" })) {
+      // Signal 0 checks that the process exists without signalling it.
+      Deno.kill(pid, 0 as unknown as Deno.Signal);
+    } else if (
+      Deno.build.os === "linux" && _granted({ name: "read", path: "/proc" })
+    ) await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch (err) {
+    return !(err instanceof Deno.errors.NotFound); // ESRCH, or no /proc/<pid>
+  }
+}
+
 /** The real filesystem, through the `Deno` namespace. */
 export const denoFs: Fs = {
   open: async (path, o) => _handle(await Deno.open(path, o), o.append === true),
@@ -190,6 +237,10 @@ export const denoFs: Fs = {
   remove: (path) => Deno.remove(path),
   realPath: (path) => Deno.realPath(path),
   windows: Deno.build.os === "windows",
+  pid: Deno.pid,
+  isAlive: _isAlive,
+  error: (code, message, options) =>
+    Object.assign(new _ERRORS[code](message, options), { code }),
 };
 
 let _current: Fs = denoFs;

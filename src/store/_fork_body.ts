@@ -13,11 +13,13 @@ import {
   type ReaderAt,
   readFullAt,
 } from "../fs/_read.ts";
-import { type FsFile, type FsHandle, writeAll } from "../fs/_seam.ts";
+import type { FileHandle } from "../_fs.ts";
+import type { FsHandle } from "../fs/_seam.ts";
 import { decodeLine, type IssueLog } from "../read/_decode.ts";
 import { LF, makeLine } from "../read/_line.ts";
 import { readLinesFromReader } from "../read/_lines_forward.ts";
 import { sessionRecords } from "../read/_records.ts";
+import { writeAll } from "../write/_files.ts";
 
 /**
  * The longest last line without its "\n" that a fork reads to see whether
@@ -31,8 +33,13 @@ export const FORK_TAIL_MAX_BYTES = 64 * 1024 * 1024;
 /** Bytes read per step of the backward search for the last "\n". */
 const _SCAN_BYTES = 64 * 1024;
 
-/** Migrated lines are written in batches of about this many characters. */
-const _BATCH_CHARS = 1 << 20;
+/**
+ * Migrated lines are written in batches of about this many characters:
+ * small enough that a batch dies young. Each write is awaited, so a batch
+ * outlives a turn of the event loop; a large one would be promoted to the
+ * old generation and grow the heap by many batches before it is collected.
+ */
+const _BATCH_CHARS = 1 << 16;
 
 const _enc = new TextEncoder();
 
@@ -65,7 +72,7 @@ export interface ForkSource {
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyWholeLines(
-  out: FsFile,
+  out: FileHandle,
   from: ForkSource,
   start: number,
   index: number,
@@ -118,7 +125,7 @@ export async function copyWholeLines(
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyMigrated(
-  out: FsFile,
+  out: FileHandle,
   from: ForkSource,
 ): Promise<number> {
   await from.file.seek(0, Deno.SeekMode.Start);

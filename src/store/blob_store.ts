@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { quote } from "../fs/_errors.ts";
 import { openRegular, readFull } from "../fs/_read.ts";
-import { seam, writeAll } from "../fs/_seam.ts";
+import { seam } from "../fs/_seam.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
-import { makeFolders } from "../write/_folders.ts";
+import { makeFolders, writeAll } from "../write/_files.ts";
 
 /** Options for the {@linkcode BlobStore} constructor. */
 export interface BlobStoreOptions {

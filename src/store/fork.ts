@@ -18,10 +18,11 @@ import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
 import { named, quote } from "../fs/_errors.ts";
 import { openRegular, readFull } from "../fs/_read.ts";
-import { type FsHandle, seam, writeAll } from "../fs/_seam.ts";
+import { type FsHandle, seam } from "../fs/_seam.ts";
 import { IssueLog } from "../read/_decode.ts";
 import { parseHead } from "../read/_head.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
+import { writeAll } from "../write/_files.ts";
 import { copyMigrated, copyWholeLines, type ForkSource } from "./_fork_body.ts";
 import { sessionFileName } from "./places.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { withFs } from "../_fs_seam.ts";
+import { withFs, withNewFs } from "../_fs_seam.ts";
 import { dirname, join } from "node:path";
 import {
   BlobStore,
@@ -19,6 +19,7 @@ import {
   SessionSyntaxError,
 } from "../../mod.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type Fs as NewFs } from "../../src/_fs.ts";
 import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -29,13 +30,12 @@ const HEX = "0123456789abcdef".repeat(4);
 const UUID = "01a0e775-0100-7eee-9510-1c122060007d";
 const encoder = new TextEncoder();
 
-/** The real filesystem, recording `[call, path]` for every call through the seam. */
-function recordingFs(): { fs: Fs; calls: [string, string][] } {
-  const calls: [string, string][] = [];
-  const fs = Object.fromEntries(
-    Object.entries(realFs).map(([name, op]) => [
+/** `fs` recording `[call, path]` into `calls` for every call through it. */
+function recorded<T extends object>(fs: T, calls: [string, string][]): T {
+  return Object.fromEntries(
+    Object.entries(fs).map(([name, op]) => [
       name,
-      (...args: unknown[]) => {
+      typeof op !== "function" ? op : (...args: unknown[]) => {
         calls.push([name, String(args[0])]);
         if (name === "rename" || name === "link") {
           calls.push([name, String(args[1])]);
@@ -43,8 +43,16 @@ function recordingFs(): { fs: Fs; calls: [string, string][] } {
         return (op as (...a: unknown[]) => unknown)(...args);
       },
     ]),
-  ) as unknown as Fs;
-  return { fs, calls };
+  ) as T;
+}
+
+/**
+ * The real filesystem, recording `[call, path]` for every call through the
+ * seams: `fs` the old one (reads), `newFs` the new one (writes).
+ */
+function recordingFs(): { fs: Fs; newFs: NewFs; calls: [string, string][] } {
+  const calls: [string, string][] = [];
+  return { fs: recorded(realFs, calls), newFs: recorded(denoFs, calls), calls };
 }
 
 async function names(dir: string): Promise<string[]> {
@@ -115,17 +123,18 @@ Deno.test("sessionFileName() and Session.create() refuse a hostile id before any
   }
   await t.step("Session.create() with such an id makes nothing", async () => {
     await using dir = await tempDir();
-    const { fs, calls } = recordingFs();
-    await withFs(fs, async () => {
-      await assert.rejects(
-        Session.create({
-          cwd: "/home/dev/app",
-          dataDir: join(dir.path, "agent"),
-          id: "../../../../escape",
-        }),
-        TypeError,
-      );
-    });
+    const { fs, newFs, calls } = recordingFs();
+    await withFs(fs, () =>
+      withNewFs(newFs, async () => {
+        await assert.rejects(
+          Session.create({
+            cwd: "/home/dev/app",
+            dataDir: join(dir.path, "agent"),
+            id: "../../../../escape",
+          }),
+          TypeError,
+        );
+      }));
     // Only the cwd's canonical form was looked up; no path holds the id.
     assert.ok(calls.every(([, p]) => !p.includes("escape")), String(calls));
     assert.ok(calls.every(([call]) => call === "realPath"), String(calls));
