@@ -107,7 +107,22 @@ export interface Fs {
   realPath(path: string): Promise<string>;
   /** Whether modes and folder syncs are meaningless here (Windows). */
   readonly windows: boolean;
+  /**
+   * An error of the runtime's own kind for `code`, carrying it: what the
+   * store throws for a failure it finds itself (a name taken, a folder
+   * missing, a file that ended early).
+   */
+  error(code: ErrorCode, message: string, options?: ErrorOptions): Error;
 }
+
+/** The codes of the errors the store makes itself ({@linkcode Fs.error}). */
+export type ErrorCode =
+  | "EEXIST"
+  | "ENOENT"
+  | "ENOTDIR"
+  | "ETIMEDOUT"
+  | "EWRITEZERO"
+  | "EUNEXPECTEDEOF";
 
 /** Deno's stat, in the seam's form. */
 function _info(i: Deno.FileInfo): FileInfo {
@@ -176,6 +191,16 @@ function _handle(file: Deno.FsFile, append: boolean): FileHandle {
   };
 }
 
+/** Deno's classes for the codes of {@linkcode Fs.error}. */
+const _ERRORS = {
+  EEXIST: Deno.errors.AlreadyExists,
+  ENOENT: Deno.errors.NotFound,
+  ENOTDIR: Deno.errors.NotADirectory,
+  ETIMEDOUT: Deno.errors.TimedOut,
+  EWRITEZERO: Deno.errors.WriteZero, // not POSIX: a write that took 0 bytes
+  EUNEXPECTEDEOF: Deno.errors.UnexpectedEof, // not POSIX: a file ended early
+} as const;
+
 /** The real filesystem, through the `Deno` namespace. */
 export const denoFs: Fs = {
   open: async (path, o) => _handle(await Deno.open(path, o), o.append === true),
@@ -190,6 +215,8 @@ export const denoFs: Fs = {
   remove: (path) => Deno.remove(path),
   realPath: (path) => Deno.realPath(path),
   windows: Deno.build.os === "windows",
+  error: (code, message, options) =>
+    Object.assign(new _ERRORS[code](message, options), { code }),
 };
 
 let _current: Fs = denoFs;
@@ -235,6 +262,20 @@ export function isNotFound(err: unknown): boolean {
 }
 
 /**
+ * Whether an error says this process may not look at the path: `EACCES`,
+ * `EPERM`, or a runtime's sandbox refusing (Deno's permissions throw a
+ * `NotCapable` that carries no code).
+ *
+ * @param err What was thrown.
+ * @returns True for a refusal.
+ */
+export function isDenied(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === "EACCES" || code === "EPERM" ||
+    (err instanceof Error && err.name === "NotCapable");
+}
+
+/**
  * A path's metadata, or undefined when nothing is there.
  *
  * @param path The path.
@@ -245,6 +286,24 @@ export async function statOrUndefined(
 ): Promise<FileInfo | undefined> {
   try {
     return await fs().stat(path);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A path's own metadata (a link is a link, a dangling one too), or
+ * undefined when nothing is there.
+ *
+ * @param path The path.
+ * @returns Its metadata, or undefined.
+ */
+export async function lstatOrUndefined(
+  path: string,
+): Promise<FileInfo | undefined> {
+  try {
+    return await fs().lstat(path);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;

@@ -12,9 +12,8 @@ import { notAFile, readFull, readFullSync } from "../fs/_read.ts";
 import { seam } from "../fs/_seam.ts";
 import { openToRead, pathOf, type ReadFrom } from "../fs/_snapshot.ts";
 import { type Head, parseHead } from "../read/_head.ts";
-import { canonicalCwdSlug } from "./cwd_slug.ts";
 import type { SessionInfo } from "./session_info.ts";
-import { sessionsDir } from "./places.ts";
+import { canonicalCwdSlug, sessionsDir } from "./places.ts";
 import { EventLoopTurns } from "../fs/_turns.ts";
 
 /** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
