@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { withFs } from "../_fs_seam.ts";
+import { withFs, withNewFs } from "../_fs_seam.ts";
 import { join } from "node:path";
 import { BlobStore, imageExtension } from "../../src/store/blob_store.ts";
 import { type Fs, type FsFile, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type Fs as NewFs } from "../../src/_fs.ts";
 
 const encoder = new TextEncoder();
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -28,27 +29,38 @@ async function withDataDir(
   }
 }
 
-/** The real filesystem, counting the calls made through it by name. */
-function countingFs(): { fs: Fs; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const fs = Object.fromEntries(
-    Object.entries(realFs).map(([name, op]) => [
+/** `fs` with every call counted by name into `calls`. */
+function counted<T extends object>(fs: T, calls: Map<string, number>): T {
+  return Object.fromEntries(
+    Object.entries(fs).map(([name, op]) => [
       name,
-      (...args: unknown[]) => {
+      typeof op !== "function" ? op : (...args: unknown[]) => {
         calls.set(name, (calls.get(name) ?? 0) + 1);
         return (op as (...a: unknown[]) => unknown)(...args);
       },
     ]),
-  ) as unknown as Fs;
-  return { fs, calls };
+  ) as T;
+}
+
+/** The real filesystem through both seams, counting the calls by name. */
+function countingFs(): { fs: Fs; newFs: NewFs; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  return { fs: counted(realFs, calls), newFs: counted(denoFs, calls), calls };
 }
 
 /** A filesystem that fails the test on any call. */
-const NO_FS = new Proxy({} as Fs, {
-  get: (_target, name) => () => {
-    throw new Error(`unexpected filesystem call: ${String(name)}`);
-  },
-});
+function failing<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => () => {
+      throw new Error(`unexpected filesystem call: ${String(name)}`);
+    },
+  });
+}
+
+/** Runs `fn` with both seams failing the test on any call. */
+function withNoFs(fn: () => Promise<void>): Promise<void> {
+  return withFs(failing<Fs>(), () => withNewFs(failing<NewFs>(), fn));
+}
 
 async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -148,10 +160,11 @@ Deno.test("BlobStore.put() is idempotent: a second put of the same bytes writes 
     const bytes = encoder.encode("same bytes");
     const ref = await store.put(bytes);
     const before = await Deno.stat(store.path(ref));
-    const { fs, calls } = countingFs();
-    await withFs(fs, async () => {
-      assert.equal(await store.put(bytes), ref);
-    });
+    const { fs, newFs, calls } = countingFs();
+    await withFs(fs, () =>
+      withNewFs(newFs, async () => {
+        assert.equal(await store.put(bytes), ref);
+      }));
     for (const name of ["open", "rename", "mkdir", "chmod", "link", "remove"]) {
       assert.equal(
         calls.get(name),
@@ -240,7 +253,7 @@ Deno.test("BlobStore refuses a reference the gate refuses, with a TypeError and 
     ` blob:sha256:${hex}`,
   ];
   const store = new BlobStore("/nonexistent/blobs");
-  await withFs(NO_FS, async () => {
+  await withNoFs(async () => {
     for (const ref of hostile) {
       const label = JSON.stringify(ref);
       assert.throws(() => store.path(ref), TypeError, label);
@@ -263,7 +276,7 @@ Deno.test("BlobStore refuses a reference the gate refuses, with a TypeError and 
 
 Deno.test("BlobStore.put() refuses a bad extension or content with a TypeError and no filesystem call", async () => {
   const store = new BlobStore("/nonexistent/blobs");
-  await withFs(NO_FS, async () => {
+  await withNoFs(async () => {
     for (
       const ext of ["", "PNG", ".png", "a/b", "..", "123456789", "p\0g", "png "]
     ) {
@@ -402,12 +415,12 @@ Deno.test("BlobStore.put() with ext adds omp's <hex>.<ext> twin", async (t) => {
     await t.step("where links fail, the twin is a copy", async () => {
       const gif = encoder.encode("gif bytes");
       const gifHex = await sha256Hex(gif);
-      const fs: Fs = {
-        ...realFs,
+      const fs: NewFs = {
+        ...denoFs,
         link: () =>
           Promise.reject(new Deno.errors.PermissionDenied("no links here")),
       };
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await store.put(gif, { ext: "gif" });
       });
       assert.deepEqual(await Deno.readFile(join(dir, `${gifHex}.gif`)), gif);
