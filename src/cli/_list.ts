@@ -62,7 +62,7 @@ export const list: Command = defineCommand({
           ? undefined
           : await _index(dataDir, io);
         return index === undefined
-          ? await listSessions(dataDir, { ...options, index: false })
+          ? await listSessions(dataDir, options)
           : await index.list(options);
       },
     );
