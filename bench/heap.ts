@@ -124,7 +124,6 @@ async function child(
       const s = await Session.open(file, {
         window: loader !== "full",
         resolveBlobs: false,
-        index: loader === "indexed",
       });
       sample();
       const t1 = performance.now();
