@@ -161,7 +161,7 @@ export class BlobStore {
     const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
     const hex = new Uint8Array(digest).toHex();
     await this.#ensureDir();
-    if (!await this.#isFile(join(this.#dir, hex))) {
+    if (!await _isThere(join(this.#dir, hex), "file")) {
       await this.#writeAtomically(hex, bytes);
     }
     if (ext !== undefined) await this.#ensureTwin(hex, `${hex}.${ext}`, bytes);
@@ -214,7 +214,8 @@ export class BlobStore {
    */
   async has(ref: string): Promise<boolean> {
     const path = this.path(ref);
-    return await this.#dirExists() && await this.#isFile(path);
+    return await _isThere(this.#dir, "directory") &&
+      await _isThere(path, "file");
   }
 
   /**
@@ -275,7 +276,9 @@ export class BlobStore {
   /** The blob's bytes, its size checked against `max` before it is read. */
   async #read(ref: string, max: number): Promise<Uint8Array | undefined> {
     const path = this.path(ref);
-    if (!await this.#dirExists() || !await this.#isFile(path)) return undefined;
+    if (
+      !await _isThere(this.#dir, "directory") || !await _isThere(path, "file")
+    ) return undefined;
     const action = `Cannot read blob ${parseBlobRef(ref)}`;
     let file: Awaited<ReturnType<typeof openRegular>>;
     try {
@@ -300,39 +303,11 @@ export class BlobStore {
     return bytes;
   }
 
-  /** Whether the folder exists; throws when it is not a real folder. */
-  async #dirExists(): Promise<boolean> {
-    const info = await lstatOrUndefined(this.#dir);
-    if (info === undefined) return false;
-    if (info.kind === "symlink") {
-      throw new Error(
-        `Cannot use blob folder "${this.#dir}": it is a symbolic link`,
-      );
-    }
-    if (info.kind !== "directory") {
-      throw new Error(`Cannot use blob folder "${this.#dir}": not a folder`);
-    }
-    return true;
-  }
-
   async #ensureDir(): Promise<void> {
-    if (await this.#dirExists()) return;
+    if (await _isThere(this.#dir, "directory")) return;
     // Each folder made (the data dir too, when new) is 0700 whatever the umask.
     await makeFolders(this.#dir, this.#dir);
-    await this.#dirExists();
-  }
-
-  /** Whether `path` is a regular file; throws when it is anything else. */
-  async #isFile(path: string): Promise<boolean> {
-    const info = await lstatOrUndefined(path);
-    if (info === undefined) return false;
-    if (info.kind === "symlink") {
-      throw new Error(`Cannot use blob "${path}": it is a symbolic link`);
-    }
-    if (info.kind !== "file") {
-      throw new Error(`Cannot use blob "${path}": not a regular file`);
-    }
-    return true;
+    await _isThere(this.#dir, "directory");
   }
 
   /** Writes `<dir>/<name>` through a temp file and a rename. */
@@ -353,7 +328,7 @@ export class BlobStore {
     twin: string,
     bytes: Uint8Array,
   ): Promise<void> {
-    if (await this.#isFile(join(this.#dir, twin))) return;
+    if (await _isThere(join(this.#dir, twin), "file")) return;
     try {
       await fs().link(join(this.#dir, hex), join(this.#dir, twin));
       return;
@@ -363,6 +338,28 @@ export class BlobStore {
     }
     await this.#writeAtomically(twin, bytes);
   }
+}
+
+/**
+ * Whether `path` is there as a `kind`; throws when it is a symbolic link
+ * (a hostile data dir's way to point reads or writes elsewhere) or
+ * anything else.
+ */
+async function _isThere(
+  path: string,
+  kind: "file" | "directory",
+): Promise<boolean> {
+  const info = await lstatOrUndefined(path);
+  if (info === undefined) return false;
+  const what = kind === "file" ? "blob" : "blob folder";
+  if (info.kind === "symlink") {
+    throw new Error(`Cannot use ${what} "${path}": it is a symbolic link`);
+  }
+  if (info.kind !== kind) {
+    const not = kind === "file" ? "not a regular file" : "not a folder";
+    throw new Error(`Cannot use ${what} "${path}": ${not}`);
+  }
+  return true;
 }
 
 const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([
