@@ -1,9 +1,9 @@
 /**
- * OLD, do not import from ported code (deleted with the rest of `src/fs/`):
- * the session files' heads read synchronously, from snapshots, with
- * event-loop turns, for the index and the search scan until they move onto
- * `store/_session_files.ts` (async reads, a bounded number in flight) and
- * `store/session_info.ts`. The list and the fork no longer use it.
+ * OLD, do not import from ported code (deleted with `src/fs/`): the
+ * session files' heads read synchronously, from snapshots, with event-loop
+ * turns, kept for the index and the search scan until they move onto
+ * `_session_files.ts` (awaited reads, a bounded number in flight) and
+ * `session_info.ts`. The list and the fork no longer use it.
  *
  * @module
  */
@@ -11,13 +11,13 @@
 import { join, sep } from "node:path";
 import { SessionSyntaxError } from "../format/errors.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
-import { notAFile, readFull, readFullSync } from "./_read.ts";
-import { seam } from "./_seam.ts";
-import { openToRead, pathOf, type ReadFrom } from "./_snapshot.ts";
+import { notAFile, readFull, readFullSync } from "../fs/_read.ts";
+import { seam } from "../fs/_seam.ts";
+import { openToRead, pathOf, type ReadFrom } from "../fs/_snapshot.ts";
 import { type Head, parseHead } from "../read/_head.ts";
-import { canonicalCwdSlug, sessionsDir } from "../store/places.ts";
-import type { SessionInfo } from "../store/session_info.ts";
-import { EventLoopTurns } from "./_turns.ts";
+import { canonicalCwdSlug, sessionsDir } from "./places.ts";
+import type { SessionInfo } from "./session_info.ts";
+import { EventLoopTurns } from "../fs/_turns.ts";
 
 /** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
 export const HEAD_BYTES = 4096;
