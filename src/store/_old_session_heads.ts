@@ -8,105 +8,23 @@
  * @module
  */
 
-import { join, sep } from "node:path";
 import { SessionSyntaxError } from "../format/errors.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
 import { notAFile, readFull, readFullSync } from "../fs/_read.ts";
 import { seam } from "../fs/_seam.ts";
 import { openToRead, pathOf, type ReadFrom } from "../fs/_snapshot.ts";
 import { type Head, parseHead } from "../read/_head.ts";
-import { canonicalCwdSlug, sessionsDir } from "./places.ts";
+import { HEAD_BYTES } from "./_session_files.ts";
 import type { SessionInfo } from "./session_info.ts";
 import { EventLoopTurns } from "../fs/_turns.ts";
 
-/** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
-export const HEAD_BYTES = 4096;
-
-/** How deep artifacts folders (subagent sessions) are looked into. */
-const _MAX_NESTING = 4;
-
-/** Which files {@linkcode sessionFiles} finds. */
-export interface SessionFilesOptions {
-  /** Only this working directory's folder (its cwd slug). */
-  cwd?: string | undefined;
-  /** Look into artifacts folders too (subagent sessions). */
-  includeSubagents?: boolean | undefined;
-}
-
-/** A session file found, and how deep (0: directly in a cwd folder). */
-export interface FoundFile {
-  /** The file. */
-  path: string;
-  /** 0 in a cwd folder; 1 or more inside artifacts folders. */
-  depth: number;
-}
-
-/**
- * The `*.jsonl` files of a data dir's cwd folders, and (with
- * `includeSubagents`) those in artifacts folders: a folder `<name>` beside
- * a `<name>.jsonl`.
- *
- * @param dataDir The data dir.
- * @param options One cwd; subagents.
- * @returns The files, in folder order.
- */
-export async function sessionFiles(
-  dataDir: string,
-  options: SessionFilesOptions,
-): Promise<FoundFile[]> {
-  const root = sessionsDir(dataDir);
-  const folders = options.cwd === undefined
-    ? _subfolders(root)
-    : [join(root, await canonicalCwdSlug(options.cwd))];
-  const depth = options.includeSubagents === true ? _MAX_NESTING : 0;
-  const out: FoundFile[] = [];
-  for (const folder of folders) _collect(folder, depth, 0, out);
-  return out;
-}
-
-/** The folders right under `root`; none when it does not exist. */
-function _subfolders(root: string): string[] {
-  const out: string[] = [];
-  try {
-    for (const e of seam().readDirSync(root)) {
-      if (e.isDirectory) out.push(join(root, e.name));
-    }
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return [];
-    throw err;
-  }
-  return out;
-}
-
-function _collect(
-  folder: string,
-  depth: number,
-  level: number,
-  out: FoundFile[],
-): void {
-  const files = new Set<string>();
-  const dirs: string[] = [];
-  try {
-    for (const e of seam().readDirSync(folder)) {
-      if (e.isFile && e.name.endsWith(".jsonl")) files.add(e.name);
-      else if (e.isDirectory) dirs.push(e.name);
-    }
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw err;
-  }
-  // The folder is a joined path already, a name has no separator: a
-  // concatenation (node:path's join normalized 10,000 paths in ~25 ms).
-  for (const name of files) {
-    out.push({ path: folder + sep + name, depth: level });
-  }
-  if (depth <= 0) return;
-  for (const dir of dirs) {
-    if (files.has(`${dir}.jsonl`)) {
-      _collect(join(folder, dir), depth - 1, level + 1, out);
-    }
-  }
-}
+export {
+  type FoundFile,
+  HEAD_BYTES,
+  sessionFiles,
+  type SessionFilesOptions,
+} from "./_session_files.ts";
+export { sortNewestFirst } from "./session_info.ts";
 
 /** A file's metadata and head, or why it has none. */
 export type HeadRead =
@@ -223,33 +141,6 @@ export function sessionInfo(
     session.parentSession = parent;
   }
   return session;
-}
-
-/**
- * Sort in the list's order: newest mtime first, then newest header time,
- * then path (each key computed once, not at every comparison).
- *
- * @param sessions The sessions.
- * @returns The same array, sorted.
- */
-export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
-  const keys = sessions.map((s) => ({
-    s,
-    mtime: s.mtime.getTime(),
-    time: _time(s.timestamp),
-  }));
-  keys.sort((a, b) =>
-    b.mtime - a.mtime || b.time - a.time ||
-    (a.s.path < b.s.path ? 1 : a.s.path > b.s.path ? -1 : 0)
-  );
-  for (let i = 0; i < keys.length; i++) sessions[i] = keys[i]!.s;
-  return sessions;
-}
-
-/** A timestamp's milliseconds; one that does not parse sorts oldest. */
-function _time(timestamp: string): number {
-  const t = Date.parse(timestamp);
-  return Number.isNaN(t) ? -Infinity : t;
 }
 
 /**
