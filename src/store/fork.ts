@@ -81,13 +81,12 @@ export interface ForkResult {
  * without its "\n" is copied (and given one) when it parses, and otherwise
  * left out; `issues` says so. A version 3 (or later) source's lines are
  * copied byte for byte through one 1 MiB buffer (the header must end within
- * the source's first 1 MiB), so a 1 GB source forks
- * without being read into memory. A version 1 or 2 source (pi's, older
- * omp's), which cannot be appended to, forks to a version 3 file: its
- * entries migrated as `Session.open` migrates them in memory (ids minted in
- * file order, parent links, compactions' kept entry, `hookMessage` as
- * `custom`), streamed a line at a time; the fork then takes appends and
- * renames, here and in omp.
+ * the source's first 1 MiB), so a 1 GB source forks without being read into
+ * memory. A version 1 or 2 source (pi's, older omp's), which cannot be
+ * appended to, forks to a version 3 file: its entries migrated as
+ * `Session.open` migrates them in memory (ids minted in file order, parent
+ * links, compactions' kept entry, `hookMessage` as `custom`), streamed a
+ * line at a time; the fork then takes appends and renames, here and in omp.
  *
  * The fork is written to `.<name>.<random>.tmp` (mode 0600) in the
  * destination folder, then hard-linked to its name, which fails rather than
