@@ -105,7 +105,7 @@ async function _readConfigDataDir(path: string): Promise<string | undefined> {
     throw new Error(`Cannot read config "${path}": ${reason}`, { cause: err });
   }
   // Loaded only when there is a config to read: the parser is an npm
-  // package, and loading one costs every process ~40 ms at its start.
+  // package, whose loading every process would otherwise pay at its start.
   const { parse, printParseErrorCode, stripComments } = await import(
     "jsonc-parser"
   );
