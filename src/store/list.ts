@@ -1,9 +1,8 @@
 /**
  * Listing sessions: every session under a data dir, newest first, read from
  * the first 4 KiB of each file. The files are the only source: the session
- * index has its own list (`SessionIndex.list`), made of the same steps
- * (`_session_files.ts`, `session_info.ts`) with its rows in place of the
- * heads of files that did not change.
+ * index has its own list (`SessionIndex.list`), which takes a row in place
+ * of each unchanged file's head and reads the rest as this list does.
  *
  * @module
  */
