@@ -88,8 +88,10 @@ export async function copyWholeLines(
     if (!line.terminated) {
       await _copyLast(from, { ...line, index }, out);
     } else if (line.bytes !== undefined) {
-      await out.add(line.bytes);
-      await out.add(_TERMINATORS[line.size - line.length]!);
+      const terminator = _TERMINATORS[line.size - line.length]!;
+      if (!out.put(line.bytes, terminator)) {
+        await out.add(line.bytes, terminator);
+      }
     } else {
       await out.copy(from, line.offset, line.size); // longer than the buffer, or NUL
     }
@@ -116,8 +118,7 @@ async function _copyLast(
   }
   // Torn, NUL-filled, or too long to check: left out, and reported.
   if (decodeLine(line, from.log) === undefined) return;
-  await out.add(line.bytes!);
-  await out.add(_TERMINATORS[1]!);
+  await out.add(line.bytes!, _TERMINATORS[1]!);
 }
 
 /**
@@ -144,7 +145,9 @@ export async function copyMigrated(
     }
   };
   for await (const r of sessionRecords(lines(), from.name, from.log)) {
-    if (r.kind === "entry") await out.add(_enc.encode(_envelopeFirst(r.value)));
+    if (r.kind !== "entry") continue;
+    const bytes = _enc.encode(_envelopeFirst(r.value));
+    if (!out.put(bytes)) await out.add(bytes);
   }
   if (end < from.size) _shrank(from, end);
   await out.flush();
@@ -161,7 +164,8 @@ function _envelopeFirst(e: SessionEntry): string {
 
 /**
  * The fork's bytes gathered into one buffer and written when it is full,
- * so that many short lines cost few writes.
+ * so that many short lines cost few writes, and a line that fits costs no
+ * await ({@linkcode _Batch.put}).
  */
 class _Batch {
   readonly #write: ForkSink;
@@ -174,14 +178,23 @@ class _Batch {
     this.#write = write;
   }
 
-  /** Add `bytes` (written at once when they would not fit). */
-  async add(bytes: Uint8Array): Promise<void> {
-    if (bytes.length > this.#buffer.length - this.#used) {
-      await this.flush();
-      if (bytes.length > this.#buffer.length) return await this.#out(bytes);
-    }
-    this.#buffer.set(bytes, this.#used);
-    this.#used += bytes.length;
+  /** Gather `bytes` then `end` when both fit; false when they do not. */
+  put(bytes: Uint8Array, end: Uint8Array = _TERMINATORS[0]!): boolean {
+    const used = this.#used;
+    if (used + bytes.length + end.length > this.#buffer.length) return false;
+    this.#buffer.set(bytes, used);
+    this.#buffer.set(end, used + bytes.length);
+    this.#used = used + bytes.length + end.length;
+    return true;
+  }
+
+  /** Gather `bytes` then `end`, flushing first; written at once when longer than the buffer. */
+  async add(bytes: Uint8Array, end?: Uint8Array): Promise<void> {
+    if (this.put(bytes, end)) return;
+    await this.flush();
+    if (this.put(bytes, end)) return;
+    await this.#out(bytes);
+    if (end !== undefined) await this.#out(end);
   }
 
   /** Copy `size` bytes of the source at `offset`, a buffer at a time. */
