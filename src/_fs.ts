@@ -117,13 +117,20 @@ export interface Fs {
   /**
    * An error of the runtime's own kind for `code`, carrying it: what the
    * store throws for a failure it finds itself (a name taken, a lock not
-   * had in time, a write that took no bytes).
+   * had in time, a write that took no bytes, a folder missing, a
+   * file that ended early).
    */
   error(code: ErrorCode, message: string, options?: ErrorOptions): Error;
 }
 
 /** The codes of the errors the store makes itself ({@linkcode Fs.error}). */
-export type ErrorCode = "EEXIST" | "ENOENT" | "ETIMEDOUT" | "EWRITEZERO";
+export type ErrorCode =
+  | "EEXIST"
+  | "ENOENT"
+  | "ENOTDIR"
+  | "ETIMEDOUT"
+  | "EWRITEZERO"
+  | "EUNEXPECTEDEOF";
 
 /** Deno's stat, in the seam's form. */
 function _info(i: Deno.FileInfo): FileInfo {
@@ -196,8 +203,10 @@ function _handle(file: Deno.FsFile, append: boolean): FileHandle {
 const _ERRORS = {
   EEXIST: Deno.errors.AlreadyExists,
   ENOENT: Deno.errors.NotFound,
+  ENOTDIR: Deno.errors.NotADirectory,
   ETIMEDOUT: Deno.errors.TimedOut,
   EWRITEZERO: Deno.errors.WriteZero, // not POSIX: a write that took 0 bytes
+  EUNEXPECTEDEOF: Deno.errors.UnexpectedEof, // not POSIX: a file ended early
 } as const;
 
 function _granted(descriptor: Deno.PermissionDescriptor): boolean {
@@ -286,6 +295,20 @@ export function isNotFound(err: unknown): boolean {
 }
 
 /**
+ * Whether an error says this process may not look at the path: `EACCES`,
+ * `EPERM`, or a runtime's sandbox refusing (Deno's permissions throw a
+ * `NotCapable` that carries no code).
+ *
+ * @param err What was thrown.
+ * @returns True for a refusal.
+ */
+export function isDenied(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === "EACCES" || code === "EPERM" ||
+    (err instanceof Error && err.name === "NotCapable");
+}
+
+/**
  * A path's metadata, or undefined when nothing is there.
  *
  * @param path The path.
@@ -296,6 +319,24 @@ export async function statOrUndefined(
 ): Promise<FileInfo | undefined> {
   try {
     return await fs().stat(path);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A path's own metadata (a link is a link, a dangling one too), or
+ * undefined when nothing is there.
+ *
+ * @param path The path.
+ * @returns Its metadata, or undefined.
+ */
+export async function lstatOrUndefined(
+  path: string,
+): Promise<FileInfo | undefined> {
+  try {
+    return await fs().lstat(path);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;

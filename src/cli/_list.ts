@@ -89,10 +89,7 @@ async function _list(
     })
     : undefined;
   if (index !== undefined) return await index.list(options);
-  // While listSessions still takes `index`, false keeps it off the index;
-  // passed in a variable, the property is ignored once the option is gone.
-  const fromFiles = { ...options, index: false };
-  return await listSessions(dataDir, fromFiles);
+  return await listSessions(dataDir, options);
 }
 
 function _table(sessions: SessionInfo[], width: number): string {

@@ -188,18 +188,19 @@ const HOSTILE_REFS = [
 ];
 
 Deno.test("BlobStore refuses hostile references without a single filesystem call", async () => {
-  const { fs, calls } = recordingFs();
+  const { fs, newFs, calls } = recordingFs();
   await using dir = await tempDir();
   const store = new BlobStore(join(dir.path, "blobs"));
-  await withFs(fs, async () => {
-    for (const ref of HOSTILE_REFS) {
-      const label = JSON.stringify(ref);
-      assert.throws(() => store.path(ref), TypeError, label);
-      await assert.rejects(store.get(ref), TypeError, label);
-      await assert.rejects(store.has(ref), TypeError, label);
-      await assert.rejects(store.verify(ref), TypeError, label);
-    }
-  });
+  await withFs(fs, () =>
+    withNewFs(newFs, async () => {
+      for (const ref of HOSTILE_REFS) {
+        const label = JSON.stringify(ref);
+        assert.throws(() => store.path(ref), TypeError, label);
+        await assert.rejects(store.get(ref), TypeError, label);
+        await assert.rejects(store.has(ref), TypeError, label);
+        await assert.rejects(store.verify(ref), TypeError, label);
+      }
+    }));
   assert.deepEqual(calls, []);
 });
 
@@ -243,29 +244,28 @@ Deno.test("Session.open() reports hostile blob references in a file and follows 
   }
   const path = join(dataDir, "sessions", "hostile.jsonl");
   await Deno.writeFile(path, sessionBytes(entries));
-  const { fs, calls } = recordingFs();
+  const { fs, newFs, calls } = recordingFs();
   for (const window of [true, false]) {
     calls.length = 0;
-    await withFs(fs, async () => {
-      await using s = await Session.open(path, { dataDir, window });
-      const kinds = s.issues.map((i) => i.kind);
-      assert.ok(kinds.includes("bad-blob-ref"));
-      assert.ok(!kinds.includes("missing-blob"), "the real blob is found");
-      const text = JSON.stringify(s.buildContext().messages);
-      assert.ok(!text.includes(SECRET), "nothing read from outside");
-      assert.ok(
-        text.includes(encoder.encode("a real blob").toBase64()) ||
-          text.includes("a real blob"),
-      );
-    });
-    // Only the session file, the data dir's index (a windowed open stats
-    // it: there is none), the blobs folder and the one valid blob were
-    // looked at.
+    await withFs(fs, () =>
+      withNewFs(newFs, async () => {
+        await using s = await Session.open(path, { dataDir, window });
+        const kinds = s.issues.map((i) => i.kind);
+        assert.ok(kinds.includes("bad-blob-ref"));
+        assert.ok(!kinds.includes("missing-blob"), "the real blob is found");
+        const text = JSON.stringify(s.buildContext().messages);
+        assert.ok(!text.includes(SECRET), "nothing read from outside");
+        assert.ok(
+          text.includes(encoder.encode("a real blob").toBase64()) ||
+            text.includes("a real blob"),
+        );
+      }));
+    // Only the session file, the blobs folder and the one valid blob were
+    // looked at (Session knows no index: it stats no index file).
     const touched = new Set(calls.map(([, p]) => p));
-    const index = window ? [join(dataDir, "index.sqlite")] : [];
     assert.deepEqual(
       [...touched].sort(),
-      [path, ...index, blobs, store.path(real)].sort(),
+      [path, blobs, store.path(real)].sort(),
       JSON.stringify(calls),
     );
   }

@@ -411,12 +411,12 @@ Deno.test("BlobStore.put() with ext adds omp's <hex>.<ext> twin", async (t) => {
     await t.step("where links fail, the twin is a copy", async () => {
       const gif = encoder.encode("gif bytes");
       const gifHex = await sha256Hex(gif);
-      const fs: Fs = {
-        ...realFs,
+      const fs: NewFs = {
+        ...denoFs,
         link: () =>
           Promise.reject(new Deno.errors.PermissionDenied("no links here")),
       };
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await store.put(gif, { ext: "gif" });
       });
       assert.deepEqual(await Deno.readFile(join(dir, `${gifHex}.gif`)), gif);

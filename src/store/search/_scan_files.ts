@@ -22,7 +22,7 @@ import {
   worthHelping,
 } from "../../fs/_threads.ts";
 import { SNAPSHOT_BYTES, takeSnapshot } from "../../fs/_snapshot.ts";
-import { readSessionHead, sessionInfo } from "../_session_files.ts";
+import { readSessionHead, sessionInfo } from "../_old_session_heads.ts";
 import type { Found, HitFilter, HitList, SkippedLine } from "./_hits.ts";
 import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";

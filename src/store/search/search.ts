@@ -8,8 +8,7 @@
  */
 
 import { join, resolve, sep } from "node:path";
-import { canonicalCwdSlug } from "../cwd_slug.ts";
-import { sessionsDir } from "../places.ts";
+import { canonicalCwdSlug, sessionsDir } from "../places.ts";
 import { sessionFiles } from "../_session_files.ts";
 import { IndexStore } from "../index/_index_store.ts";
 import { type Found, HitList, newerFirst } from "./_hits.ts";
