@@ -25,7 +25,7 @@ import { NodeTable, type TreeData } from "./_table.ts";
  * whose own fields come first) are parsed whole up to this size; longer
  * ones are reported and left out, so a tree never parses a huge payload.
  */
-export const PARSE_MAX_BYTES = 1 << 20;
+const _PARSE_MAX_BYTES = 1 << 20;
 
 /** Bounds of the read of a line's first bytes for its preview. */
 const _PREVIEW = {
@@ -86,13 +86,13 @@ export class TreeBuilder {
           line.terminated && line.bytes !== undefined &&
           line.bytes[line.length - 1] === _CLOSE_BRACE
         ) return this.#fromHead(line.offset, head);
-      } else if (!line.nul && line.length > PARSE_MAX_BYTES) {
+      } else if (!line.nul && line.length > _PARSE_MAX_BYTES) {
         const n = line.index + 1;
         this.#log.add(
           "oversized-line",
           n,
           line.offset,
-          `line ${n} has no envelope first and is longer than a tree parses (${PARSE_MAX_BYTES} bytes); it was left out`,
+          `line ${n} has no envelope first and is longer than a tree parses (${_PARSE_MAX_BYTES} bytes); it was left out`,
         );
         return;
       }

@@ -144,7 +144,7 @@ export class SessionTree {
    * Read the tree of a session file.
    *
    * @param path The session file.
-   * @param options A callback for lines left out.
+   * @param options A callback for damage; whether to read previews now.
    * @returns The tree.
    * @throws {Error} `Cannot read the tree of "<path>": …` when the file
    * cannot be opened or is not a regular file.
