@@ -350,3 +350,28 @@ Deno.test("SessionTree.read() reads a glued line as Session.open does: the first
     });
   }
 });
+
+Deno.test("SessionTree.read({ previews: false }) reads a role cut anywhere by its first look as the whole head gives it", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "roles.jsonl");
+  // A field before the message moves its role across the bound of the
+  // first look, one byte at a time.
+  const entries = Array.from({ length: 320 }, (_, i) => {
+    const e = user(`${i + 1}`.padStart(8, "0"), null, "x".repeat(9000));
+    const { message, ...envelope } = e;
+    const role = i % 2 === 0 ? "assistant" : `toolResult${"é".repeat(i % 7)}`;
+    return {
+      ...envelope,
+      pad: "p".repeat(i),
+      message: { ...(message as object), role },
+    };
+  });
+  await Deno.writeFile(file, sessionBytes(entries));
+  const eager = await SessionTree.read(file);
+  const lazy = await SessionTree.read(file, { previews: false });
+  deepStrictEqual(
+    [...lazy.nodes()].map((n) => n.role),
+    [...eager.nodes()].map((n) => n.role),
+  );
+  equal(lazy.node(1).role, "toolResulté");
+});
