@@ -39,14 +39,6 @@ const _ROLE = {
   depth: 2,
   keys: new KeyTable(["message", "role"]),
 };
-/**
- * Bytes after the id a message's role is first looked for in: past the
- * parent and the timestamp (`"timestamp":…,"message":{"role":…`, as omp
- * and this library write it), well short of the content after it.
- */
-const _ROLE_WITHIN = 240;
-/** Bytes more the role is read again in, to tell a whole role from a cut one. */
-const _ROLE_CHECK = 64;
 const _CLOSE_BRACE = 0x7d;
 
 type _Object = Record<string, unknown>;
@@ -119,8 +111,9 @@ export class TreeBuilder {
     const id = at.id();
     const parentId = at.parentId();
     if (this.#later && type === "message") {
-      const role = _roleOf(head, at.idEnd);
-      if (role !== undefined) {
+      const value = readJsonPrefix(head, 0, head.length, _ROLE);
+      const role = _object(_object(value).message).role;
+      if (typeof role === "string") {
         const d = { role, preview: "", toolOnly: false };
         this.#table.later(this.#table.add(offset, type, id, parentId, d));
         return;
@@ -178,29 +171,6 @@ export function previewOfHead(
   }
   const value = readJsonPrefix(head, 0, head.length, _PREVIEW);
   return describe(at.type(), _object(value));
-}
-
-/**
- * A message's role from its line's first bytes, read no further than it
- * lies: within {@linkcode _ROLE_WITHIN} bytes of the id, then again
- * {@linkcode _ROLE_CHECK} bytes further. The same role both times is the
- * role the whole head gives (a role the first bound cut grows in the second
- * read, or the second read is the whole head); otherwise undefined, and the
- * caller reads the whole head.
- *
- * @param head The line's first bytes.
- * @param idEnd Where its id ends.
- * @returns The role, or undefined.
- */
-function _roleOf(head: Uint8Array, idEnd: number): string | undefined {
-  const within = (end: number): unknown => {
-    const bounded = Math.min(end, head.length);
-    const value = readJsonPrefix(head, 0, bounded, _ROLE);
-    return _object(_object(value).message).role;
-  };
-  const role = within(idEnd + _ROLE_WITHIN);
-  if (typeof role !== "string") return undefined;
-  return role === within(idEnd + _ROLE_WITHIN + _ROLE_CHECK) ? role : undefined;
 }
 
 function _object(value: unknown): _Object {

@@ -351,11 +351,10 @@ Deno.test("SessionTree.read() reads a glued line as Session.open does: the first
   }
 });
 
-Deno.test("SessionTree.read({ previews: false }) reads a role cut anywhere by its first look as the whole head gives it", async () => {
+Deno.test("SessionTree.read({ previews: false }) reads a message's role wherever it lies, as the eager read does", async () => {
   await using dir = await tempDir();
   const file = join(dir.path, "roles.jsonl");
-  // A field before the message moves its role across the bound of the
-  // first look, one byte at a time.
+  // A field before the message moves its role along, one byte at a time.
   const entries = Array.from({ length: 320 }, (_, i) => {
     const e = user(`${i + 1}`.padStart(8, "0"), null, "x".repeat(9000));
     const { message, ...envelope } = e;
