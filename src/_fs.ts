@@ -90,6 +90,11 @@ export interface DirEntry {
   isSymlink: boolean;
 }
 
+/** A folder's change events (`close` ends them), as `fs.watch` gives them. */
+export interface FsEvents extends AsyncIterable<{ paths: string[] }> {
+  close(): void;
+}
+
 /** The filesystem operations the store uses. */
 export interface Fs {
   open(path: string, options: OpenOptions): Promise<FileHandle>;
@@ -105,6 +110,8 @@ export interface Fs {
   link(from: string, to: string): Promise<void>;
   remove(path: string): Promise<void>;
   realPath(path: string): Promise<string>;
+  /** Events for changes to the entries of a folder (not its subfolders). */
+  watch(path: string): FsEvents;
   /** Whether modes and folder syncs are meaningless here (Windows). */
   readonly windows: boolean;
   /** This process's id (a lock file's record names it). */
@@ -245,6 +252,7 @@ export const denoFs: Fs = {
   link: (from, to) => Deno.link(from, to),
   remove: (path) => Deno.remove(path),
   realPath: (path) => Deno.realPath(path),
+  watch: (path) => Deno.watchFs(path, { recursive: false }),
   windows: Deno.build.os === "windows",
   pid: Deno.pid,
   isAlive: _isAlive,
