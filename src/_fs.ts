@@ -55,6 +55,8 @@ export interface OpenOptions {
   create?: boolean;
   /** Create the file, failing (`EEXIST`) when it exists. */
   createNew?: boolean;
+  /** Cut the file to 0 bytes when it is opened. */
+  truncate?: boolean;
   /** Permission bits of a file created (before the umask). */
   mode?: number;
 }
