@@ -11,9 +11,9 @@
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
 import type { Assets, ImageOut } from "./_assets.ts";
-import type { Pages, Written } from "./_files.ts";
+import type { PageFormat, PageNav, Pages, Wrapper, Written } from "./_files.ts";
 import { type ExportFooter, type ExportMeta, messageTime } from "./_meta.ts";
-import type { ExportResult } from "./export.ts";
+import type { LoadIssueKind } from "../format/issues.ts";
 
 /** One export, as its two modes (the active branch, the whole tree) see it. */
 export interface ExportJob {
@@ -33,30 +33,16 @@ export interface ExportJob {
   progress(done: number, total: number, unit: "messages" | "bytes"): void;
 }
 
-/** What a mode did: the files written, and the counts of its result. */
-export type JobResult =
-  & { written: Written }
-  & Pick<ExportResult, "messages" | "entries" | "branches" | "issues">;
-
-/** Where a page sits among the pages of an export. */
-export interface PageNav {
-  /** The page's number, from 1. */
-  page: number;
-  /** The previous page's file name (relative), if any. */
-  prev?: string;
-  /** The next page's file name (relative), if any. */
-  next?: string;
+/** What a mode did: the files written, and the counts `ExportResult` gives. */
+export interface JobResult {
+  written: Written;
+  messages: number;
+  entries: number;
+  branches: number;
+  issues: { kind: LoadIssueKind; count: number }[];
 }
 
-/**
- * A block holding other fragments (a branch of the tree): its opening and
- * closing text, and the opening again for a page that starts inside it.
- */
-export interface Wrapper {
-  open: string;
-  close: string;
-  reopen: string;
-}
+export type { PageNav, Wrapper } from "./_files.ts";
 
 /** A message's heading: who speaks, about what, how it ended, when. */
 export interface Heading {
@@ -78,13 +64,9 @@ export interface Heading {
  * The pieces of one format. Every string from the session reaches them
  * unescaped: each piece escapes what it writes.
  */
-export interface Format {
+export interface Format extends PageFormat {
   /** The format, as `ExportResult.format` names it. */
   readonly name: "md" | "html";
-  /** The top of a page (the whole document's start for Markdown). */
-  head(meta: ExportMeta, nav: PageNav): string;
-  /** The bottom of a page; `footer` on the last page only. */
-  foot(footer: ExportFooter | undefined, nav: PageNav): string;
   /** The heading of a turn (a turn starts at a user message), from 1. */
   turn(n: number): string;
   /** A line of our own about the session (a model change, a reset). */
@@ -98,8 +80,6 @@ export interface Format {
     what: string,
     time: string | undefined,
   ): Wrapper;
-  /** A fragment as written inside `depth` open blocks. */
-  nest(fragment: string, depth: number): string;
   /** A message. */
   message(h: Heading, body: string): string;
   /** A tool result: its body folded away, its images shown after. */

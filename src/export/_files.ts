@@ -10,9 +10,38 @@
 import { basename, dirname, extname, join } from "node:path";
 import { type FileHandle, fs } from "../_fs.ts";
 import { createFile, makeFolders, writeAll } from "../write/_files.ts";
-import type { Format, PageNav, Wrapper } from "./_document.ts";
 import { relativeHref } from "./_escape.ts";
 import type { ExportFooter, ExportMeta } from "./_meta.ts";
+
+/** Where a page sits among the pages of an export. */
+export interface PageNav {
+  /** The page's number, from 1. */
+  page: number;
+  /** The previous page's file name (relative), if any. */
+  prev?: string;
+  /** The next page's file name (relative), if any. */
+  next?: string;
+}
+
+/**
+ * A block holding other fragments (a branch of the tree): its opening and
+ * closing text, and the opening again for a page that starts inside it.
+ */
+export interface Wrapper {
+  open: string;
+  close: string;
+  reopen: string;
+}
+
+/** What the pages take of a format: a page's top and bottom, and nesting. */
+export interface PageFormat {
+  /** The top of a page (the whole document's start for Markdown). */
+  head(meta: ExportMeta, nav: PageNav): string;
+  /** The bottom of a page; `footer` on the last page only. */
+  foot(footer: ExportFooter | undefined, nav: PageNav): string;
+  /** A fragment as written inside `depth` open blocks. */
+  nest(fragment: string, depth: number): string;
+}
 
 /** What the pages wrote: the files, in reading order, and their bytes. */
 export interface Written {
@@ -37,7 +66,7 @@ const _ENCODER = new TextEncoder();
  */
 export class Pages implements AsyncDisposable {
   readonly #first: string;
-  readonly #format: Format;
+  readonly #format: PageFormat;
   readonly #meta: ExportMeta;
   readonly #limit: number;
   readonly #stack: Wrapper[] = [];
@@ -58,7 +87,12 @@ export class Pages implements AsyncDisposable {
    * @param limit The most bytes a page holds (unless one fragment is
    * larger); `Infinity` for one file.
    */
-  constructor(path: string, format: Format, meta: ExportMeta, limit: number) {
+  constructor(
+    path: string,
+    format: PageFormat,
+    meta: ExportMeta,
+    limit: number,
+  ) {
     this.#first = path;
     this.#format = format;
     this.#meta = meta;
