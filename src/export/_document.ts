@@ -11,8 +11,8 @@
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
 import type { Assets, ImageOut } from "./_assets.ts";
-import type { PageFormat, PageNav, Pages, Wrapper, Written } from "./_files.ts";
-import { type ExportFooter, type ExportMeta, messageTime } from "./_meta.ts";
+import type { PageFormat, Pages, Wrapper, Written } from "./_files.ts";
+import { type ExportMeta, messageTime } from "./_meta.ts";
 import type { LoadIssueKind } from "../format/issues.ts";
 
 /** One export, as its two modes (the active branch, the whole tree) see it. */
