@@ -320,19 +320,30 @@ export async function* readLines(
   const start = options.start ?? 0;
   const end = options.end ?? (await file.stat()).size;
   const splitter = new LineSplitter(options, start, start === 0 ? 0 : -1);
-  const buffer = new Uint8Array(
-    Math.max(1, Math.min(options.readBytes ?? READ_BYTES, end - start)),
+  const size = Math.max(
+    1,
+    Math.min(options.readBytes ?? READ_BYTES, end - start),
   );
-  for (let at = start; at < end;) {
-    const n = await file.read(
-      buffer.subarray(0, Math.min(buffer.length, end - at)),
-      at,
-    );
-    if (n === 0) break;
-    at += n;
-    const lines = splitter.push(buffer.subarray(0, n));
-    // The buffer is read into again: a line left open keeps a copy.
-    yield* lines;
+  // Two buffers: the next read goes into one while the lines of the other
+  // are taken, so the wait for the disk overlaps the work on the bytes. A
+  // line is valid until the next is asked for, and the buffer it lies in is
+  // read into again only after its last line was taken.
+  const buffers = [new Uint8Array(size), new Uint8Array(size)];
+  const read = (i: number, at: number): Promise<number> =>
+    at < end
+      ? file.read(buffers[i]!.subarray(0, Math.min(size, end - at)), at)
+      : Promise.resolve(0);
+  let next = read(0, start);
+  try {
+    for (let at = start, i = 0;; i ^= 1) {
+      const n = await next;
+      if (n === 0) break;
+      at += n;
+      next = read(i ^ 1, at);
+      yield* splitter.push(buffers[i]!.subarray(0, n));
+    }
+  } finally {
+    await next.catch(() => {}); // a read still under way ends before the file may close
   }
   const last = splitter.end();
   if (last !== undefined) yield last;
