@@ -10,7 +10,7 @@ import {
   type UsageReport,
   usageReport,
   type UsageRow,
-} from "../store/usage/usage_report.ts";
+} from "../usage/usage_report.ts";
 import {
   type Call,
   type Command,
@@ -18,7 +18,6 @@ import {
   writeJson,
 } from "./_command.ts";
 import { attempt } from "./_failure.ts";
-import { helpersFlag } from "./_helpers_flag.ts";
 import { sanitize, textWidth } from "./_format.ts";
 import { formatCompact, formatCount, formatFixed } from "./_numbers.ts";
 import type { CliIo } from "./_io.ts";
@@ -28,8 +27,7 @@ import { formatTable, type TableColumn } from "./_table.ts";
 const HELP =
   `Usage: cli usage [--data-dir D] [--by day|week|month|session|model|project]
                  [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--utc]
-                 [--exclude-deleted] [--no-index] [--helpers N]
-                 [--json | --csv]
+                 [--exclude-deleted] [--no-index] [--json | --csv]
 
 Tokens, requests and cost of every model call the sessions of a data dir
 record (subagents included), counted as omp's own statistics count them:
@@ -56,8 +54,6 @@ Options:
   --utc              days in UTC (default: the local time zone)
   --exclude-deleted  leave out the calls of deleted session files
   --no-index         read the files, even where there is an index
-  --helpers N        threads reading files beside this one when many are
-                     left (default: one per other core, at most 2; 0: none)
   --json             print { totals, rows, ... } as JSON
   --csv              print the rows as CSV, with a header line
 `;
@@ -89,7 +85,6 @@ type _Flag =
   | "utc"
   | "exclude-deleted"
   | "no-index"
-  | "helpers"
   | "json"
   | "csv";
 
@@ -105,7 +100,6 @@ export const usage: Command = defineCommand<_Flag>({
     utc: "switch",
     "exclude-deleted": "switch",
     "no-index": "switch",
-    helpers: "value",
     json: "switch",
     csv: "switch",
   },
@@ -115,7 +109,6 @@ export const usage: Command = defineCommand<_Flag>({
     if (call.has("json") && call.has("csv")) {
       throw call.usageError("--json and --csv exclude each other");
     }
-    const helpers = helpersFlag(call);
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const bar = _lazyBar(io);
     const report = await attempt(
@@ -127,7 +120,6 @@ export const usage: Command = defineCommand<_Flag>({
           ...(call.has("utc") ? { timeZone: "UTC" } : {}),
           excludeDeleted: call.has("exclude-deleted"),
           index: !call.has("no-index"),
-          ...(helpers === undefined ? {} : { helpers }),
           onProgress: bar.update,
           onWarning: (m) => io.stderr(`${sanitize(`warning: ${m}`)}\n`),
           onSkip: (path, reason) =>

@@ -67,7 +67,7 @@ Deno.test("formatCount, formatCompact and formatFixed write what Intl writes", (
 
 Deno.test("a usage table's numbers and days need neither Intl's number nor its date formats", async () => {
   const usage = new URL("../../src/cli/_usage.ts", import.meta.url).href;
-  const days = new URL("../../src/store/usage/_days.ts", import.meta.url).href;
+  const days = new URL("../../src/usage/_days.ts", import.meta.url).href;
   const numbers = new URL("../../src/cli/_numbers.ts", import.meta.url).href;
   const probe = `
     const used = [];

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RequestUsage } from "../../format/usage.ts";
+import type { RequestUsage } from "../format/usage.ts";
 import { type CalendarKeys, NO_DATE } from "./_days.ts";
 import { ExactSum } from "./_sum.ts";
 
