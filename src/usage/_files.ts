@@ -59,12 +59,20 @@ export async function tallyFiles(
   const total = files.reduce((n, f) => n + f.size, 0);
   const progress = options.onProgress;
   let done = 0;
+  // The reads run at once and must not fail: a progress callback that
+  // throws is held, and its error thrown here in the caller's order.
+  let failed: { err: unknown } | undefined;
   const read = async (f: _File): Promise<_Read> => {
     let mine = 0; // bytes of this file counted in `done`
     const bytes = (n: number) => {
       done += Math.min(n, f.size) - mine;
       mine = Math.min(n, f.size);
-      progress?.(done, total);
+      if (progress === undefined || failed !== undefined) return;
+      try {
+        progress(done, total);
+      } catch (err) {
+        failed = { err };
+      }
     };
     const out: _Read = { where: { sessionId: "", cwd: "" }, calls: [] };
     out.skip = await _read(f.path, {
@@ -78,6 +86,7 @@ export async function tallyFiles(
   const seen = new SeenCalls();
   let file = 0;
   for await (const { where, calls, skip } of _inOrder(files, read)) {
+    if (failed !== undefined) throw failed.err;
     for (const u of calls) {
       if (seen.add(u.entryId, u.timestamp, file)) tally.add(u, where);
     }
