@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type FileHandle, fs, notAFile } from "../_fs.ts";
+import { type FileInfo, fs, notAFile } from "../_fs.ts";
 import type { RequestUsage } from "../format/usage.ts";
 import type { Head } from "../read/head.ts";
 import { sessionFiles } from "../store/_session_files.ts";
@@ -34,7 +34,7 @@ export interface FilesPassOptions {
   onSkip?: ((path: string, reason: string) => void) | undefined;
 }
 
-/** A file of the pass, and its size where it was stat'ed (0 if not). */
+/** A file of the pass, and its size when it was stat'ed. */
 interface _File extends FileRank {
   size: number;
 }
@@ -75,7 +75,7 @@ export async function tallyFiles(
       }
     };
     const out: _Read = { where: { sessionId: "", cwd: "" }, calls: [] };
-    out.skip = await _read(f.path, {
+    out.skip = await _read(f, {
       head: (head) => out.where = _session(head),
       call: (u) => out.calls.push(u),
       bytes,
@@ -115,27 +115,13 @@ function _session(head: Head): CountedIn {
  * (a pass counts what it read, and says what it could not).
  */
 async function _read(
-  path: string,
+  f: _File,
   sink: CallSink,
 ): Promise<string | undefined> {
-  // Opened without a check of the path first: the listing found a regular
-  // file there a moment ago (a stat per file would cost more than many a
-  // file's read), and the open file is checked before it is read.
-  let file: FileHandle;
   try {
-    file = await fs().open(path, { read: true });
+    return await fileCalls(f.path, f.size, sink);
   } catch (err) {
     return `cannot read it: ${_message(err)}`;
-  }
-  try {
-    const info = await file.stat();
-    const what = notAFile(info);
-    if (what !== undefined) return `cannot read it: it is ${what}`;
-    return await fileCalls(file, path, info.size, sink);
-  } catch (err) {
-    return `cannot read it: ${_message(err)}`;
-  } finally {
-    await file.close();
   }
 }
 
@@ -163,9 +149,11 @@ async function* _inOrder<T, R>(
 }
 
 /**
- * The session files in {@linkcode compareRank} order; stat'ed (a bounded
- * number at a time) only when a first moment or progress needs it, and
- * those last modified before the first moment left out (never opened).
+ * The session files in {@linkcode compareRank} order, stat'ed (a bounded
+ * number at a time: the size says how a file is read), those last
+ * modified before the first moment left out (never opened). A path that
+ * is no longer a regular file is skipped before it is opened (a FIFO's
+ * open would wait for a writer).
  */
 async function _files(
   dataDir: string,
@@ -177,9 +165,6 @@ async function _files(
     created: createdOf(path),
     size: 0,
   }));
-  if (options.since === undefined && options.onProgress === undefined) {
-    return files.sort(compareRank);
-  }
   const kept: _File[] = [];
   for await (const [f, stat] of _inOrder(files, _stat)) {
     if (typeof stat === "string") {
@@ -192,13 +177,14 @@ async function _files(
   return kept.sort(compareRank);
 }
 
-/** A file's size and time, or why it has none. */
-async function _stat(
-  f: _File,
-): Promise<[_File, { size: number; mtimeMs: number } | string]> {
+/** A file's size and time, or why it is not read. */
+async function _stat(f: _File): Promise<[_File, FileInfo | string]> {
+  let info: FileInfo;
   try {
-    return [f, await fs().stat(f.path)];
+    info = await fs().stat(f.path);
   } catch (err) {
     return [f, `cannot read it: ${_message(err)}`];
   }
+  const what = notAFile(info);
+  return [f, what === undefined ? info : `cannot read it: it is ${what}`];
 }

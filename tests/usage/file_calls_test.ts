@@ -9,7 +9,7 @@ import { deepStrictEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
 import { usageReport } from "../../mod.ts";
-import { denoFs, type FileHandle, fs, setFs } from "../../src/_fs.ts";
+import { denoFs, type FileHandle, setFs } from "../../src/_fs.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { type RequestUsage, requestUsage } from "../../src/format/usage.ts";
 import { READ_BYTES } from "../../src/read/lines.ts";
@@ -97,45 +97,69 @@ function parsedCalls(text: string): RequestUsage[] {
 async function calls(
   path: string,
 ): Promise<{ heads: number; calls: RequestUsage[]; skip?: string }> {
-  await using file = await fs().open(path, { read: true });
   const out: RequestUsage[] = [];
   let heads = 0;
-  const skip = await fileCalls(file, path, (await file.stat()).size, {
+  const skip = await fileCalls(path, (await Deno.stat(path)).size, {
     head: () => heads++,
     call: (u) => out.push(u),
+    bytes: () => {},
   });
   return skip === undefined
     ? { heads, calls: out }
     : { heads, calls: out, skip };
 }
 
-Deno.test("fileCalls() finds the calls a parse of every line finds, in order", async () => {
+Deno.test("fileCalls() finds the calls a parse of every line finds, in order, in a small file read whole and in a large one", async (t) => {
   await using dir = await tempDir();
   const path = join(dir.path, "s.jsonl");
-  let found = 0;
-  await fc.assert(
-    fc.asyncProperty(
-      lineKinds(
-        [
-          fc.integer({ min: 0, max: 300 }),
-          fc.integer({ min: 900, max: 1_300 }),
-          fc.integer({ min: CHUNK - 400, max: 2 * CHUNK }),
-        ],
-        60,
-      ),
-      fc.constantFrom("newline", "none", "torn" as const),
-      async (kinds, ending) => {
-        const text = sessionText(kinds, ending);
-        await Deno.writeTextFile(path, text);
-        const read = await calls(path);
-        equal(read.heads, read.skip === undefined ? 1 : 0); // a torn header: none
-        deepStrictEqual(read.calls, parsedCalls(text));
-        found += read.calls.length;
-      },
-    ),
-    { numRuns: 200 },
-  );
-  equal(found > 100, true, `calls: ${found}`);
+  // A user's turn longer than a read makes a file large, and the lines
+  // after it fall across the reads' ends.
+  const large = JSON.stringify({
+    type: "message",
+    id: "0000abcd",
+    parentId: null,
+    timestamp: "2026-03-01T10:00:00.000Z",
+    message: { role: "user", content: "u".repeat(READ_BYTES + 5000) },
+  });
+  for (
+    const [what, big, runs] of [["small", false, 200], [
+      "large",
+      true,
+      15,
+    ]] as const
+  ) {
+    await t.step(what, async () => {
+      let found = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          lineKinds(
+            [
+              fc.integer({ min: 0, max: 300 }),
+              fc.integer({ min: 900, max: 1_300 }),
+              fc.integer({ min: CHUNK - 400, max: 2 * CHUNK }),
+              fc.integer({ min: 60_000, max: 140_000 }), // longer than kept
+            ],
+            60,
+          ),
+          fc.constantFrom("newline", "none", "torn" as const),
+          async (kinds, ending) => {
+            let text = sessionText(kinds, ending);
+            if (big) {
+              const [header, ...rest] = text.split("\n");
+              text = [header, large, ...rest].join("\n");
+            }
+            await Deno.writeTextFile(path, text);
+            const read = await calls(path);
+            equal(read.heads, read.skip === undefined ? 1 : 0); // a torn header: none
+            deepStrictEqual(read.calls, parsedCalls(text));
+            found += read.calls.length;
+          },
+        ),
+        { numRuns: runs },
+      );
+      equal(found > 10, true, `calls: ${found}`);
+    });
+  }
 });
 
 Deno.test("fileCalls() reads a head only within the file's first 4096 bytes, as the list does", async () => {

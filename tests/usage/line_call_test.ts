@@ -10,7 +10,7 @@ import { deepStrictEqual, equal, notEqual } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
 import { generateBytes } from "../../src/gen/generate.ts";
-import { holdsUsageKey, lineCall } from "../../src/usage/_file_calls.ts";
+import { holdsUsageKey, lineCall } from "../../src/usage/_line_call.ts";
 import { requestUsage } from "../../src/format/usage.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { usageReport } from "../../mod.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { requestUsage } from "../../src/format/usage.ts";
-import { ExactSum } from "../../src/usage/_sum.ts";
+import { ExactSum } from "../../src/usage/_tally.ts";
 import { buildIndex } from "./_usage_dirs.ts";
 
 const entry = (e: Record<string, unknown>) => e as unknown as SessionEntry;

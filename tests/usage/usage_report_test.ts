@@ -288,6 +288,10 @@ Deno.test("usageReport() with since opens no file last modified before that day"
       opened.push(path);
       return denoFs.open(path, options);
     },
+    readFile: (path) => {
+      opened.push(path);
+      return denoFs.readFile(path);
+    },
   });
   let report;
   try {
