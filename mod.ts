@@ -190,7 +190,7 @@ export {
   usageReport,
   type UsageReportOptions,
   type UsageRow,
-} from "./src/store/usage/usage_report.ts";
+} from "./src/usage/usage_report.ts";
 export {
   watchSession,
   type WatchSessionOptions,

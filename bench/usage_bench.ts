@@ -2,11 +2,9 @@
  * The usage report against the floor and against itself, in the same run
  * (issue 13):
  * - a cold report (no index) of 10,000 sessions, and of one 512 MB
- *   session, against merely reading their bytes (each file opened as
- *   `Deno.open` does, and synchronously, as the report opens them; the
- *   10,000 also listed first, as the report lists them); target ≥ 0.5×
- *   the speed; the 10,000 with helper threads (the default) and on one
- *   thread;
+ *   session, against merely reading their bytes (each file opened and
+ *   read in 1 MiB reads; the 10,000 also listed first, as the report
+ *   lists them);
  * - a rerun through the index after one file changed, against a cold
  *   build of the index (and the cold report without one); target ≤ 5 %.
  *
@@ -22,14 +20,14 @@
  */
 
 import { join } from "node:path";
-import { usageReport } from "../src/store/usage/usage_report.ts";
+import { usageReport } from "../src/usage/usage_report.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
 import {
   generateBytes,
   generateTranscript,
   parseSize,
 } from "../src/gen/generate.ts";
-import { reportMemory, writeImageSession } from "../tests/store/_usage_dirs.ts";
+import { reportMemory, writeImageSession } from "../tests/usage/_usage_dirs.ts";
 
 const SESSIONS = 10_000;
 const OUT = new URL("./out/", import.meta.url).pathname;
@@ -106,38 +104,29 @@ async function readBytes(files: readonly string[]): Promise<number> {
   let n = 0;
   for (const path of files) {
     using file = await Deno.open(path);
-    for (let k = file.readSync(buffer); k !== null; k = file.readSync(buffer)) {
+    for (
+      let k = await file.read(buffer);
+      k !== null;
+      k = await file.read(buffer)
+    ) {
       n += k;
     }
   }
   return n;
 }
 
-/** The same, each file opened synchronously (as the report opens them). */
-function readBytesSync(files: readonly string[]): number {
-  const buffer = _readBuffer;
-  let n = 0;
-  for (const path of files) {
-    using file = Deno.openSync(path);
-    for (let k = file.readSync(buffer); k !== null; k = file.readSync(buffer)) {
-      n += k;
-    }
-  }
-  return n;
-}
-
-/** The same with the listing: every `*.jsonl` of the cwd folders, found synchronously. */
-function listAndReadSync(dataDir: string): number {
+/** The same with the listing: every `*.jsonl` of the cwd folders. */
+async function listAndRead(dataDir: string): Promise<number> {
   const root = join(dataDir, "sessions");
   const files: string[] = [];
-  for (const folder of Deno.readDirSync(root)) {
+  for await (const folder of Deno.readDir(root)) {
     if (!folder.isDirectory) continue;
     const dir = join(root, folder.name);
-    for (const e of Deno.readDirSync(dir)) {
+    for await (const e of Deno.readDir(dir)) {
       if (e.isFile && e.name.endsWith(".jsonl")) files.push(`${dir}/${e.name}`);
     }
   }
-  return readBytesSync(files);
+  return await readBytes(files);
 }
 
 /**
@@ -158,16 +147,16 @@ async function freshMs(code: string): Promise<number> {
 /** The first report of a process, against a fresh process listing and reading the bytes: medians of 9. */
 async function firstReport(): Promise<void> {
   await prepareMany();
-  const report = new URL("../src/store/usage/usage_report.ts", import.meta.url)
+  const report = new URL("../src/usage/usage_report.ts", import.meta.url)
     .href;
-  // listAndReadSync, as its source.
+  // listAndRead, as its source.
   const read = `
     const join = (a, b) => a + "/" + b;
     const _readBuffer = new Uint8Array(1 << 20);
-    ${readBytesSync}
-    ${listAndReadSync}
+    ${readBytes}
+    ${listAndRead}
     const t = performance.now();
-    listAndReadSync(${JSON.stringify(many)});
+    await listAndRead(${JSON.stringify(many)});
     console.log(performance.now() - t);`;
   const pass = `
     const { usageReport } = await import(${JSON.stringify(report)});
@@ -220,21 +209,12 @@ if (Deno.args[0] === "--first") {
     },
   });
   Deno.bench({
-    name: "read the bytes of 10,000 sessions, opened synchronously",
+    name: "list the files and read their bytes",
     group: "cold, 10,000 sessions",
     n: 5,
     warmup: 1,
-    fn() {
-      readBytesSync(manyFiles);
-    },
-  });
-  Deno.bench({
-    name: "list the files and read their bytes, opened synchronously",
-    group: "cold, 10,000 sessions",
-    n: 5,
-    warmup: 1,
-    fn() {
-      listAndReadSync(many);
+    async fn() {
+      await listAndRead(many);
     },
   });
   Deno.bench({
@@ -246,16 +226,6 @@ if (Deno.args[0] === "--first") {
       await usageReport(many, { index: false });
     },
   });
-  Deno.bench({
-    name: "usageReport without an index, on one thread (helpers: 0)",
-    group: "cold, 10,000 sessions",
-    n: 5,
-    warmup: 1,
-    async fn() {
-      await usageReport(many, { index: false, helpers: 0 });
-    },
-  });
-
   Deno.bench({
     name: "read the bytes of a 512 MB session",
     group: "cold, one 512 MB session",

@@ -10,7 +10,7 @@ import {
   type UsageReport,
   usageReport,
   type UsageRow,
-} from "../store/usage/usage_report.ts";
+} from "../usage/usage_report.ts";
 import {
   attempt,
   type Call,

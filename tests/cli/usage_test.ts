@@ -2,7 +2,7 @@ import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { textWidth } from "../../src/cli/_format.ts";
 import { cli, cliInProcess } from "../_cli.ts";
-import { fixtureCopy, writeImageSession } from "../store/_usage_dirs.ts";
+import { fixtureCopy, writeImageSession } from "../usage/_usage_dirs.ts";
 
 const FIELDS = [
   "requests",

@@ -2,8 +2,8 @@
  * Reads ahead (`readAheadAt` in `fs/_read.ts`): a read started before the
  * caller's work is taken whole by the read that asks for it, other reads
  * wait for it, a failed one fails the read that takes it; a pass whose
- * read ahead fails reports the file. (A usage pass reading ahead:
- * `usage_ranges_test.ts`; a scan: `search_scan_test.ts`.)
+ * read ahead fails reports the file. (A scan reading ahead:
+ * `search_scan_test.ts`.)
  */
 
 import { deepStrictEqual, equal, rejects } from "node:assert/strict";
@@ -12,8 +12,6 @@ import { searchSessions } from "../../mod.ts";
 import { readAheadAt } from "../../src/fs/_read.ts";
 import { type FsHandle, realFs } from "../../src/fs/_seam.ts";
 import { READ_BYTES } from "../../src/read/_kernel.ts";
-import { passPath } from "../../src/store/usage/_file_pass.ts";
-import { usageFinder } from "../../src/store/usage/_finder.ts";
 import { countingReads, withFs } from "../_fs_seam.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
@@ -115,42 +113,6 @@ Deno.test("readAheadAt(): a failed read ahead fails the read that takes it; one 
   equal(await source.readAt(p, 200), 100);
   equal(isNumbered(p, 200), true);
   await source.settle();
-});
-
-Deno.test("a usage pass whose read ahead fails reports the file it could not read", async () => {
-  await using dir = await tempDir();
-  const path = join(dir.path, "s.jsonl");
-  const call = (i: number) =>
-    JSON.stringify({
-      type: "message",
-      id: (i + 1).toString(16).padStart(8, "0"),
-      parentId: null,
-      timestamp: "2026-03-01T10:00:00.000Z",
-      message: {
-        role: "assistant",
-        content: [{ type: "text", text: "w".repeat(500) }],
-        api: "a",
-        provider: "p",
-        model: "m",
-        usage: { input: i, output: 1, cost: { total: 0.001 } },
-        stopReason: "stop",
-        timestamp: 1000 + i,
-      },
-    });
-  const lines = Array.from({ length: 200 }, (_, i) => call(i));
-  await Deno.writeFile(path, sessionBytes(lines));
-  const count = { reads: 0 };
-  let calls = 0;
-  const why = await passPath(
-    countingReads(count, 3),
-    path,
-    usageFinder(4096),
-    new Uint8Array(4096),
-    { head: () => {}, request: () => calls++, progress: () => {} },
-  );
-  equal(why, "cannot read it: the disk went away");
-  equal(count.reads, 3, "read ahead twice, the third failed");
-  equal(calls > 0 && calls < 200, true, `calls before it: ${calls}`);
 });
 
 Deno.test("a search scan whose read ahead fails reports the file and searches the others", async () => {

@@ -6,7 +6,7 @@
  * files to the calling thread.
  */
 
-import { deepStrictEqual, ok } from "node:assert/strict";
+import { deepStrictEqual, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { type SearchOptions, searchSessions } from "../../mod.ts";
 import { scanHelperSettings } from "../../src/store/search/_scan_files.ts";
@@ -185,5 +185,16 @@ Deno.test("searchSessions() scans itself the files of a helper that dies, and re
         settings.restore();
       }
     });
+  }
+});
+
+Deno.test("searchSessions() refuses a count of helpers that is not a whole number from 0 to 64", async () => {
+  await using dir = await tempDir();
+  for (const helpers of [-1, 1.5, 65, NaN]) {
+    await rejects(
+      () => searchSessions(dir.path, "needle", { helpers, index: false }),
+      RangeError,
+      `search, ${helpers}`,
+    );
   }
 });

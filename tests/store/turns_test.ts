@@ -153,7 +153,7 @@ Deno.test("A refresh, a scan and a usage pass of many small files, read synchron
     [
       "a usage pass",
       () => Promise.resolve(),
-      () => usageReport(dir.path, { index: false, helpers: 0 }),
+      () => usageReport(dir.path, { index: false }),
     ],
   ];
   for (const [what, prepare, work] of passes) {

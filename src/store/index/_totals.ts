@@ -9,9 +9,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { prepared } from "./_prepared.ts";
 import { requestUsage } from "../../format/usage.ts";
+import { holdsUsageKey } from "../../usage/_line_call.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
-
-const _USAGE = new TextEncoder().encode('"usage"');
 
 /** Token and cost totals in the `sessions` row. */
 export const TOTALS_FACET: IndexFacet = {
@@ -25,7 +24,7 @@ export const TOTALS_FACET: IndexFacet = {
   ): void {
     let input = 0, output = 0, cacheRead = 0, cacheWrite = 0, cost = 0;
     for (const line of lines) {
-      if (!_mentionsUsage(line.bytes)) continue; // most lines: no parse
+      if (!holdsUsageKey(line.bytes)) continue; // most lines: no parse
       const entry = line.entry();
       const usage = entry === undefined ? undefined : requestUsage(entry);
       if (usage === undefined) continue;
@@ -61,19 +60,3 @@ export const TOTALS_FACET: IndexFacet = {
     ).run(path);
   },
 };
-
-/** Whether the bytes hold `"usage"` (a line without it records no call). */
-function _mentionsUsage(bytes: Uint8Array): boolean {
-  const first = _USAGE[0]!;
-  const last = bytes.length - _USAGE.length;
-  for (
-    let i = bytes.indexOf(first);
-    i !== -1 && i <= last;
-    i = bytes.indexOf(first, i + 1)
-  ) {
-    let j = 1;
-    while (j < _USAGE.length && bytes[i + j] === _USAGE[j]) j++;
-    if (j === _USAGE.length) return true;
-  }
-  return false;
-}

@@ -11,13 +11,8 @@
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { RequestUsage } from "../../format/usage.ts";
-import {
-  compareRank,
-  createdOf,
-  type FileRank,
-  lineRequest,
-} from "../usage/_line.ts";
-import { findUsage } from "../usage/_finder.ts";
+import { compareRank, createdOf, type FileRank } from "../../usage/_copies.ts";
+import { lineCall } from "../../usage/_line_call.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 
@@ -129,8 +124,7 @@ export const USAGE_FACET: IndexFacet = {
     // its id again keeps it.
     const held = s.lastOf.get(self.file) as { entryId: string } | undefined;
     for (const line of lines) {
-      if (findUsage(line.bytes, 0, line.bytes.length) === -1) continue;
-      const u = lineRequest(line.bytes, true);
+      const u = lineCall(line.bytes);
       if (u === undefined) continue;
       if (held !== undefined && u.entryId === held.entryId) {
         s.dropLast.run(self.file);
@@ -148,10 +142,7 @@ export const USAGE_FACET: IndexFacet = {
     const held = known === undefined
       ? undefined
       : s.lastOf.get(known.file) as { entryId: string } | undefined;
-    const u =
-      line === undefined || findUsage(line.bytes, 0, line.bytes.length) === -1
-        ? undefined
-        : lineRequest(line.bytes, true);
+    const u = line === undefined ? undefined : lineCall(line.bytes);
     if (held === undefined && u === undefined) return;
     const self = _liveFile(s, file);
     if (held !== undefined) {

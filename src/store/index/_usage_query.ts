@@ -8,9 +8,13 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { compareRank } from "../usage/_line.ts";
+import { compareRank } from "../../usage/_copies.ts";
 import { returnArrays } from "./_prepared.ts";
-import type { CountedUsage, TimeRange, UsageTally } from "../usage/_tally.ts";
+import type {
+  CountedUsage,
+  TimeRange,
+  UsageTally,
+} from "../../usage/_tally.ts";
 
 interface _File {
   file: number;

@@ -5,9 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import { CalendarKeys } from "../../src/store/usage/_days.ts";
+import { CalendarKeys } from "../../src/usage/_days.ts";
 
-const DAYS = new URL("../../src/store/usage/_days.ts", import.meta.url).href;
+const DAYS = new URL("../../src/usage/_days.ts", import.meta.url).href;
 
 /** In a process whose local zone is `zone`: the local keys against the named ones. */
 const PROBE = `

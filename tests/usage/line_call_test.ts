@@ -1,112 +1,49 @@
 /**
- * The walk that reads a call's fields from a line's skeleton without
- * `JSON.parse` (`_fields.ts`), and the WebAssembly pass that finds them
- * for it (`_wasm_fields.ts`): the same call as the parse gives, over
- * generated transcripts, the usage fixtures, odd but valid JSON (where
- * either may give up and the line is parsed) and damaged lines.
+ * `lineCall`, the one way a usage pass (from the files or in the index)
+ * reads a line: the call `JSON.parse` and `requestUsage` find in it, over
+ * generated transcripts, the usage fixtures, odd but valid JSON, damaged
+ * lines and random JSON added to a call; and the one place it reads
+ * otherwise (a type or role repeated past the line's first bytes).
  */
 
 import { deepStrictEqual, equal, notEqual } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
 import { generateBytes } from "../../src/gen/generate.ts";
-import { entryFields } from "../../src/store/usage/_fields.ts";
-import {
-  recordedFields,
-  WANTED_FIELDS,
-} from "../../src/store/usage/_field_values.ts";
-import { usageFinder } from "../../src/store/usage/_finder.ts";
-import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
+import { holdsUsageKey, lineCall } from "../../src/usage/_line_call.ts";
 import { requestUsage } from "../../src/format/usage.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 
 const enc = new TextEncoder();
-const finder = usageFinder(1 << 20);
+const KEY = enc.encode('"usage"');
 
-/** The call the walk reads from a line's skeleton, or "unsure". */
-function walked(line: Uint8Array): unknown {
-  finder.bytes.set(line);
-  const n = finder.skeleton(0, line.length);
-  if (n < 0) return "no skeleton";
-  const fields = entryFields(finder.out, 0, n);
-  return fields === undefined
-    ? "unsure"
-    : requestUsage(fields as unknown as SessionEntry);
-}
-
-/**
- * The fields the WebAssembly pass found in a line (only the keys set), or
- * "gave up"; and what it should find: the wanted keys of the parsed line
- * (in each object under a wanted key), or "not JSON"; and the walk's
- * fields of the line's skeleton, the same way (undefined: unsure).
- */
-function recordedAndWanted(line: Uint8Array): [unknown, unknown, unknown] {
-  finder.bytes.set(line);
-  const count = finder.fields(0, line.length);
-  const recorded = count < 0
-    ? "gave up"
-    : plain(recordedFields(finder.memory, finder.records, count));
-  let wanted: unknown;
+/** What a line records, as omp-stats reads it: a parse of a line that holds `"usage"`. */
+function parsed(line: Uint8Array): unknown {
+  let found = false;
+  for (let i = 0; i + KEY.length <= line.length && !found; i++) {
+    found = KEY.every((b, k) => line[i + k] === b);
+  }
+  if (!found) return undefined;
+  let value: unknown;
   try {
-    wanted = wantedOf(JSON.parse(new TextDecoder().decode(line)));
+    value = JSON.parse(new TextDecoder().decode(line));
   } catch {
-    wanted = "not JSON";
+    return undefined; // not JSON: no call
   }
-  const n = finder.skeleton(0, line.length);
-  const walkedFields = n < 0
-    ? "no skeleton"
-    : plain(entryFields(finder.out, 0, n));
-  return [recorded, wanted, walkedFields];
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? requestUsage(value as SessionEntry)
+    : undefined;
 }
 
-/** A parsed entry's wanted keys, in each object under a wanted key. */
-function wantedOf(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return value;
-  }
-  const v = value as Record<string, unknown>;
-  return Object.fromEntries(
-    WANTED_FIELDS.filter((k) => Object.hasOwn(v, k)).map((k) => [
-      k,
-      wantedOf(v[k]),
-    ]),
-  );
-}
+/** Lines that recorded a call, of those {@linkcode agree} saw. */
+const lines = { calls: 0 };
 
-/** A walk's result as plain data: its objects' keys that are set. */
-function plain(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).filter(([, v]) => v !== undefined).map((
-      [k, v],
-    ) => [k, plain(v)]),
-  );
-}
-
-/** Lines the WebAssembly pass read, and those the walk read (not unsure). */
-const lines = { recorded: 0, walked: 0 };
-
-/**
- * Every way agrees on `text` (padded past the skeleton's threshold), and
- * where the WebAssembly pass did not give up, it found the wanted keys the
- * parse finds.
- */
-function agree(text: string): void {
-  const bytes = enc.encode(text.padEnd(600, " "));
-  const [recorded, wanted, walkedFields] = recordedAndWanted(bytes);
-  if (walkedFields !== undefined && walkedFields !== "no skeleton") {
-    lines.walked++;
-  }
-  if (recorded !== "gave up") {
-    lines.recorded++;
-    deepStrictEqual(recorded, wanted, text);
-  }
-  finder.bytes.set(bytes);
-  deepStrictEqual(
-    chunkLineRequest(finder, 0, bytes.length),
-    lineRequest(bytes, true),
-    text,
-  );
+/** `lineCall` reads `text` as the parse does. */
+function agree(text: string | Uint8Array): void {
+  const bytes = typeof text === "string" ? enc.encode(text) : text;
+  const want = parsed(bytes);
+  if (want !== undefined) lines.calls++;
+  deepStrictEqual(lineCall(bytes), want, new TextDecoder().decode(bytes));
 }
 
 function call(more: Record<string, unknown> = {}): Record<string, unknown> {
@@ -138,7 +75,7 @@ function call(more: Record<string, unknown> = {}): Record<string, unknown> {
 
 async function transcriptLines(size: number, seed: number): Promise<string[]> {
   const text = new TextDecoder().decode(await generateBytes({ size, seed }));
-  return text.split("\n").filter((l) => l.includes('"usage"'));
+  return text.split("\n");
 }
 
 async function fixtureLines(): Promise<string[]> {
@@ -149,7 +86,7 @@ async function fixtureLines(): Promise<string[]> {
       if (e.isDirectory) await walk(path);
       else if (e.name.endsWith(".jsonl")) {
         const text = await Deno.readTextFile(path);
-        out.push(...text.split("\n").filter((l) => l.includes('"usage"')));
+        out.push(...text.split("\n"));
       }
     }
   };
@@ -157,49 +94,24 @@ async function fixtureLines(): Promise<string[]> {
   return out;
 }
 
-Deno.test("entryFields() reads every call of generated transcripts as JSON.parse does", async () => {
-  let walkedCalls = 0;
+Deno.test("lineCall() reads every line of generated transcripts as JSON.parse does", async () => {
+  const before = lines.calls;
   for (const seed of [1, 2, 3]) {
-    for (const line of await transcriptLines(1 << 20, seed)) {
-      const bytes = enc.encode(line);
-      const parsed = requestUsage(JSON.parse(line));
-      const got = walked(bytes);
-      deepStrictEqual(got, parsed);
-      const [recorded, wanted] = recordedAndWanted(bytes);
-      deepStrictEqual(recorded, wanted, "the WebAssembly pass");
-      walkedCalls++;
-    }
+    for (const line of await transcriptLines(1 << 20, seed)) agree(line);
   }
-  notEqual(walkedCalls, 0);
+  notEqual(lines.calls, before);
 });
 
-Deno.test("entryFields() reads the usage fixtures' calls as JSON.parse does, or gives up", async () => {
-  let sure = 0;
+Deno.test("lineCall() reads every line of the usage fixtures as JSON.parse does", async () => {
+  const before = lines.calls;
   for (const line of await fixtureLines()) {
-    const bytes = enc.encode(line.padEnd(600, " "));
-    const got = walked(bytes);
-    if (got !== "unsure" && got !== "no skeleton") {
-      sure++;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        value = undefined;
-      }
-      deepStrictEqual(
-        got,
-        typeof value === "object" && value !== null && !Array.isArray(value)
-          ? requestUsage(value as SessionEntry)
-          : undefined,
-        line,
-      );
-    }
     agree(line);
+    agree(`${line}\r`); // a CR left on a last line: JSON white space
   }
-  notEqual(sure, 0);
+  notEqual(lines.calls, before);
 });
 
-Deno.test("entryFields() gives up on what it cannot be sure of, and the line is parsed", async (t) => {
+Deno.test("lineCall() reads odd and damaged lines as JSON.parse does", async (t) => {
   const base = JSON.stringify(call());
   await t.step("odd but valid JSON agrees with the parse", () => {
     const odd = [
@@ -266,18 +178,9 @@ Deno.test("entryFields() gives up on what it cannot be sure of, and the line is 
       `[${base}]`,
       `"usage"`,
     ];
-    const before = lines.recorded;
+    const before = lines.calls;
     for (const line of odd) agree(line);
-    notEqual(lines.recorded, before, "the WebAssembly pass read some");
-  });
-  await t.step("an escaped key or wanted string is given up on", () => {
-    for (
-      const line of [
-        base.replace('"usage"', '"us\\u0061ge"'),
-        base.replace('"model":"m"', '"model":"m\\u00e9"'),
-        base.replace('"id":"e1"', `"id":"${"i".repeat(200)}"`),
-      ]
-    ) equal(walked(enc.encode(line)), "unsure", line);
+    notEqual(lines.calls, before, "some are calls");
   });
   await t.step("damaged lines agree with the parse (no call)", () => {
     const damaged = [
@@ -308,13 +211,13 @@ Deno.test("entryFields() gives up on what it cannot be sure of, and the line is 
   });
 });
 
-Deno.test("entryFields() agrees with JSON.parse on calls with any JSON added", () => {
+Deno.test("lineCall() agrees with JSON.parse on calls with any JSON added", () => {
   const extra = fc.dictionary(
     fc.constantFrom("a", "usage", "input", "cost", "model", "id", "message"),
     fc.jsonValue({ maxDepth: 3 }),
     { maxKeys: 3 },
   );
-  const before = { ...lines };
+  const before = lines.calls;
   fc.assert(
     fc.property(
       extra,
@@ -338,20 +241,11 @@ Deno.test("entryFields() agrees with JSON.parse on calls with any JSON added", (
     ),
     { numRuns: 2000 },
   );
-  // It reads what the walk reads (but an escaped errorMessage), and more.
-  const recorded = lines.recorded - before.recorded;
-  const walkedLines = lines.walked - before.walked;
-  equal(
-    recorded >= walkedLines * 0.95,
-    true,
-    `the WebAssembly pass read ${recorded}, the walk ${walkedLines}`,
-  );
+  notEqual(lines.calls, before);
 });
 
-Deno.test("fields() (WebAssembly) gives up where the walk must decide, and the line is read as before", () => {
+Deno.test("lineCall() reads deep, long and escaped lines as JSON.parse does", () => {
   const base = JSON.stringify(call());
-  const read = (line: string) =>
-    recordedAndWanted(enc.encode(line.padEnd(600, " ")))[0];
   const nested = (n: number) =>
     base.replace('"content":[', `"content":[${"[".repeat(n)}${"]".repeat(n)},`);
   for (
@@ -359,22 +253,14 @@ Deno.test("fields() (WebAssembly) gives up where the walk must decide, and the l
       base,
       JSON.stringify(call(), null, "\r\n "), // whitespace of every kind
       nested(28),
+      nested(40),
       // An escaped key where no key is wanted.
       base.replace('"content":[', '"content":[{"a\\"b":1},'),
-      // Long strings, escapes in strings not wanted (the skeleton's work).
+      // Long strings, escapes in strings.
       base.replace('"id":"e1"', `"id":"${"i".repeat(200)}"`),
       base.replace('"text":"', '"text":"\\u00e9\\n\\"\\\\\\/\\b\\f\\r\\t'),
-    ]
-  ) {
-    notEqual(read(line), "gave up", line);
-    agree(line);
-  }
-  for (
-    const line of [
-      nested(40), // past its depth (the walk follows 512)
-      // More records than it keeps.
+      // A key many times: the last one counts.
       base.replace('"input":10', `${'"input":1,'.repeat(300)}"input":10`),
-      // What the walk gives up on too, or decides itself.
       base.replace('"input":10', '"input":[1]'),
       base.replace('"usage"', '"us\\u0061ge"'),
       base.replace('"model":"m"', '"model":"m\\u00e9"'),
@@ -388,15 +274,12 @@ Deno.test("fields() (WebAssembly) gives up where the walk must decide, and the l
       base.slice(0, -1),
       `${base}}`,
     ]
-  ) {
-    equal(read(line), "gave up", line);
-    agree(line);
-  }
+  ) agree(line);
 });
 
-Deno.test("fields() (WebAssembly) reads numbers as JSON.parse does", () => {
+Deno.test("lineCall() reads numbers as JSON.parse does", () => {
   const base = JSON.stringify(call());
-  const before = lines.recorded;
+  const before = lines.calls;
   fc.assert(
     fc.property(
       fc.boolean(),
@@ -414,10 +297,10 @@ Deno.test("fields() (WebAssembly) reads numbers as JSON.parse does", () => {
     ),
     { numRuns: 3000 },
   );
-  notEqual(lines.recorded, before);
+  notEqual(lines.calls, before);
 });
 
-Deno.test("chunkLineRequest() reads a short line through the fields pass, as JSON.parse does", () => {
+Deno.test("lineCall() reads a side call as JSON.parse does", () => {
   const side = JSON.stringify({
     type: "model_usage",
     id: "s1",
@@ -434,21 +317,14 @@ Deno.test("chunkLineRequest() reads a short line through the fields pass, as JSO
       side.replace('"input":3', '"input":-0.5e1'),
       side.slice(0, -2),
       `${side}x`,
+      // Its own fields first, as omp writes its custom entries.
+      JSON.stringify({ model: "m", ...JSON.parse(side) }),
     ]
-  ) {
-    const bytes = enc.encode(text);
-    finder.bytes.set(bytes);
-    const count = finder.fields(0, bytes.length);
-    deepStrictEqual(
-      chunkLineRequest(finder, 0, bytes.length),
-      lineRequest(bytes, true),
-      text,
-    );
-    if (text === side) notEqual(count, -1, "the fields pass read it");
-  }
+  ) agree(text);
+  notEqual(lineCall(enc.encode(side)), undefined);
 });
 
-Deno.test("fields() (WebAssembly) reads a damaged line only where JSON.parse reads it, and then as it does", () => {
+Deno.test("lineCall() reads a line with bytes changed as JSON.parse does", () => {
   const base = JSON.stringify(
     call({ errorMessage: "a", content: [{ type: "text", text: "é\\n" }] }),
   );
@@ -462,7 +338,7 @@ Deno.test("fields() (WebAssembly) reads a damaged line only where JSON.parse rea
     op: fc.constantFrom("insert", "delete", "replace"),
     byte: fc.constantFrom(...pieces),
   });
-  let read = 0;
+  const before = lines.calls;
   fc.assert(
     fc.property(fc.array(edit, { minLength: 1, maxLength: 3 }), (edits) => {
       let line = bytes;
@@ -476,12 +352,49 @@ Deno.test("fields() (WebAssembly) reads a damaged line only where JSON.parse rea
           ...after,
         ]);
       }
-      const [recorded, wanted] = recordedAndWanted(line);
-      if (recorded === "gave up") return;
-      read++;
-      deepStrictEqual(recorded, wanted, new TextDecoder().decode(line));
+      agree(line);
     }),
     { numRuns: 5000 },
   );
-  notEqual(read, 0);
+  notEqual(lines.calls, before, "some are still calls");
+});
+
+Deno.test("lineCall() reads a type or a role given again past the line's first bytes by the first", () => {
+  const base = JSON.stringify(call());
+  // A later key wins for JSON.parse; the first bytes decide here (no writer
+  // repeats a key), as the window walk reads an envelope.
+  const role = base.replace('"role":"assistant"', '"role":"user"')
+    .replace('"stopReason":"stop"', '"stopReason":"stop","role":"assistant"');
+  notEqual(parsed(enc.encode(role)), undefined);
+  equal(lineCall(enc.encode(role)), undefined);
+  const type = base.replace('"type":"message"', '"type":"custom"')
+    .replace(/}$/, ',"type":"message"}');
+  notEqual(parsed(enc.encode(type)), undefined);
+  equal(lineCall(enc.encode(type)), undefined);
+  // Within the first bytes, the later one, as JSON.parse reads it.
+  agree(base.replace('"role":"assistant"', '"role":"user","role":"assistant"'));
+  agree(base.replace('"type":"message"', '"type":"custom","type":"message"'));
+});
+
+Deno.test("holdsUsageKey() finds the key wherever it is", () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.constantFrom(0x22, 0x75, 0x73, 0x61, 0x67, 0x65, 0x5c, 0x0a),
+        { maxLength: 300 },
+      ),
+      fc.nat(300),
+      fc.boolean(),
+      (bytes, at, put) => {
+        const b = Uint8Array.from(bytes);
+        if (put && at + KEY.length <= b.length) b.set(KEY, at);
+        let want = false;
+        for (let i = 0; i + KEY.length <= b.length; i++) {
+          if (KEY.every((k, j) => b[i + j] === k)) want = true;
+        }
+        equal(holdsUsageKey(b), want);
+      },
+    ),
+    { numRuns: 3000 },
+  );
 });

@@ -185,7 +185,7 @@ export async function reportMemory(dataDir: string): Promise<ReportMemory> {
   const code = `
     import { usageReport } from ${JSON.stringify(mod)};
     const kb = (k) => Number(new RegExp(k + ":\\\\s+(\\\\d+)").exec(Deno.readTextFileSync("/proc/self/status"))[1]) / 1024;
-    await usageReport(Deno.makeTempDirSync(), { index: false }); // warm: code, the finder
+    await usageReport(Deno.makeTempDirSync(), { index: false }); // warm: the code
     const rssBeforeMB = kb("VmRSS");
     const t = performance.now();
     const r = await usageReport(${JSON.stringify(dataDir)}, { index: false });

@@ -1,8 +1,7 @@
 /**
- * The parts of a usage pass: what a call is (`requestUsage`), the search
- * for `"usage"`, the exact sum, and the chunked read at its edges (a key
- * across two chunks, a line longer than a chunk, a last line without its
- * newline).
+ * The parts of a usage pass: what a call is (`requestUsage`), the exact
+ * sum, and the chunked read at its edges (a key across two chunks, a line
+ * longer than a chunk, a last line without its newline).
  */
 
 import { deepStrictEqual, equal } from "node:assert/strict";
@@ -11,9 +10,7 @@ import fc from "fast-check";
 import { usageReport } from "../../mod.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { requestUsage } from "../../src/format/usage.ts";
-import { findUsage, usageFinder } from "../../src/store/usage/_finder.ts";
-import { chunkLineRequest, lineRequest } from "../../src/store/usage/_line.ts";
-import { ExactSum } from "../../src/store/usage/_sum.ts";
+import { ExactSum } from "../../src/usage/_tally.ts";
 import { buildIndex } from "./_usage_dirs.ts";
 
 const entry = (e: Record<string, unknown>) => e as unknown as SessionEntry;
@@ -102,113 +99,6 @@ Deno.test("requestUsage() reads a call as omp-stats does", async (t) => {
       ]
     ) equal(requestUsage(entry(e)), undefined);
   });
-});
-
-Deno.test("usageFinder() finds what findUsage() finds, in WebAssembly", () => {
-  const finder = usageFinder(4096);
-  const key = new TextEncoder().encode('"usage"');
-  fc.assert(
-    fc.property(
-      fc.array(
-        fc.constantFrom(0x22, 0x75, 0x73, 0x61, 0x67, 0x65, 0x5c, 0x0a),
-        {
-          maxLength: 300,
-        },
-      ),
-      fc.nat(300),
-      fc.nat(300),
-      (bytes, at, from) => {
-        const b = Uint8Array.from(bytes);
-        if (at + key.length <= b.length) b.set(key, at);
-        finder.bytes.set(b);
-        const start = Math.min(from, b.length);
-        equal(finder.find(start, b.length), findUsage(b, start, b.length));
-      },
-    ),
-    { numRuns: 2000 },
-  );
-});
-
-Deno.test("usageFinder() finds line feeds as indexOf() and lastIndexOf() do, in WebAssembly", () => {
-  const finder = usageFinder(4096);
-  fc.assert(
-    fc.property(
-      fc.array(fc.constantFrom(0x0a, 0x61, 0x8a, 0x0b), { maxLength: 300 }),
-      fc.nat(300),
-      fc.nat(300),
-      (bytes, x, y) => {
-        const b = Uint8Array.from(bytes);
-        finder.bytes.fill(0x0a, b.length, b.length + 32); // past the end: not to be found
-        finder.bytes.set(b);
-        const from = Math.min(x, y, b.length);
-        const to = Math.min(Math.max(x, y), b.length);
-        const first = b.subarray(0, to).indexOf(0x0a, from);
-        equal(finder.lf(from, to), first);
-        const last = to > 0 ? b.lastIndexOf(0x0a, to - 1) : -1;
-        equal(finder.lfBack(from, to), last >= from ? last : -1);
-      },
-    ),
-    { numRuns: 3000 },
-  );
-});
-
-Deno.test("chunkLineRequest() reads a line through its skeleton as lineRequest() reads it whole", () => {
-  const finder = usageFinder(1 << 16);
-  const enc = new TextEncoder();
-  // Text with quotes, backslashes, escapes, control characters, non-ASCII.
-  const text = fc.string({
-    unit: fc.constantFrom("a", "é", "😀", '"', "\\", "\n", "\t", "\u0001", "x"),
-    minLength: 80,
-    maxLength: 200,
-    size: "max",
-  });
-  const short = fc.constantFrom("m", "x".repeat(95), "y".repeat(97));
-  const line = fc.record({
-    id: short,
-    model: short,
-    body: text,
-    think: text,
-    input: fc.oneof(fc.nat(), fc.constant(-1), fc.constant("7")),
-  }).map((r) =>
-    JSON.stringify({
-      type: "message",
-      id: r.id,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      message: {
-        role: "assistant",
-        content: [{ type: "thinking", thinking: r.think }, {
-          type: "text",
-          text: r.body,
-        }],
-        api: "a",
-        provider: "p",
-        model: r.model,
-        usage: { input: r.input, output: 1, cost: { total: 0.25 } },
-        stopReason: "stop",
-      },
-    })
-  );
-  // Damage a valid line: a raw tab, a bad escape, a cut string.
-  const damaged = fc.tuple(
-    line,
-    fc.constantFrom("\t", "\\x", '"', "\\u12"),
-    fc.nat(),
-  )
-    .map(([l, bad, at]) => {
-      const i = l.indexOf('"text":"') + 8 + (at % 5);
-      return l.slice(0, i) + bad + l.slice(i);
-    });
-  fc.assert(
-    fc.property(fc.oneof(line, damaged), (l) => {
-      const bytes = enc.encode(l.padEnd(600, " "));
-      finder.bytes.set(bytes);
-      deepStrictEqual(
-        chunkLineRequest(finder, 0, bytes.length),
-        lineRequest(bytes, true),
-      );
-    }),
-    { numRuns: 3000 },
-  );
 });
 
 Deno.test("ExactSum gives the correctly rounded sum, whatever the order", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compareRank, createdOf } from "../../src/store/usage/_line.ts";
+import { compareRank, createdOf } from "../../src/usage/_copies.ts";
 
 /** What a file's name was read as before: one pattern, then `Date.parse`. */
 const _NAME_TIME =

@@ -5,11 +5,10 @@
  * @module
  */
 
-import { helperCount } from "../../fs/_threads.ts";
 import { resolve } from "node:path";
-import { IndexStore } from "../index/_index_store.ts";
-import { refreshAll } from "../index/_refresh.ts";
-import { tallyIndex } from "../index/_usage_query.ts";
+import { IndexStore } from "../store/index/_index_store.ts";
+import { refreshAll } from "../store/index/_refresh.ts";
+import { tallyIndex } from "../store/index/_usage_query.ts";
 import { CalendarKeys, isDate } from "./_days.ts";
 import { tallyFiles } from "./_files.ts";
 import { type UsageRow, UsageTally } from "./_tally.ts";
@@ -52,13 +51,6 @@ export interface UsageReportOptions {
   onWarning?: (message: string) => void;
   /** Called for each file that is not read (not a session, unreadable), with the reason. */
   onSkip?: (path: string, reason: string) => void;
-  /**
-   * Helper threads (Web Workers) that read files beside the calling one
-   * when ~100 ms of reading or more is left: default one per other core,
-   * at most 2; 0 reads on the calling thread alone. The report is the
-   * same either way. Each helper holds ~25 MB of memory while it runs.
-   */
-  helpers?: number;
 }
 
 /** What {@linkcode usageReport} counted. */
@@ -91,7 +83,8 @@ export interface UsageReport {
  * assistant message with a usage and each `model_usage` entry, once. An
  * entry a fork (or a branched copy) copied from its parent carries the same
  * id and time, and is counted once, in the earliest-created session that
- * holds it. Files are read once each, a chunk at a time.
+ * holds it. Without an index, each file is read once, a chunk at a time,
+ * a bounded number of files at once.
  *
  * @example Cost by model
  * ```ts
@@ -124,8 +117,7 @@ export interface UsageReport {
  * @param options Grouping, days, time zone, index, progress.
  * @returns The totals and the rows.
  * @throws {TypeError} For an unknown grouping or a day that is not `YYYY-MM-DD`.
- * @throws {RangeError} For an unknown time zone, or a count of helpers
- * that is not a whole number from 0 to 64.
+ * @throws {RangeError} For an unknown time zone.
  */
 export async function usageReport(
   dataDir: string,
@@ -146,7 +138,6 @@ export async function usageReport(
       );
     }
   }
-  const helpers = helperCount(options.helpers);
   const keys = _calendar(options.timeZone);
   const range = keys.range(options.since, options.until);
   const warn = options.onWarning ?? ((m: string) => console.warn(m));
@@ -189,7 +180,6 @@ export async function usageReport(
     since: range.start,
     onProgress: progress && ((done, total) => progress(done, total, "bytes")),
     onSkip: options.onSkip,
-    helpers,
   });
   return report(tally, "files");
 }
