@@ -170,14 +170,24 @@ function _info(i: Deno.FileInfo): FileInfo {
 /**
  * An open Deno file as a {@linkcode FileHandle}. Deno reads and writes at a
  * cursor, so a positional call seeks first, unless the cursor is already
- * there (a sequential read pays no seek).
+ * there (a sequential read pays no seek). The seek and the read (or write)
+ * of one call run before the next call's start, so calls made while one is
+ * under way cannot interleave: positional calls overlap safely, as `pread`
+ * and `pwrite` do.
  */
 function _handle(file: Deno.FsFile, append: boolean): FileHandle {
   let cursor = 0; // -1: unknown
+  let last: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = last.then(work, work);
+    last = run.catch(() => {}); // the error is the caller's, from `run`
+    return run;
+  };
   const at = async (position: number) => {
     if (position !== cursor) {
       cursor = -1;
       await file.seek(position, Deno.SeekMode.Start);
+      cursor = position;
     }
   };
   const close = () => {
@@ -185,21 +195,26 @@ function _handle(file: Deno.FsFile, append: boolean): FileHandle {
     return Promise.resolve();
   };
   return {
-    async read(p, position) {
-      await at(position);
-      const n = (await file.read(p)) ?? 0;
-      cursor = position + n;
-      return n;
-    },
-    async write(p, position) {
-      if (append || position === undefined) cursor = -1;
-      else await at(position);
-      const n = await file.write(p);
-      if (cursor >= 0) cursor += n;
-      return n;
-    },
+    read: (p, position) =>
+      serial(async () => {
+        await at(position);
+        cursor = -1;
+        const n = (await file.read(p)) ?? 0;
+        cursor = position + n;
+        return n;
+      }),
+    write: (p, position) =>
+      serial(async () => {
+        if (append || position === undefined) cursor = -1;
+        else await at(position);
+        const from = cursor;
+        cursor = -1;
+        const n = await file.write(p);
+        if (from >= 0) cursor = from + n;
+        return n;
+      }),
     stat: async () => _info(await file.stat()),
-    truncate: (size) => file.truncate(size),
+    truncate: (size) => serial(() => file.truncate(size)),
     syncData: () => file.syncData(),
     tryLock: () => file.tryLock(true),
     unlock: () => file.unlock(),
