@@ -12,7 +12,7 @@
  */
 
 import { join } from "node:path";
-import { searchSessions } from "../src/store/search/search.ts";
+import { searchSessions } from "../src/search/search.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
 import { benchFile, OUT_DIR, readdirAndStat } from "./_files.ts";
 

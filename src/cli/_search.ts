@@ -10,7 +10,7 @@ import {
   type SearchOptions,
   type SearchResult,
   searchSessions,
-} from "../store/search/search.ts";
+} from "../search/search.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
 import { helpersFlag } from "./_helpers_flag.ts";

@@ -3,7 +3,7 @@
 // search_helpers_test.ts).
 import { PieceClaims } from "../../src/fs/_threads.ts";
 import type { HelperStart } from "../../src/store/usage/_helpers.ts";
-import type { ScanHelperStart } from "../../src/store/search/_scan_files.ts";
+import type { ScanHelperStart } from "../../src/search/_scan_files.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((e: MessageEvent<HelperStart | ScanHelperStart>) => void) | null;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Session, SessionIndex, usageReport } from "../../mod.ts";
 import { generateFile } from "../../src/gen/generate.ts";
 import { EventLoopTurns } from "../../src/fs/_turns.ts";
-import { searchSessions } from "../../src/store/search/search.ts";
+import { searchSessions } from "../../src/search/search.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";
 
 /** How often a 1 ms interval fires while `work` runs, and how long it ran. */

@@ -13,13 +13,13 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
-import { fold } from "../search/_fold.ts";
+import { fold } from "../../search/_fold.ts";
 import {
   entryLineText,
   type LineText,
   lineText,
   textlessType,
-} from "../search/_line.ts";
+} from "../../search/_line.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 

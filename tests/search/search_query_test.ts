@@ -4,10 +4,10 @@ import {
   caseVariants,
   fold,
   foldCodePoint,
-} from "../../src/store/search/_fold.ts";
+} from "../../src/search/_fold.ts";
 import { CANDIDATE, ESCAPE, makeKernel } from "../../src/read/_kernel.ts";
-import { ByteNeedle } from "../../src/store/search/_needle.ts";
-import { SearchQuery } from "../../src/store/search/_query.ts";
+import { ByteNeedle } from "../../src/search/_needle.ts";
+import { SearchQuery } from "../../src/search/_query.ts";
 
 Deno.test("caseVariants() gives every code point with the same fold, checked against all of them", () => {
   const groups = new Map<number, number[]>();

@@ -1,5 +1,5 @@
 import { equal } from "node:assert/strict";
-import { EntryTree } from "../../src/store/search/_tree.ts";
+import { EntryTree } from "../../src/search/_tree.ts";
 
 const ids = (tree: EntryTree, leaf: string | null, all: string[]) =>
   all.filter((id) => tree.path(leaf).has(id)).join(" ");

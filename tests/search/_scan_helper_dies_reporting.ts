@@ -4,7 +4,7 @@ import { PieceClaims } from "../../src/fs/_threads.ts";
 import type {
   ScanHelperReply,
   ScanHelperStart,
-} from "../../src/store/search/_scan_files.ts";
+} from "../../src/search/_scan_files.ts";
 
 const scope = globalThis as unknown as {
   onmessage: ((e: MessageEvent<ScanHelperStart>) => void) | null;

@@ -8,16 +8,16 @@
  * @module
  */
 
-import { SESSION_VERSION } from "../../format/header.ts";
-import { quote } from "../../fs/_errors.ts";
+import { SESSION_VERSION } from "../format/header.ts";
+import { quote } from "../fs/_errors.ts";
 import {
   fileReaderAt,
   openRegular,
   type ReaderAt,
   readFullAt,
-} from "../../fs/_read.ts";
-import type { FsHandle } from "../../fs/_seam.ts";
-import { CR, LF } from "../../read/_line.ts";
+} from "../fs/_read.ts";
+import type { FsHandle } from "../fs/_seam.ts";
+import { CR, LF } from "../read/_line.ts";
 import {
   legacyLineText,
   type LineText,

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { SNAPSHOT_BYTES } from "../../fs/_snapshot.ts";
-import { PieceClaims } from "../../fs/_threads.ts";
-import { borrowKernel } from "../../read/_kernel.ts";
+import { SNAPSHOT_BYTES } from "../fs/_snapshot.ts";
+import { PieceClaims } from "../fs/_threads.ts";
+import { borrowKernel } from "../read/_kernel.ts";
 import { HitList } from "./_hits.ts";
 import { LaterLines } from "./_later_lines.ts";
 import { ByteNeedle } from "./_needle.ts";

@@ -8,16 +8,16 @@
  */
 
 import { join, resolve, sep } from "node:path";
-import { canonicalCwdSlug } from "../cwd_slug.ts";
-import { sessionsDir } from "../places.ts";
-import { sessionFiles } from "../_session_files.ts";
-import { IndexStore } from "../index/_index_store.ts";
+import { canonicalCwdSlug } from "../store/cwd_slug.ts";
+import { sessionsDir } from "../store/places.ts";
+import { sessionFiles } from "../store/_session_files.ts";
+import { IndexStore } from "../store/index/_index_store.ts";
 import { type Found, HitList, newerFirst } from "./_hits.ts";
 import { ByteNeedle } from "./_needle.ts";
 import { SearchQuery } from "./_query.ts";
 import { regexMatcher } from "./_regex.ts";
 import { scanFiles, type SessionLabel } from "./_scan_files.ts";
-import { helperCount } from "../../fs/_threads.ts";
+import { helperCount } from "../fs/_threads.ts";
 import { searchIndex } from "./_search_index.ts";
 import { SEARCH_ROLES } from "./_text.ts";
 

@@ -9,8 +9,8 @@
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { type SearchOptions, searchSessions } from "../../mod.ts";
-import { scanHelperSettings } from "../../src/store/search/_scan_files.ts";
-import { DYING_HELPERS } from "./_dying_helpers.ts";
+import { scanHelperSettings } from "../../src/search/_scan_files.ts";
+import { DYING_HELPERS } from "../store/_dying_helpers.ts";
 import {
   HEADER,
   sessionBytes,

@@ -19,11 +19,11 @@
  * @module
  */
 
-import { branchMarkerTarget, type SessionEntry } from "../../format/entries.ts";
-import { type ReadAheadAt, readAheadAt } from "../../fs/_read.ts";
-import type { FsHandle } from "../../fs/_seam.ts";
-import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
+import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
+import { type ReadAheadAt, readAheadAt } from "../fs/_read.ts";
+import type { FsHandle } from "../fs/_seam.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_line.ts";
 import type { HitList } from "./_hits.ts";
 import type { LaterLines, LaterSink } from "./_later_lines.ts";
 import {
@@ -36,7 +36,7 @@ import {
   readPlace,
   readSpan,
   SPAN_BYTES,
-} from "../../read/_kernel.ts";
+} from "../read/_kernel.ts";
 import {
   entryLineText,
   type LineText,

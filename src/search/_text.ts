@@ -8,8 +8,8 @@
  * @module
  */
 
-import type { SessionEntry } from "../../format/entries.ts";
-import { looksLikeBlobRef } from "../../format/blob_ref.ts";
+import type { SessionEntry } from "../format/entries.ts";
+import { looksLikeBlobRef } from "../format/blob_ref.ts";
 
 /**
  * The text searched per entry: its first 64 Ki UTF-16 code units (a huge

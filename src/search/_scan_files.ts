@@ -8,10 +8,10 @@
  * @module
  */
 
-import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
-import { openRegular } from "../../fs/_read.ts";
-import { quote } from "../../fs/_errors.ts";
-import { realFs, seam } from "../../fs/_seam.ts";
+import { headerVersion, SESSION_VERSION } from "../format/header.ts";
+import { openRegular } from "../fs/_read.ts";
+import { quote } from "../fs/_errors.ts";
+import { realFs, seam } from "../fs/_seam.ts";
 import {
   changeSettings,
   HELPER_TIMING,
@@ -20,14 +20,14 @@ import {
   PieceClaims,
   THREADS,
   worthHelping,
-} from "../../fs/_threads.ts";
-import { SNAPSHOT_BYTES, takeSnapshot } from "../../fs/_snapshot.ts";
-import { readSessionHead, sessionInfo } from "../_session_files.ts";
+} from "../fs/_threads.ts";
+import { SNAPSHOT_BYTES, takeSnapshot } from "../fs/_snapshot.ts";
+import { readSessionHead, sessionInfo } from "../store/_session_files.ts";
 import type { Found, HitFilter, HitList, SkippedLine } from "./_hits.ts";
-import { borrowKernel, releaseKernel } from "../../read/_kernel.ts";
+import { borrowKernel, releaseKernel } from "../read/_kernel.ts";
 import type { ByteNeedle } from "./_needle.ts";
 import { LaterLines } from "./_later_lines.ts";
-import { EventLoopTurns } from "../../fs/_turns.ts";
+import { EventLoopTurns } from "../fs/_turns.ts";
 import { type ScanContext, scanFile } from "./_scan.ts";
 import { scanLegacyFile } from "./_scan_legacy.ts";
 

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { PathSteps } from "../../context/_path_steps.ts";
+import type { PathSteps } from "../context/_path_steps.ts";
 import {
   candidateRows,
   indexedPath,
@@ -18,9 +18,9 @@ import {
   sessionLabel,
   skippedRows,
   uncoveredFiles,
-} from "../index/_search_query.ts";
-import type { IndexStore } from "../index/_index_store.ts";
-import { refreshAll } from "../index/_refresh.ts";
+} from "../store/index/_search_query.ts";
+import type { IndexStore } from "../store/index/_index_store.ts";
+import { refreshAll } from "../store/index/_refresh.ts";
 import { type HitFilter, HitList } from "./_hits.ts";
 import { LinesAt } from "./_line_at.ts";
 import type { SearchQuery } from "./_query.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { hexKey, hexKeyOfBytes } from "../../format/_entry_id.ts";
+import { hexKey, hexKeyOfBytes } from "../format/_entry_id.ts";
 
 const _utf8 = new TextDecoder();
 

@@ -7,12 +7,12 @@
  * @module
  */
 
-import { asEntry, branchMarkerTarget } from "../../format/entries.ts";
-import { recordMigrator } from "../../format/_migrate.ts";
-import type { FsHandle } from "../../fs/_seam.ts";
-import { decodeEntryLine, IssueLog } from "../../read/_decode.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../../read/_line.ts";
-import { readLinesFromReader } from "../../read/_lines_forward.ts";
+import { asEntry, branchMarkerTarget } from "../format/entries.ts";
+import { recordMigrator } from "../format/_migrate.ts";
+import type { FsHandle } from "../fs/_seam.ts";
+import { decodeEntryLine, IssueLog } from "../read/_decode.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_line.ts";
+import { readLinesFromReader } from "../read/_lines_forward.ts";
 import type { HitList } from "./_hits.ts";
 import type { ActivePath } from "./_scan.ts";
 import { entryLineText, textlessType } from "./_line.ts";

@@ -9,10 +9,10 @@
  * @module
  */
 
-import type { SessionEntry } from "../../format/entries.ts";
-import { type ReaderAt, readFullAt } from "../../fs/_read.ts";
-import { type EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
-import { DEFAULT_MAX_LINE_BYTES, READ_BUFFER_BYTES } from "../../read/_line.ts";
+import type { SessionEntry } from "../format/entries.ts";
+import { type ReaderAt, readFullAt } from "../fs/_read.ts";
+import { type EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
+import { DEFAULT_MAX_LINE_BYTES, READ_BUFFER_BYTES } from "../read/_line.ts";
 import { parseEntryLine, SEARCH_LINE_BYTES } from "./_line.ts";
 import type { EntryTree } from "./_tree.ts";
 

@@ -6,10 +6,10 @@
  * @module
  */
 
-import { asEntry, type SessionEntry } from "../../format/entries.ts";
-import { recordMigrator } from "../../format/_migrate.ts";
-import { decodeEntryLine, decodeLine, IssueLog } from "../../read/_decode.ts";
-import { EnvelopeAt, readEnvelope } from "../../read/_envelope.ts";
+import { asEntry, type SessionEntry } from "../format/entries.ts";
+import { recordMigrator } from "../format/_migrate.ts";
+import { decodeEntryLine, decodeLine, IssueLog } from "../read/_decode.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import { damagedText, entryText, type SearchRole } from "./_text.ts";
 
 /**
