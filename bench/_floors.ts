@@ -140,7 +140,7 @@ export async function windowStart(
   path: string,
   tail: number,
 ): Promise<number | undefined> {
-  const s = await Session.open(path, { resolveBlobs: false, index: false });
+  const s = await Session.open(path, { resolveBlobs: false });
   const kept = new Set(s.entries.map((e) => e.id));
   await s.close();
   using file = await Deno.open(path);

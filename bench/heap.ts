@@ -120,11 +120,11 @@ async function child(
       // keep `s` alive until after the measurement
       if (s.entries.length < 0) console.log(s);
     } else {
-      // "indexed": the file sits in a data dir whose index recorded it.
+      // "indexed": the file sits in a data dir whose index recorded it
+      // (opened through the index once it supplies the resume point).
       const s = await Session.open(file, {
         window: loader !== "full",
         resolveBlobs: false,
-        index: loader === "indexed",
       });
       sample();
       const t1 = performance.now();

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobStore, imageExtension } from "../store/blob_store.ts";
 import { relativeHref } from "./_escape.ts";
+import { files } from "./_files.ts";
 
 /** How an image is shown. */
 export type ImageOut =
@@ -52,7 +53,6 @@ const _SIGNATURES: readonly [string, (b: Uint8Array) => boolean][] = [
 export class Assets {
   readonly #options: AssetsOptions;
   readonly #written = new Set<string>();
-  #folderMade = false;
   /** Images written as files (each distinct file once). */
   files = 0;
   /** Images embedded as data URLs. */
@@ -94,11 +94,8 @@ export class Assets {
     }
     const name = `${hex}.${imageExtension(mime)}`;
     if (!this.#written.has(name)) {
-      if (!this.#folderMade) {
-        await Deno.mkdir(this.#options.folder, { recursive: true });
-        this.#folderMade = true;
-      }
-      await Deno.writeFile(join(this.#options.folder, name), bytes);
+      await files.makeFolder(this.#options.folder);
+      await files.writeFile(join(this.#options.folder, name), bytes);
       this.#written.add(name);
       this.files++;
     }
@@ -163,26 +160,6 @@ export class Assets {
     if (await _sha256(bytes) !== hex) return "its blob does not match its name";
     return bytes;
   }
-}
-
-/**
- * A tool result's content split in two: its images (shown open) and the
- * rest (folded away with the output).
- *
- * @param content A message's content.
- * @returns The image blocks, and the content without them.
- */
-export function imagesApart(
-  content: unknown,
-): { images: unknown[]; rest: unknown } {
-  if (!Array.isArray(content)) return { images: [], rest: content };
-  const isImage = (b: unknown) =>
-    b !== null && typeof b === "object" &&
-    (b as { type?: unknown }).type === "image";
-  return {
-    images: content.filter(isImage),
-    rest: content.filter((b) => !isImage(b)),
-  };
 }
 
 function _starts(bytes: Uint8Array, prefix: readonly number[]): boolean {

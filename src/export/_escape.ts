@@ -1,6 +1,8 @@
 /**
- * Escaping for the two export formats: every string read from a session
- * passes through one of these before it is written.
+ * Escaping for the two export formats, and the Markdown scanner both read
+ * a message's text with: every string from a session passes through one of
+ * these before it is written, so this file is where the export is kept
+ * inert (no markup, no fence, no link of the session's survives as such).
  *
  * @module
  */
@@ -15,20 +17,18 @@ const _HTML: Readonly<Record<string, string>> = {
 
 /** C0 control characters but tab, line feed and carriage return; DEL. */
 // deno-lint-ignore no-control-regex
-const _HTML_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+const _CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+
+/**
+ * The characters that can start or end Markdown syntax inside a line:
+ * each is escaped with a backslash (CommonMark lets any ASCII punctuation
+ * be escaped so).
+ */
+const _MD_INLINE = /[\\`*_[\]<>#|!~&]/g;
 
 /**
  * Text safe in HTML, as element content and as a quoted attribute value:
  * `& < > " '` become references, stray control characters U+FFFD.
- *
- * @example Markup becomes text
- * ```ts
- * import { escapeHtml } from "./_escape.ts";
- * console.assert(
- *   escapeHtml(`<img src=x onerror="a('b')">&`) ===
- *     "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;",
- * );
- * ```
  *
  * @param text Any text.
  * @returns The escaped text.
@@ -42,25 +42,12 @@ export function escapeHtml(text: string): string {
  * tab, line feed and carriage return; DEL): each becomes U+FFFD, as an HTML
  * or CommonMark parser would read it, so none reaches a file verbatim.
  *
- * @example A NUL and an escape
- * ```ts
- * import { withoutControls } from "./_escape.ts";
- * console.assert(withoutControls("a\x00b\x1b[2J\tc") === "a\ufffdb\ufffd[2J\tc");
- * ```
- *
  * @param text Any text.
  * @returns The text, its stray control characters replaced.
  */
 export function withoutControls(text: string): string {
-  return text.replace(_HTML_CONTROLS, "\ufffd");
+  return text.replace(_CONTROLS, "\ufffd");
 }
-
-/**
- * The characters that can start or end Markdown syntax inside a line:
- * each is escaped with a backslash (CommonMark lets any ASCII punctuation
- * be escaped so).
- */
-const _MD_INLINE = /[\\`*_[\]<>#|!~&]/g;
 
 /**
  * A short string (a title, a model, a tool name) as literal Markdown text on
@@ -68,22 +55,12 @@ const _MD_INLINE = /[\\`*_[\]<>#|!~&]/g;
  * punctuation is backslash-escaped, so it can open no link, code span, HTML
  * tag or heading.
  *
- * @example A title that tries to be markup
- * ```ts
- * import { escapeMarkdownInline } from "./_escape.ts";
- * console.assert(
- *   escapeMarkdownInline("Fix <b>\n[x](y) #1") === "Fix \\<b\\> \\[x\\](y) \\#1",
- * );
- * ```
- *
  * @param text Any text.
  * @returns The text, inert in Markdown.
  */
 export function escapeMarkdownInline(text: string): string {
-  return text.replace(/[\p{Cc}\u2028\u2029]/gu, " ").replace(
-    _MD_INLINE,
-    (c) => `\\${c}`,
-  );
+  return text.replace(/[\p{Cc}\u2028\u2029]/gu, " ")
+    .replace(_MD_INLINE, (c) => `\\${c}`);
 }
 
 /**
@@ -91,43 +68,139 @@ export function escapeMarkdownInline(text: string): string {
  * longer than the longest run inside (at least three), so the content cannot
  * close it.
  *
- * @example Content holding a fence of its own
- * ```ts
- * import { fenced } from "./_escape.ts";
- * const three = "`".repeat(3);
- * const four = "`".repeat(4);
- * console.assert(fenced(`${three}\nrm -rf /\n${three}`, "text") ===
- *   `${four}text\n${three}\nrm -rf /\n${three}\n${four}`);
- * ```
- *
  * @param content The code, shown verbatim.
  * @param info The info string (`json`, `text`); ours, never the session's.
  * @returns The block, without a line break after it.
  */
 export function fenced(content: string, info = ""): string {
-  let longest = 0;
-  for (const m of content.matchAll(/`+/g)) {
-    longest = Math.max(longest, m[0].length);
-  }
-  const fence = "`".repeat(Math.max(3, longest + 1));
+  const fence = "`".repeat(Math.max(3, longestBacktickRun(content) + 1));
   const text = withoutControls(content);
   const body = text.endsWith("\n") || text === "" ? text : `${text}\n`;
   return `${fence}${info}\n${body}${fence}`;
 }
 
 /**
+ * The longest run of backticks in `text`: a fence or a code span one
+ * longer cannot be closed from inside.
+ *
+ * @param text Any text.
+ * @returns The run's length, 0 for none.
+ */
+export function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) {
+    longest = Math.max(longest, m[0].length);
+  }
+  return longest;
+}
+
+/**
  * A relative URL path for a file name we chose: each segment
  * percent-encoded, so it can carry no scheme, query or markup.
- *
- * @example A stem with a space and a colon
- * ```ts
- * import { relativeHref } from "./_escape.ts";
- * console.assert(relativeHref("my: notes-files", "ab.png") === "my%3A%20notes-files/ab.png");
- * ```
  *
  * @param segments The path's segments.
  * @returns The URL path.
  */
 export function relativeHref(...segments: string[]): string {
   return segments.map(encodeURIComponent).join("/");
+}
+
+/**
+ * A stretch of a message's text: prose, or a fenced code block, found the
+ * way CommonMark finds them (by line).
+ */
+export type Segment =
+  | { code: false; text: string }
+  | {
+    code: true;
+    /** The opening fence: three or more backticks or tildes. */
+    fence: string;
+    /** The info string after the opening fence, trimmed. */
+    info: string;
+    /** The lines between the fences. */
+    body: string;
+    /** Whether a closing fence was found (else the block ran to the end). */
+    closed: boolean;
+  };
+
+const _OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const _CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+
+/**
+ * Split text into prose and fenced code blocks, line by line: a fence is
+ * closed by a fence of the same kind at least as long, or runs to the end.
+ *
+ * @param text Markdown.
+ * @returns The segments, in order; prose never holds a fence line.
+ */
+export function splitFences(text: string): Segment[] {
+  const out: Segment[] = [];
+  const lines = text.split("\n");
+  let prose: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = _OPEN.exec(lines[i]!);
+    const fence = open?.[1];
+    const info = open?.[2] ?? "";
+    if (fence === undefined || (fence[0] === "`" && info.includes("`"))) {
+      prose.push(lines[i]!);
+      continue;
+    }
+    if (prose.length > 0) out.push({ code: false, text: prose.join("\n") });
+    prose = [];
+    const body: string[] = [];
+    let closed = false;
+    for (i++; i < lines.length; i++) {
+      const close = _CLOSE.exec(lines[i]!)?.[1];
+      closed = close !== undefined && close[0] === fence[0] &&
+        close.length >= fence.length;
+      if (closed) break;
+      body.push(lines[i]!);
+    }
+    const segment = { fence, info: info.trim(), body: body.join("\n") };
+    out.push({ code: true, ...segment, closed });
+  }
+  if (prose.length > 0) out.push({ code: false, text: prose.join("\n") });
+  return out;
+}
+
+/** A stretch of prose: plain, or the inside of a code span. */
+export interface InlinePiece {
+  /** Whether `text` is a code span's content. */
+  code: boolean;
+  /** The text (for a span, without its backticks). */
+  text: string;
+}
+
+/**
+ * Split prose into plain text and code spans: a run of backticks opens a
+ * span that the next run of the same length closes; a run without one is
+ * plain text. Linear in the text's length, however the runs fall.
+ *
+ * @param text Prose.
+ * @returns The pieces, in order; plain pieces are never empty.
+ */
+export function codeSpans(text: string): InlinePiece[] {
+  const runs = Array.from(text.matchAll(/`+/g), (m) => [m.index, m[0].length]);
+  // For each run, the next run of the same length (or -1).
+  const next = new Int32Array(runs.length).fill(-1);
+  const lastOfLength = new Map<number, number>();
+  for (let r = runs.length - 1; r >= 0; r--) {
+    const length = runs[r]![1]!;
+    next[r] = lastOfLength.get(length) ?? -1;
+    lastOfLength.set(length, r);
+  }
+  const out: InlinePiece[] = [];
+  let at = 0;
+  for (let r = 0; r < runs.length; r++) {
+    const [start, length] = runs[r] as [number, number];
+    const close = next[r]!;
+    if (start < at || close < 0) continue; // inside a span, or unmatched
+    const end = runs[close]![0]!;
+    if (start > at) out.push({ code: false, text: text.slice(at, start) });
+    out.push({ code: true, text: text.slice(start + length, end) });
+    at = end + length;
+    r = close;
+  }
+  if (at < text.length) out.push({ code: false, text: text.slice(at) });
+  return out;
 }

@@ -1,206 +1,236 @@
 /**
- * Messages as HTML fragments: one `<article class="msg">` per message,
- * thinking, tool calls and tool results in `<details>`, every string from
- * the session escaped, every image checked (see `_assets.ts`).
+ * The HTML format: self-contained pages (an inline stylesheet, no script, a
+ * Content-Security-Policy that allows no script and no request but images
+ * from the export's own folder), one `<article class="msg">` per message,
+ * thinking, tool calls and tool results in `<details>`. A message's text
+ * keeps the little of Markdown that makes a transcript readable
+ * (paragraphs, fenced code, code spans, headings as bold lines); all of it
+ * is escaped, so no markup from a session survives.
  *
  * @module
  */
 
-import type { ContextMessage } from "../context/messages.ts";
-import type { ContentBlock } from "../format/messages.ts";
-import { type Assets, imagesApart } from "./_assets.ts";
-import { escapeHtml } from "./_escape.ts";
-import { codeBlockHtml, textToHtml } from "./_html_text.ts";
-import { displayTime, messageTime } from "./_meta.ts";
-
-/** The parts of a message as the article shows them. */
-interface _Heading {
-  role: string;
-  label: string;
-  detail?: string | undefined;
-  badge?: string | undefined;
-}
+import type { ImageOut } from "./_assets.ts";
+import type { Format, Heading, PageNav, Wrapper } from "./_document.ts";
+import { codeSpans, escapeHtml, splitFences } from "./_escape.ts";
+import { STYLESHEET } from "./_html_style.ts";
+import {
+  damageText,
+  displayTime,
+  type ExportFooter,
+  type ExportMeta,
+  metaRows,
+} from "./_meta.ts";
 
 /**
- * A message as an `<article class="msg <role>" data-role="…">`; a tool
- * result's body is collapsible.
+ * The HTML format, its policy allowing the stylesheet by its hash.
  *
- * @param m The message.
- * @param assets Where its images go.
- * @returns HTML.
+ * @returns The format.
  */
-export async function messageHtml(
-  m: ContextMessage,
-  assets: Assets,
-): Promise<string> {
-  const r = m as Record<string, unknown>;
-  const time = messageTime(m);
-  switch (m.role) {
-    case "user":
-      return _article(
-        { role: "user", label: "User" },
-        time,
-        await _blocks(r.content, assets),
-      );
-    case "assistant": {
-      const stop = r.stopReason === "aborted" || r.stopReason === "error"
-        ? String(r.stopReason)
-        : undefined;
-      let body = await _blocks(r.content, assets);
-      if (typeof r.errorMessage === "string" && r.errorMessage !== "") {
-        body += `\n<p class="error">${escapeHtml(r.errorMessage)}</p>`;
-      }
-      return _article(
-        {
-          role: "assistant",
-          label: "Assistant",
-          detail: _model(r),
-          badge: stop,
-        },
-        time,
-        body,
-      );
-    }
-    case "toolResult": {
-      const error = r.isError === true;
-      const { images, rest } = imagesApart(r.content);
-      const body = await _blocks(rest, assets, true);
-      const shown = images.length > 0
-        ? `${await _blocks(images, assets)}\n`
-        : "";
-      const name = typeof r.toolName === "string" ? r.toolName : "tool";
-      return `<article class="msg tool-result${
-        error ? " error" : ""
+export async function htmlFormat(): Promise<Format> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(STYLESHEET),
+  );
+  // Scripts, frames, fonts, fetches: none. Images: embedded, or the files
+  // beside the page. Styles: this stylesheet only.
+  const csp = [
+    "default-src 'none'",
+    "img-src data: 'self'",
+    `style-src 'sha256-${new Uint8Array(digest).toBase64()}'`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+  return {
+    name: "html",
+    head: (meta, nav) => _head(meta, nav, csp),
+    foot: _foot,
+    turn: (n) => `<h2 class="turn" id="turn-${n}">Turn ${n}</h2>\n`,
+    note: (text) => `<p class="note">${escapeHtml(text)}</p>\n`,
+    branch: _branch,
+    nest: (fragment) => fragment,
+    message: (h, body) =>
+      `<article class="msg ${h.role}" data-role="${escapeHtml(h.role)}">\n` +
+      `<header>${_heading(h)}</header>\n${body}\n</article>\n`,
+    toolResult: (h, body, images) =>
+      `<article class="msg tool-result${
+        h.badge === undefined ? "" : " error"
       }" data-role="toolResult">\n` +
-        `<details><summary>${
-          _heading(
-            {
-              role: "toolResult",
-              label: "Tool result",
-              detail: name,
-              badge: error ? "error" : undefined,
-            },
-            time,
-          )
-        }</summary>\n${body}\n</details>\n${shown}</article>\n`;
-    }
-    case "compactionSummary":
-      return _article(
-        { role: "compactionSummary", label: "Summary of earlier history" },
-        time,
-        _text(String(r.summary)),
-      );
-    case "branchSummary":
-      return _article(
-        { role: "branchSummary", label: "Summary of an abandoned branch" },
-        time,
-        _text(String(r.summary)),
-      );
-    case "custom":
-      return _article(
-        {
-          role: "custom",
-          label: String(r.customType),
-          badge: r.display === true ? undefined : "hidden from the UI",
-        },
-        time,
-        await _blocks(r.content, assets),
-      );
-    default: {
-      const body = r.content === undefined
-        ? codeBlockHtml(JSON.stringify(m, null, 2), "json")
-        : await _blocks(r.content, assets);
-      return _article({ role: "other", label: String(m.role) }, time, body);
-    }
-  }
+      `<details><summary>${_heading(h)}</summary>\n${body}\n</details>\n` +
+      `${images === "" ? "" : `${images}\n`}</article>\n`,
+    join: (pieces) => pieces.join("\n"),
+    text: (text) => `<div class="text">${textToHtml(text)}</div>`,
+    code: (text, info) => codeBlockHtml(text, info === "json" ? info : ""),
+    thinking: (text) =>
+      `<details class="thinking"><summary>Thinking</summary>\n` +
+      `<div class="text">${textToHtml(text)}</div>\n</details>`,
+    toolCall: (name, json) =>
+      `<details class="tool-call"><summary><span class="role">Tool call</span> <code class="detail">${
+        escapeHtml(name)
+      }</code></summary>\n${codeBlockHtml(json, "json")}\n</details>`,
+    image: _image,
+    redacted: () => `<p class="note">Thinking (redacted by the provider).</p>`,
+    unknown: (type) =>
+      `<p class="note">A block of type <code>${escapeHtml(type)}</code>.</p>`,
+    error: (text) => `<p class="error">${escapeHtml(text)}</p>`,
+  };
 }
 
-function _article(h: _Heading, time: string | undefined, body: string): string {
-  return `<article class="msg ${h.role}" data-role="${escapeHtml(h.role)}">\n` +
-    `<header>${_heading(h, time)}</header>\n${body}\n</article>\n`;
-}
-
-function _heading(h: _Heading, time: string | undefined): string {
+function _heading(h: Heading): string {
   let out = `<span class="role">${escapeHtml(h.label)}</span>`;
   if (h.detail !== undefined) {
     out += ` <code class="detail">${escapeHtml(h.detail)}</code>`;
   }
-  if (h.badge !== undefined) {
-    out += ` <span class="badge">${escapeHtml(h.badge)}</span>`;
-  }
-  if (time !== undefined) {
-    out += ` <time datetime="${escapeHtml(time)}">${
-      escapeHtml(displayTime(time))
-    }</time>`;
-  }
+  const badge = h.badge ?? (h.hidden === true ? "hidden from the UI" : "");
+  if (badge !== "") out += ` <span class="badge">${escapeHtml(badge)}</span>`;
+  if (h.time !== undefined) out += ` ${_time(h.time)}`;
   return out;
 }
 
-function _model(r: Record<string, unknown>): string | undefined {
-  const { provider, model } = r;
-  if (typeof model !== "string") return undefined;
-  return typeof provider === "string" ? `${provider}/${model}` : model;
+function _image(out: ImageOut): string {
+  if (out.kind === "missing") {
+    return `<p class="missing">Image not shown: ${escapeHtml(out.reason)}.</p>`;
+  }
+  const src = out.kind === "inline" ? out.src : out.href;
+  return `<figure><img src="${
+    escapeHtml(src)
+  }" alt="An image from the session"></figure>`;
 }
 
-/** Content (a string or blocks) as HTML; a tool's text shown verbatim. */
-async function _blocks(
-  content: unknown,
-  assets: Assets,
-  verbatim = false,
-): Promise<string> {
-  if (typeof content === "string") {
-    return verbatim ? codeBlockHtml(content) : _text(content);
-  }
-  if (!Array.isArray(content)) return "";
+function _head(meta: ExportMeta, nav: PageNav, csp: string): string {
+  const title = meta.title ?? "Untitled session";
+  const pageTitle = nav.page === 1 ? title : `${title} (page ${nav.page})`;
+  const rows = metaRows(meta, {
+    literal: (text) => `<code>${escapeHtml(text)}</code>`,
+    time: _time,
+    text: escapeHtml,
+  });
+  const dl = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="referrer" content="no-referrer">
+<meta name="generator" content="@xdev/session export">
+<title>${escapeHtml(pageTitle)}</title>
+<style>${STYLESHEET}</style>
+</head>
+<body>
+<div class="page">
+<header class="session">
+<h1>${escapeHtml(title)}</h1>
+<dl class="meta">
+${dl}
+</dl>
+${_nav(nav)}
+</header>
+<main>
+`;
+}
+
+function _foot(footer: ExportFooter | undefined, nav: PageNav): string {
+  const damage = damageText(footer);
+  const note = damage === undefined
+    ? ""
+    : `<p class="damage">${escapeHtml(damage)}</p>\n`;
+  return `</main>\n<footer>\n${note}${
+    _nav(nav)
+  }\n</footer>\n</div>\n</body>\n</html>\n`;
+}
+
+function _nav(nav: PageNav): string {
+  if (nav.prev === undefined && nav.next === undefined) return "";
+  const prev = nav.prev === undefined
+    ? `<span>← Previous</span>`
+    : `<a rel="prev" href="${escapeHtml(nav.prev)}">← Previous</a>`;
+  const next = nav.next === undefined
+    ? `<span>Next →</span>`
+    : `<a rel="next" href="${escapeHtml(nav.next)}">Next →</a>`;
+  return `<nav class="pages">${prev} <span>Page ${nav.page}</span> ${next}</nav>`;
+}
+
+function _time(iso: string): string {
+  return `<time datetime="${escapeHtml(iso)}">${
+    escapeHtml(displayTime(iso))
+  }</time>`;
+}
+
+function _branch(kind: string, what: string, time?: string): Wrapper {
+  const when = time === undefined ? "" : ` · ${_time(time)}`;
+  const open = (label: string, attr: string, suffix: string) =>
+    `<details class="branch ${kind}"${attr}><summary><span class="role">⑂ ${label}</span>${suffix}</summary>\n`;
+  return {
+    open: open(what, "", when),
+    close: `</details>\n`,
+    reopen: open(`${what} (continued)`, " open", ""),
+  };
+}
+
+/**
+ * Text as HTML: fenced code becomes `<pre><code>`, code spans `<code>`,
+ * blank lines separate `<p>` paragraphs (whose line breaks the stylesheet
+ * keeps), a heading line a bold `<p class="heading">`; every character
+ * from `text` is escaped.
+ *
+ * @param text A message's text (Markdown, or plain).
+ * @returns HTML.
+ */
+export function textToHtml(text: string): string {
   const out: string[] = [];
-  for (const block of content as ContentBlock[]) {
-    out.push(await _block(block, assets, verbatim));
+  for (const segment of splitFences(text)) {
+    if (segment.code) {
+      // The info string's first word, when it is a plain language name.
+      const word = segment.info.split(/\s/)[0] ?? "";
+      const lang = /^[A-Za-z0-9_+#.-]{1,32}$/.test(word) ? word : "";
+      out.push(codeBlockHtml(segment.body, lang));
+      continue;
+    }
+    for (const paragraph of segment.text.split(/\n(?:[ \t]*\n)+/)) {
+      _paragraph(paragraph, out);
+    }
   }
   return out.join("\n");
 }
 
-async function _block(
-  b: ContentBlock,
-  assets: Assets,
-  verbatim: boolean,
-): Promise<string> {
-  if (b === null || typeof b !== "object") return "";
-  switch (b.type) {
-    case "text": {
-      const text = String(b.text);
-      if (!verbatim) return _text(text);
-      return codeBlockHtml(await assets.text(text) ?? text);
-    }
-    case "thinking":
-      return `<details class="thinking"><summary>Thinking</summary>\n` +
-        `<div class="text">${textToHtml(String(b.thinking))}</div>\n</details>`;
-    case "toolCall":
-      return `<details class="tool-call"><summary><span class="role">Tool call</span> <code class="detail">${
-        escapeHtml(String(b.name))
-      }</code></summary>\n${
-        codeBlockHtml(JSON.stringify(b.arguments ?? null, null, 2), "json")
-      }\n</details>`;
-    case "image": {
-      const out = await assets.image(b.data, b.mimeType);
-      if (out.kind === "missing") {
-        return `<p class="missing">Image not shown: ${
-          escapeHtml(out.reason)
-        }.</p>`;
-      }
-      const src = out.kind === "inline" ? out.src : out.href;
-      return `<figure><img src="${
-        escapeHtml(src)
-      }" alt="An image from the session"></figure>`;
-    }
-    case "redactedThinking":
-      return `<p class="note">Thinking (redacted by the provider).</p>`;
-    default:
-      return `<p class="note">A block of type <code>${
-        escapeHtml(String(b.type))
-      }</code>.</p>`;
-  }
+/**
+ * A block of verbatim text: `<pre><code>`, escaped.
+ *
+ * @param text The text, shown verbatim.
+ * @param language A language name already checked to be a plain word, or "".
+ * @returns HTML.
+ */
+export function codeBlockHtml(text: string, language = ""): string {
+  const lang = language === "" ? "" : ` data-lang="${language}"`;
+  return `<pre><code${lang}>${escapeHtml(text)}</code></pre>`;
 }
 
-function _text(text: string): string {
-  return `<div class="text">${textToHtml(text)}</div>`;
+const _HEADING = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
+
+/** A paragraph as `<p>`, its heading lines as `<p class="heading">`. */
+function _paragraph(paragraph: string, out: string[]): void {
+  let lines: string[] = [];
+  const flush = () => {
+    const text = lines.join("\n").replace(/^(?:[ \t]*\n)+|\s+$/g, "");
+    if (text !== "") out.push(`<p>${_inline(text)}</p>`);
+    lines = [];
+  };
+  for (const line of paragraph.split("\n")) {
+    const heading = _HEADING.exec(line);
+    if (heading === null) {
+      lines.push(line);
+      continue;
+    }
+    flush();
+    const text = line.slice(heading[0].length).replace(/[ \t]+#*[ \t]*$/, "");
+    if (text !== "") out.push(`<p class="heading">${_inline(text)}</p>`);
+  }
+  flush();
+}
+
+function _inline(text: string): string {
+  return codeSpans(text).map((p) =>
+    p.code ? `<code>${escapeHtml(p.text)}</code>` : escapeHtml(p.text)
+  ).join("");
 }

@@ -1,85 +1,94 @@
 /**
- * The Markdown export: a heading per turn and per message, the model's own
- * Markdown kept (made inert by `_markdown_text.ts`), thinking, tool calls
- * and tool results in `<details>` blocks (GitHub renders them), code and
- * outputs in fences their content cannot close, images as links.
+ * The Markdown format: a heading per turn and per message, the model's own
+ * Markdown kept but made inert ({@linkcode safeMarkdown}), thinking, tool
+ * calls and tool results in `<details>` blocks (GitHub renders them), code
+ * and outputs in fences their content cannot close, images as links, a
+ * branch of the tree quoted (`> `) once per level of nesting.
  *
  * @module
  */
 
-import type { ContextMessage } from "../context/messages.ts";
-import type { ContentBlock } from "../format/messages.ts";
-import { type Assets, imagesApart } from "./_assets.ts";
-import { escapeHtml, escapeMarkdownInline, fenced } from "./_escape.ts";
-import { safeMarkdown } from "./_markdown_text.ts";
+import type { Format, Heading, Wrapper } from "./_document.ts";
+import {
+  codeSpans,
+  escapeHtml,
+  escapeMarkdownInline,
+  fenced,
+  longestBacktickRun,
+  splitFences,
+  withoutControls,
+} from "./_escape.ts";
 import {
   damageText,
   displayTime,
   type ExportFooter,
   type ExportMeta,
-  messageTime,
+  metaRows,
 } from "./_meta.ts";
-import type { BranchInfo, Renderer, Wrapper } from "./_renderer.ts";
 
-/**
- * The Markdown renderer of one export.
- *
- * @param assets Where images go.
- * @returns The renderer.
- */
-export function markdownRenderer(assets: Assets): Renderer {
-  return {
-    format: "md",
-    head: _head,
-    foot: _foot,
-    turn: (n) => `## Turn ${n}\n\n`,
-    message: (m) => _message(m, assets),
-    note: (text) => `*${escapeMarkdownInline(text)}*\n\n`,
-    branch: _branch,
-  };
+/** The Markdown format. */
+export const MARKDOWN: Format = {
+  name: "md",
+  head: _head,
+  foot: _foot,
+  turn: (n) => `## Turn ${n}\n\n`,
+  note: (text) => `*${escapeMarkdownInline(text)}*\n\n`,
+  branch: _branch,
+  nest: _quote,
+  message: (h, body) => {
+    const detail = h.detail === undefined
+      ? ""
+      : ` · ${escapeMarkdownInline(h.detail)}`;
+    const badge = h.badge === undefined ? "" : ` (${h.badge})`;
+    const label = escapeMarkdownInline(h.label);
+    return `### ${label}${detail}${badge}${_time(h)}\n\n${body}`;
+  },
+  toolResult: (h, body, images) => {
+    const badge = h.badge === undefined ? "" : ` (${h.badge})`;
+    return _details(`${h.label}: ${h.detail}${badge}${_time(h)}`, body) +
+      images;
+  },
+  join: (pieces) => pieces.join(""),
+  text: (text) => `${safeMarkdown(text)}\n\n`,
+  code: (text, info) => `${fenced(text, info)}\n\n`,
+  thinking: (text) => _details("Thinking", `${safeMarkdown(text)}\n\n`),
+  toolCall: (name, json) =>
+    _details(`Tool call: ${name}`, `${fenced(json, "json")}\n\n`),
+  image: (out) =>
+    out.kind === "missing"
+      ? `*Image not shown: ${out.reason}.*\n\n`
+      : `![An image from the session](${
+        out.kind === "inline" ? out.src : out.href
+      })\n\n`,
+  redacted: () => "*Thinking (redacted by the provider).*\n\n",
+  unknown: (type) => `*A block of type ${escapeMarkdownInline(type)}.*\n\n`,
+  error: (text) => `> ${escapeMarkdownInline(text)}\n\n`,
+};
+
+function _time(h: Heading): string {
+  return h.time === undefined ? "" : ` · ${displayTime(h.time)}`;
 }
 
 function _head(meta: ExportMeta): string {
-  const lines = [
-    `# ${escapeMarkdownInline(meta.title ?? "Untitled session")}`,
-    "",
-  ];
-  const item = (k: string, v: string) => lines.push(`- **${k}:** ${v}`);
-  if (meta.models.length > 0) {
-    item(
-      meta.models.length === 1 ? "Model" : "Models",
-      meta.models.map(escapeMarkdownInline).join(", "),
-    );
-  }
-  if (meta.first !== undefined && meta.last !== undefined) {
-    item("First message", displayTime(meta.first));
-    item("Last message", displayTime(meta.last));
-  }
-  item(
-    "Exported",
-    `${
-      escapeMarkdownInline(meta.scope)
-    }: ${meta.messages} messages, ${meta.entries} entries read`,
-  );
-  if (meta.cwd !== undefined) item("Directory", escapeMarkdownInline(meta.cwd));
-  if (meta.sessionId !== undefined) {
-    item("Session", escapeMarkdownInline(meta.sessionId));
-  }
-  return `${lines.join("\n")}\n\n`;
+  const title = escapeMarkdownInline(meta.title ?? "Untitled session");
+  const rows = metaRows(meta, {
+    literal: escapeMarkdownInline,
+    time: displayTime,
+    text: escapeMarkdownInline,
+  });
+  const items = rows.map(([k, v]) => `- **${k}:** ${v}\n`).join("");
+  return `# ${title}\n\n${items}\n`;
 }
 
 function _foot(footer: ExportFooter | undefined): string {
-  const damage = footer === undefined ? undefined : damageText(footer);
+  const damage = damageText(footer);
   return damage === undefined
     ? ""
     : `---\n\n*${escapeMarkdownInline(damage)}*\n`;
 }
 
-function _branch(info: BranchInfo): Wrapper {
-  const what = info.kind === "branch"
-    ? "Another branch from here (not on the active path)"
-    : "Entries whose parent is missing";
-  const when = info.time === undefined ? "" : ` · ${displayTime(info.time)}`;
+function _branch(_kind: string, what: string, time?: string): Wrapper {
+  const when = time === undefined ? "" : ` · ${displayTime(time)}`;
   return {
     open: `**⑂ ${what}**${when}\n\n`,
     close: "\n",
@@ -87,57 +96,15 @@ function _branch(info: BranchInfo): Wrapper {
   };
 }
 
-async function _message(m: ContextMessage, assets: Assets): Promise<string> {
-  const r = m as Record<string, unknown>;
-  const iso = messageTime(m);
-  const time = iso === undefined ? "" : ` · ${displayTime(iso)}`;
-  const heading = (label: string) => `### ${label}${time}\n\n`;
-  switch (m.role) {
-    case "user":
-      return heading("User") + await _blocks(r.content, assets);
-    case "assistant": {
-      const model = typeof r.model === "string"
-        ? ` · ${escapeMarkdownInline(_model(r))}`
-        : "";
-      const stop = r.stopReason === "aborted" || r.stopReason === "error"
-        ? ` (${r.stopReason})`
-        : "";
-      let body = await _blocks(r.content, assets);
-      if (typeof r.errorMessage === "string" && r.errorMessage !== "") {
-        body += `> ${escapeMarkdownInline(r.errorMessage)}\n\n`;
-      }
-      return heading(`Assistant${model}${stop}`) + body;
-    }
-    case "toolResult": {
-      const name = typeof r.toolName === "string" ? r.toolName : "tool";
-      const error = r.isError === true ? " (error)" : "";
-      const { images, rest } = imagesApart(r.content);
-      return _details(
-        `Tool result: ${name}${error}${time}`,
-        await _blocks(rest, assets, true),
-      ) + await _blocks(images, assets);
-    }
-    case "compactionSummary":
-      return heading("Summary of earlier history") +
-        `${safeMarkdown(String(r.summary))}\n\n`;
-    case "branchSummary":
-      return heading("Summary of an abandoned branch") +
-        `${safeMarkdown(String(r.summary))}\n\n`;
-    case "custom":
-      return heading(escapeMarkdownInline(String(r.customType))) +
-        await _blocks(r.content, assets);
-    default:
-      return heading(escapeMarkdownInline(String(m.role))) +
-        (r.content === undefined
-          ? `${fenced(JSON.stringify(m, null, 2), "json")}\n\n`
-          : await _blocks(r.content, assets));
-  }
-}
-
-function _model(r: Record<string, unknown>): string {
-  return typeof r.provider === "string"
-    ? `${r.provider}/${r.model}`
-    : String(r.model);
+/** Quote every line `depth` times, blank lines too (the quote goes on). */
+function _quote(text: string, depth: number): string {
+  if (depth === 0) return text;
+  const prefix = ">".repeat(depth);
+  const lines = text.split("\n");
+  const last = lines.pop(); // "" after a final line break
+  const quoted = lines.map((l) => l === "" ? prefix : `${prefix} ${l}`);
+  if (last !== undefined && last !== "") quoted.push(`${prefix} ${last}`);
+  return quoted.join("\n") + (last === "" ? "\n" : "");
 }
 
 /**
@@ -153,56 +120,90 @@ function _details(summary: string, body: string): string {
   return `<details>\n<summary>${text}</summary>\n\n${body}</details>\n\n`;
 }
 
-async function _blocks(
-  content: unknown,
-  assets: Assets,
-  verbatim = false,
-): Promise<string> {
-  if (typeof content === "string") {
-    return verbatim
-      ? `${fenced(content, "text")}\n\n`
-      : `${safeMarkdown(content)}\n\n`;
-  }
-  if (!Array.isArray(content)) return "";
-  let out = "";
-  for (const b of content as ContentBlock[]) {
-    if (b !== null && typeof b === "object") {
-      out += await _block(b, assets, verbatim);
+/**
+ * Link destinations kept as links: web and mail addresses, and relative
+ * ones (no scheme). Anything else (`javascript:`, `data:`, a scheme hidden
+ * behind an entity or a backslash escape) is shown as text.
+ */
+const _SAFE_SCHEME = /^(?:https?:\/\/|mailto:)/i;
+
+/** `[label]: destination` at the start of a line (in a quote or not). */
+const _REF_DEF = /^((?:[ \t]*>)*[ \t]{0,3})\[([^\]\n]*)\]:[ \t]*(\S*)/;
+
+/**
+ * A message's own Markdown, made safe to embed: it still reads as the
+ * model wrote it, but it cannot open raw HTML (so no `<script>`, no
+ * `</details>` closing our blocks), cannot leave a code fence open over the
+ * rest of the export, and cannot link to a `javascript:` URL. Its code is
+ * left alone; outside code, `<` is written `&lt;` (no raw HTML, no
+ * autolink); an inline link, image or link reference definition whose
+ * destination has a scheme other than http, https or mailto (or an `&`,
+ * `%` or `\` that could spell one) is turned to plain text; a fence left
+ * open is closed; headings move three levels down, below the export's own.
+ *
+ * @param text Markdown from a session.
+ * @returns Markdown that stays inside the block it is put in.
+ */
+export function safeMarkdown(text: string): string {
+  const out: string[] = [];
+  for (const segment of splitFences(withoutControls(text))) {
+    if (!segment.code) {
+      out.push(_prose(segment.text));
+      continue;
     }
+    // Closed again with the opening fence, whether or not it was.
+    const { fence, info, body } = segment;
+    out.push(
+      `${fence}${info.replaceAll("<", "&lt;")}\n` +
+        (body === "" ? "" : `${body}\n`) + fence,
+    );
   }
-  return out;
+  return out.join("\n");
 }
 
-async function _block(
-  b: ContentBlock,
-  assets: Assets,
-  verbatim: boolean,
-): Promise<string> {
-  switch (b.type) {
-    case "text": {
-      const text = String(b.text);
-      if (!verbatim) return `${safeMarkdown(text)}\n\n`;
-      return `${fenced(await assets.text(text) ?? text, "text")}\n\n`;
-    }
-    case "thinking":
-      return _details("Thinking", `${safeMarkdown(String(b.thinking))}\n\n`);
-    case "toolCall":
-      return _details(
-        `Tool call: ${String(b.name)}`,
-        `${fenced(JSON.stringify(b.arguments ?? null, null, 2), "json")}\n\n`,
-      );
-    case "image": {
-      const out = await assets.image(b.data, b.mimeType);
-      if (out.kind === "missing") {
-        return `*Image not shown: ${out.reason}.*\n\n`;
-      }
-      return `![An image from the session](${
-        out.kind === "inline" ? out.src : out.href
-      })\n\n`;
-    }
-    case "redactedThinking":
-      return "*Thinking (redacted by the provider).*\n\n";
-    default:
-      return `*A block of type ${escapeMarkdownInline(String(b.type))}.*\n\n`;
-  }
+function _prose(text: string): string {
+  return text.split("\n").map((line) => _heading(_referenceDefinition(line)))
+    .join("\n")
+    .split(/(\n[ \t]*\n)/).map((paragraph) =>
+      codeSpans(paragraph).map((p) => p.code ? _span(p.text) : _plain(p.text))
+        .join("")
+    ).join("");
+}
+
+/** A code span put back with a fence its content cannot close. */
+function _span(content: string): string {
+  const ticks = "`".repeat(longestBacktickRun(content) + 1);
+  const pad = content.startsWith("`") || content.endsWith("`") ? " " : "";
+  return `${ticks}${pad}${content}${pad}${ticks}`;
+}
+
+function _plain(text: string): string {
+  return text.replaceAll("<", "&lt;").replace(
+    /\]\(\s*([^\s)]*)/g,
+    (whole, dest: string) =>
+      _safeDestination(dest) ? whole : `]\\(${whole.slice(2)}`,
+  );
+}
+
+/** An ATX heading moved three levels down (`#` → `####`, at most `######`). */
+function _heading(line: string): string {
+  return line.replace(
+    /^( {0,3})(#{1,6})(?=[ \t]|$)/,
+    (_, indent: string, marks: string) =>
+      `${indent}${"#".repeat(Math.min(6, marks.length + 3))}`,
+  );
+}
+
+function _referenceDefinition(line: string): string {
+  const m = _REF_DEF.exec(line);
+  if (m === null || _safeDestination(m[3]!)) return line;
+  return `${m[1]}\\${line.slice(m[1]!.length)}`;
+}
+
+function _safeDestination(raw: string): boolean {
+  const dest = raw.replace(/^(?:<|&lt;)/, "");
+  if (_SAFE_SCHEME.test(dest)) return true;
+  // Up to the first / ? or #: no scheme, and nothing that could decode to one.
+  const head = /^[^/?#]*/.exec(dest)![0];
+  return !/[:&\\%]/.test(head);
 }

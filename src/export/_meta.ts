@@ -1,6 +1,8 @@
 /**
  * What an export's header and footer say: the title, the models, the first
- * and last message dates, the counts, and the damage read around.
+ * and last message times, the counts, the damage read around; gathered as
+ * messages go by ({@linkcode MetaCollector}) and laid out once for both
+ * formats ({@linkcode metaRows}, {@linkcode damageText}).
  *
  * @module
  */
@@ -26,22 +28,46 @@ export interface ExportMeta {
   messages: number;
   /** Entries read (the window for the active branch, the file for a tree). */
   entries: number;
-  /** What was exported, in words: `the active branch`, `the whole tree …`. */
+  /** What was exported, in words: `the active branch`, `the whole tree`. */
   scope: string;
 }
 
-/** How often one kind of damage was read around. */
-export interface IssueCount {
-  /** The kind. */
-  kind: LoadIssueKind;
-  /** How many times. */
-  count: number;
+/**
+ * The header's rows, `[key, value]`, in the order both formats show them.
+ *
+ * @param meta The header.
+ * @param show How the format writes a literal (a model, a path), a time
+ * (ISO-8601) and a text.
+ * @returns The rows, their values escaped by `show`.
+ */
+export function metaRows(
+  meta: ExportMeta,
+  show: Record<"literal" | "time" | "text", (text: string) => string>,
+): [string, string][] {
+  const rows: [string, string][] = [];
+  const { models, first, last, messages, entries } = meta;
+  if (models.length > 0) {
+    const key = models.length === 1 ? "Model" : "Models";
+    rows.push([key, models.map(show.literal).join(", ")]);
+  }
+  if (first !== undefined && last !== undefined) {
+    rows.push(["First message", show.time(first)]);
+    rows.push(["Last message", show.time(last)]);
+  }
+  const scope = show.text(meta.scope);
+  const counts = `${messages} messages, ${entries} entries read`;
+  rows.push(["Exported", `${scope}: ${counts}`]);
+  if (meta.cwd !== undefined) rows.push(["Directory", show.literal(meta.cwd)]);
+  if (meta.sessionId !== undefined) {
+    rows.push(["Session", show.literal(meta.sessionId)]);
+  }
+  return rows;
 }
 
-/** The footer of an export's last page. */
+/** The footer of an export's last page: the damage read around. */
 export interface ExportFooter {
   /** Damage the loader read around, by kind (never the lines' content). */
-  issues: IssueCount[];
+  issues: { kind: LoadIssueKind; count: number }[];
   /** Images not shown (a missing or damaged blob, an unknown type). */
   missingImages: number;
 }
@@ -49,11 +75,16 @@ export interface ExportFooter {
 /** More distinct models than this are not listed (a hostile file has many). */
 const _MAX_MODELS = 20;
 
-/** Collects the models and the first and last dates of what is exported. */
+/**
+ * What the header and footer say, gathered as messages and damage go by:
+ * the models (in order of first appearance), the first and last message
+ * times, the damage by kind (counted, never kept line by line).
+ */
 export class MetaCollector {
   readonly #models = new Set<string>();
-  #first: number | undefined;
-  #last: number | undefined;
+  readonly #issues = new Map<LoadIssueKind, number>();
+  #first = Infinity;
+  #last = -Infinity;
 
   /**
    * Note a model, `provider/model` (ignored when not a non-empty string).
@@ -74,15 +105,23 @@ export class MetaCollector {
     const time = messageTime(m);
     if (time !== undefined) {
       const t = Date.parse(time);
-      if (this.#first === undefined || t < this.#first) this.#first = t;
-      if (this.#last === undefined || t > this.#last) this.#last = t;
+      this.#first = Math.min(this.#first, t);
+      this.#last = Math.max(this.#last, t);
     }
-    if (m.role === "assistant") {
-      const { provider, model } = m as { provider?: unknown; model?: unknown };
-      if (typeof provider === "string" && typeof model === "string") {
-        this.model(`${provider}/${model}`);
-      }
-    }
+    const { provider, model } = m as { provider?: unknown; model?: unknown };
+    if (
+      m.role === "assistant" && typeof provider === "string" &&
+      typeof model === "string"
+    ) this.model(`${provider}/${model}`);
+  }
+
+  /**
+   * Count one piece of damage.
+   *
+   * @param issue What the loader reported.
+   */
+  issue(issue: LoadIssue): void {
+    this.#issues.set(issue.kind, (this.#issues.get(issue.kind) ?? 0) + 1);
   }
 
   /** The models, in order of first appearance. */
@@ -90,29 +129,27 @@ export class MetaCollector {
     return [...this.#models];
   }
 
-  /** The earliest message time (ISO-8601). */
-  get first(): string | undefined {
-    return this.#first === undefined
-      ? undefined
-      : new Date(this.#first).toISOString();
+  /** The earliest and latest message times (ISO-8601), when any. */
+  get span(): { first: string | undefined; last: string | undefined } {
+    if (this.#first === Infinity) return { first: undefined, last: undefined };
+    const iso = (t: number) => new Date(t).toISOString();
+    return { first: iso(this.#first), last: iso(this.#last) };
   }
 
-  /** The latest message time (ISO-8601). */
-  get last(): string | undefined {
-    return this.#last === undefined
-      ? undefined
-      : new Date(this.#last).toISOString();
+  /** The damage by kind, in order of first appearance. */
+  get issues(): { kind: LoadIssueKind; count: number }[] {
+    return [...this.#issues].map(([kind, count]) => ({ kind, count }));
   }
 }
 
 /**
- * A message's time as ISO-8601: agent messages carry epoch milliseconds,
- * summaries and custom messages their entry's ISO timestamp.
+ * A message's (or an entry's) time as ISO-8601: agent messages carry epoch
+ * milliseconds, summaries, custom messages and entries an ISO timestamp.
  *
- * @param m A message.
+ * @param m Anything with a `timestamp`.
  * @returns The time, or undefined when it has no valid one.
  */
-export function messageTime(m: ContextMessage): string | undefined {
+export function messageTime(m: object): string | undefined {
   const t = (m as { timestamp?: unknown }).timestamp;
   const ms = typeof t === "number"
     ? t
@@ -133,32 +170,16 @@ export function displayTime(iso: string): string {
   return `${iso.slice(0, 19).replace("T", " ")} UTC`;
 }
 
-/** Damage by kind, counted as it is reported (never kept line by line). */
-export class IssueTally {
-  readonly #counts = new Map<LoadIssueKind, number>();
-
-  /**
-   * Count one piece of damage.
-   *
-   * @param issue What the loader reported.
-   */
-  add(issue: LoadIssue): void {
-    this.#counts.set(issue.kind, (this.#counts.get(issue.kind) ?? 0) + 1);
-  }
-
-  /** One count per kind, in order of first appearance. */
-  get counts(): IssueCount[] {
-    return [...this.#counts].map(([kind, count]) => ({ kind, count }));
-  }
-}
-
 /**
  * The footer's sentence on damage, or undefined when there was none.
  *
- * @param footer The counts.
- * @returns `Read around: 2 torn-line, 1 not-json. 1 image not shown.`
+ * @param footer The counts (none on a page before the last).
+ * @returns `Damage read around while loading: 2 torn-line. 1 image not shown.`
  */
-export function damageText(footer: ExportFooter): string | undefined {
+export function damageText(
+  footer: ExportFooter | undefined,
+): string | undefined {
+  if (footer === undefined) return undefined;
   const parts: string[] = [];
   if (footer.issues.length > 0) {
     const list = footer.issues.map((i) => `${i.count} ${i.kind}`).join(", ");

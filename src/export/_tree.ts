@@ -1,49 +1,211 @@
 /**
  * The tree export: every entry of the file, the active path down the page
  * and every other branch nested under its branch point. The file is read
- * once (`_tree_read.ts`: each entry rendered into a scratch file, only its
- * envelope kept); then the tree's order is walked and the renderings are
- * copied from the scratch file into the pages: memory holds the envelopes,
- * not the content.
+ * once as a stream, each entry rendered as it comes into a scratch file,
+ * only its envelope kept; then the tree's order is walked and the
+ * renderings are copied from the scratch file into the pages: memory holds
+ * the envelopes, not the content.
  *
  * @module
  */
 
 import { basename } from "node:path";
-import type { ContextMessage } from "../context/messages.ts";
+import { toMessage } from "../context/messages.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
-import type { OpaqueEntry, SessionEntry } from "../format/entries.ts";
-import type { ExportJob, JobResult } from "./_job.ts";
-import { writeThrough } from "./_job.ts";
-import { IssueTally, messageTime, MetaCollector } from "./_meta.ts";
-import type { Wrapper } from "./_renderer.ts";
-import { Scratch } from "./_scratch.ts";
-import { readTree, type TreeRead } from "./_tree_read.ts";
-import { treeOrder } from "./_tree_walk.ts";
+import {
+  BRANCH_MARKER_TYPE,
+  branchMarkerTarget,
+  type OpaqueEntry,
+  type SessionEntry,
+} from "../format/entries.ts";
+import type { SessionHeader } from "../format/header.ts";
+import type { TitleSlot } from "../format/title_slot.ts";
+import { SessionEntryStream } from "../read/entry_stream.ts";
+import {
+  type ExportJob,
+  type Format,
+  type JobResult,
+  renderMessage,
+  type Wrapper,
+} from "./_document.ts";
+import { files, type Pages, Scratch } from "./_files.ts";
+import { messageTime, MetaCollector } from "./_meta.ts";
+
+const _LEGEND = "The whole tree: the active path runs down the page; " +
+  "every other branch is nested under the entry it branches from.";
+const _LEAF = "The active path ends here: a resume continues from this entry.";
+const _BRANCH = "Another branch from here (not on the active path)";
+const _DETACHED = "Entries whose parent is missing";
 
 /**
  * Export the whole tree.
  *
  * @param job The export.
  * @returns What was written.
+ * @throws {SessionSyntaxError} When the session's header cannot be read.
  */
 export async function exportTree(job: ExportJob): Promise<JobResult> {
-  const scratchPath = await Deno.makeTempFile({
-    dir: job.scratch,
-    prefix: `.${basename(job.path)}.`,
-    suffix: ".tmp",
+  const prefix = `.${basename(job.path)}.`;
+  await using scratch = await Scratch.create(job.folder, prefix);
+  const meta = new MetaCollector();
+  const read = await _read(job, scratch, meta);
+  const { header, slot, nodes, messages } = read;
+  const title = slot !== undefined ? slot.title : header?.title;
+  const string = (v: unknown) => typeof v === "string" ? v : undefined;
+  await using pages = job.open({
+    // As `Session.title` has it: the slot's, else the header's.
+    title: typeof title === "string" && title !== "" ? title : undefined,
+    sessionId: string(header?.id),
+    cwd: string(header?.cwd),
+    models: meta.models,
+    ...meta.span,
+    messages,
+    entries: nodes.length,
+    scope: "the whole tree",
   });
-  try {
-    using file = await Deno.open(scratchPath, { read: true, write: true });
-    const scratch = new Scratch(file);
-    const tally = new IssueTally();
-    const meta = new MetaCollector();
-    const read = await readTree(job, scratch, tally, meta);
-    return await _assemble(job, scratch, read, tally, meta);
-  } finally {
-    await Deno.remove(scratchPath);
+  const branches = await _walk(pages, job.format, read, scratch);
+  const { issues } = meta;
+  const written = await pages.finish({
+    issues,
+    missingImages: job.assets.missing,
+  });
+  return { written, messages, entries: nodes.length, branches, issues };
+}
+
+/** Copy the renderings into the pages in the tree's order; the branches shown. */
+async function _walk(
+  pages: Pages,
+  format: Format,
+  read: _Read,
+  scratch: Scratch,
+): Promise<number> {
+  const shape = _shape(read.nodes);
+  let branches = 0;
+  // A branch is opened when its first shown entry comes: an empty one (a
+  // branch marker alone) is never shown.
+  const pending: Wrapper[] = [];
+  const flush = async () => {
+    for (const w of pending) await pages.open(w);
+    branches += pending.length;
+    pending.length = 0;
+  };
+  await pages.write(format.note(_LEGEND));
+  for (const step of treeOrder(shape.parents, shape.onPath, shape.start)) {
+    if (step.kind === "close") {
+      if (pending.length > 0) pending.pop();
+      else pages.close();
+      continue;
+    }
+    const i = step.index;
+    if (step.kind === "open") {
+      const time = messageTime(read.nodes[i]!);
+      pending.push(
+        shape.orphan(i)
+          ? format.branch("detached", _DETACHED, time)
+          : format.branch("branch", _BRANCH, time),
+      );
+      continue;
+    }
+    if (read.at[i]! >= 0) {
+      await flush();
+      await pages.write(await scratch.read(read.at[i]!, read.length[i]!));
+    }
+    if (i === shape.leaf) {
+      await flush();
+      await pages.write(format.note(_LEAF));
+    }
+  }
+  return branches;
+}
+
+/** What the first pass keeps of the file: envelopes, and where each rendering is. */
+interface _Read {
+  slot: TitleSlot | undefined;
+  header: SessionHeader | undefined;
+  /** Envelopes (a branch marker keeps its target too), in file order. */
+  nodes: OpaqueEntry[];
+  /** Where each entry's rendering starts in the scratch file, -1 for none. */
+  at: number[];
+  /** Its length in bytes. */
+  length: number[];
+  messages: number;
+}
+
+/** Read the whole file, rendering each entry into `scratch`. */
+async function _read(
+  job: ExportJob,
+  scratch: Scratch,
+  meta: MetaCollector,
+): Promise<_Read> {
+  const out: _Read = {
+    slot: undefined,
+    header: undefined,
+    nodes: [],
+    at: [],
+    length: [],
+    messages: 0,
+  };
+  using file = await files.openStream(job.path);
+  const records = file.readable.pipeThrough(
+    new SessionEntryStream({ name: job.path, onIssue: (i) => meta.issue(i) }),
+  );
+  for await (const r of records) {
+    job.progress(r.offset + r.size, file.size, "bytes");
+    if (r.kind === "title") out.slot = r.value;
+    else if (r.kind === "header") out.header = r.value;
+    else {
+      const e = r.value;
+      const m = toMessage(e, {});
+      if (m !== undefined) meta.message(m);
+      const text = m === undefined
+        ? _note(job, e, meta)
+        : await renderMessage(m, job.format, job.assets);
+      if (m !== undefined) out.messages++;
+      const { at, length } = text === ""
+        ? { at: -1, length: 0 }
+        : await scratch.append(text);
+      out.at.push(at);
+      out.length.push(length);
+      out.nodes.push(_envelope(e));
+    }
+  }
+  return out;
+}
+
+/** An entry's envelope; a branch marker keeps its target too. */
+function _envelope(e: SessionEntry): OpaqueEntry {
+  const { type, id, parentId, timestamp } = e;
+  const node: OpaqueEntry = { type, id, parentId, timestamp };
+  const to = branchMarkerTarget(e);
+  if (to !== undefined) {
+    node.customType = BRANCH_MARKER_TYPE;
+    node.data = { to };
+  }
+  return node;
+}
+
+/** An entry that is no message: a note for a setting, or nothing. */
+function _note(job: ExportJob, e: SessionEntry, meta: MetaCollector): string {
+  const note = job.format.note;
+  switch (e.type) {
+    case "model_change": {
+      meta.model(e.model);
+      const role = typeof e.role === "string" ? ` (${e.role})` : "";
+      return note(`Model: ${String(e.model)}${role}`);
+    }
+    case "thinking_level_change":
+      return note(`Thinking level: ${String(e.thinkingLevel)}`);
+    case "reset_boundary":
+      return note(
+        "Context reset: nothing before this point reaches the model.",
+      );
+    case "title_change":
+      return note(`Renamed: ${String(e.title)}`);
+    default:
+      return "";
   }
 }
+
 /** The tree's shape: parent indices, the active path, the leaf. */
 interface _Shape {
   parents: Int32Array;
@@ -81,87 +243,80 @@ function _shape(nodes: readonly OpaqueEntry[]): _Shape {
   };
 }
 
-async function _assemble(
-  job: ExportJob,
-  scratch: Scratch,
-  read: TreeRead,
-  tally: IssueTally,
-  meta: MetaCollector,
-): Promise<JobResult> {
-  const { nodes } = read;
-  const { renderer } = job;
-  const shape = _shape(nodes);
-  const sink = await job.openSink({
-    title: _title(read),
-    sessionId: _string(read.header?.id),
-    cwd: _string(read.header?.cwd),
-    models: meta.models,
-    first: meta.first,
-    last: meta.last,
-    messages: read.messages,
-    entries: nodes.length,
-    scope: "the whole tree",
-  });
-  let branches = 0;
-  // A branch is opened when its first shown entry comes: an empty one (a
-  // branch marker alone) is never shown.
-  const pending: Wrapper[] = [];
-  const flush = async () => {
-    for (const w of pending) await sink.open(w);
-    branches += pending.length;
-    pending.length = 0;
+/** One step of {@linkcode treeOrder}. */
+export type TreeStep =
+  /** Show the entry. */
+  | { kind: "entry"; index: number }
+  /** A branch starting at this entry opens (nested in the open ones). */
+  | { kind: "open"; index: number }
+  /** The innermost open branch ends. */
+  | { kind: "close" };
+
+/**
+ * Walk a tree given as parent indices, depth first, without recursion (a
+ * chain of a million entries costs a stack of a few items). From each entry
+ * the walk goes on to its *main* child: the child on the active path, or
+ * for an entry off the path its first child in file order; an entry on the
+ * path with no child on it (the leaf) has none. Its other children each
+ * open a branch (in file order) shown before the main child. The walk
+ * starts at `start` (the active path's first entry), then at every other
+ * root, then at whatever a cycle kept out of reach, each of those in a
+ * branch of its own. Every entry is shown exactly once.
+ *
+ * @param parents Each entry's parent index, -1 for none (in file order).
+ * @param onPath 1 for the entries of the active path.
+ * @param start Where the walk starts, -1 for the first root.
+ * @returns The steps.
+ */
+export function* treeOrder(
+  parents: Int32Array,
+  onPath: Uint8Array,
+  start: number,
+): Generator<TreeStep> {
+  const n = parents.length;
+  // The children of each entry, in file order: those of i are
+  // list[first[i]] … list[first[i + 1] - 1].
+  const first = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) if (parents[i]! >= 0) first[parents[i]! + 1]!++;
+  for (let i = 0; i < n; i++) first[i + 1]! += first[i]!;
+  const fill = first.slice(0, n);
+  const list = new Int32Array(first[n]!);
+  for (let i = 0; i < n; i++) {
+    if (parents[i]! >= 0) list[fill[parents[i]!]!++] = i;
+  }
+  const main = (i: number): number => {
+    for (let k = first[i]!; k < first[i + 1]!; k++) {
+      if (onPath[list[k]!]) return list[k]!;
+    }
+    return onPath[i] || first[i] === first[i + 1] ? -1 : list[first[i]!]!;
   };
-  const written = await writeThrough(sink, async () => {
-    await sink.write(renderer.note(_LEGEND));
-    for (const step of treeOrder(shape.parents, shape.onPath, shape.start)) {
-      if (step.kind === "open") {
-        pending.push(renderer.branch({
-          kind: shape.orphan(step.index) ? "detached" : "branch",
-          time: _time(nodes[step.index]!.timestamp),
-        }));
-      } else if (step.kind === "close") {
-        if (pending.length > 0) pending.pop();
-        else await sink.close();
-      } else {
-        const at = read.at[step.index]!;
-        if (at >= 0) {
-          await flush();
-          const length = read.length[step.index]!;
-          await sink.write(await scratch.read(at, length));
-        }
-        if (step.index === shape.leaf) {
-          await flush();
-          await sink.write(renderer.note(_LEAF));
-        }
+  const done = new Uint8Array(n);
+  const starts: number[] = start >= 0 ? [start] : [];
+  for (let i = 0; i < n; i++) if (parents[i]! < 0) starts.push(i);
+  for (let i = 0; i < n; i++) starts.push(i); // what a cycle hides
+  let nested = false; // the first start is shown at the top level
+  for (const s of starts) {
+    if (done[s]) continue;
+    // A task: a chain to show from an entry, or a step to yield.
+    const stack: (number | TreeStep)[] = nested ? [{ kind: "close" }, s] : [s];
+    if (nested) yield { kind: "open", index: s };
+    nested = true;
+    while (stack.length > 0) {
+      const task = stack.pop()!;
+      if (typeof task !== "number") {
+        yield task;
+        continue;
+      }
+      if (done[task]) continue;
+      done[task] = 1;
+      yield { kind: "entry", index: task };
+      const next = main(task);
+      if (next >= 0) stack.push(next);
+      for (let k = first[task + 1]! - 1; k >= first[task]!; k--) {
+        const child = list[k]!;
+        if (child === next || done[child]) continue;
+        stack.push({ kind: "close" }, child, { kind: "open", index: child });
       }
     }
-    return await sink.finish({
-      issues: tally.counts,
-      missingImages: job.assets.missing,
-    });
-  });
-  return {
-    written,
-    messages: read.messages,
-    entries: nodes.length,
-    branches,
-    issues: tally.counts,
-  };
-}
-
-const _LEGEND = "The whole tree: the active path runs down the page; " +
-  "every other branch is nested under the entry it branches from.";
-const _LEAF = "The active path ends here: a resume continues from this entry.";
-
-function _time(timestamp: unknown): string | undefined {
-  return messageTime({ role: "entry", timestamp } as unknown as ContextMessage);
-}
-/** The title as `Session.title` has it: the slot's, else the header's. */
-function _title(read: TreeRead): string | undefined {
-  const title = read.slot !== undefined ? read.slot.title : read.header?.title;
-  return typeof title === "string" && title !== "" ? title : undefined;
-}
-
-function _string(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
+  }
 }

@@ -6,18 +6,17 @@
  */
 
 import { basename, dirname, extname, join, resolve } from "node:path";
+import type { ContextMessage } from "../context/messages.ts";
 import type { LoadIssueKind } from "../format/issues.ts";
+import { Session } from "../session/session.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";
-import { exportActive } from "./_active.ts";
 import { Assets } from "./_assets.ts";
-import { htmlRenderer } from "./_html_page.ts";
-import { HtmlPages } from "./_html_pages.ts";
-import type { ExportJob } from "./_job.ts";
-import { markdownRenderer } from "./_markdown.ts";
-import { MarkdownFile } from "./_markdown_file.ts";
-import type { ExportMeta } from "./_meta.ts";
-import type { PageNav, Renderer, Sink } from "./_renderer.ts";
+import { type ExportJob, type JobResult, renderMessage } from "./_document.ts";
+import { files, Pages } from "./_files.ts";
+import { htmlFormat } from "./_html.ts";
+import { MARKDOWN } from "./_markdown.ts";
+import { MetaCollector } from "./_meta.ts";
 import { exportTree } from "./_tree.ts";
 
 /** Options for {@linkcode exportSession}. */
@@ -139,50 +138,47 @@ export async function exportSession(
   path: string,
   options: ExportOptions = {},
 ): Promise<ExportResult> {
-  const format = _format(path, options);
+  const name = _format(path, options);
   const out = resolve(
-    options.out ?? `${basename(path, extname(path))}.${format}`,
+    options.out ?? `${basename(path, extname(path))}.${name}`,
   );
   if (out === resolve(path)) {
     throw new TypeError(
       `Cannot export "${path}": the output would overwrite the session`,
     );
   }
-  const info = await Deno.stat(path);
-  if (!info.isFile) {
+  if (!await files.isFile(path)) {
     throw new TypeError(`Cannot export "${path}": not a regular file`);
   }
   const folder = dirname(out);
-  await Deno.mkdir(folder, { recursive: true });
-  const stem = basename(out, extname(out));
+  await files.makeFolder(folder);
+  const images = join(folder, `${basename(out, extname(out))}-files`);
   const dataDir = options.dataDir ?? await findDataDir(path);
   const assets = new Assets({
     inline: options.inlineImages === true,
-    folder: join(folder, `${stem}-files`),
-    folderName: `${stem}-files`,
+    folder: images,
+    folderName: basename(images),
     blobs: dataDir === undefined
       ? undefined
       : new BlobStore(join(dataDir, "blobs")),
   });
-  const renderer = format === "md"
-    ? markdownRenderer(assets)
-    : await htmlRenderer(assets);
-  const pageBytes = options.pageBytes ?? _PAGE_BYTES;
+  const format = name === "md" ? MARKDOWN : await htmlFormat();
+  const limit = name === "md" ? Infinity : options.pageBytes ?? _PAGE_BYTES;
   const job: ExportJob = {
     path,
     dataDir,
-    renderer,
+    folder,
+    format,
     assets,
-    scratch: folder,
-    openSink: (meta) => _openSink(renderer, meta, out, pageBytes),
+    open: (meta) => new Pages(out, format, meta, limit),
     progress: (done, total, unit) =>
       options.onProgress?.({ done, total, unit }),
   };
   const r = options.tree === true
     ? await exportTree(job)
-    : await exportActive(job, options.last);
+    : await _exportActive(job, options.last);
   return {
-    format,
+    format: name,
     files: r.written.files,
     bytes: r.written.bytes,
     pages: r.written.files.length,
@@ -190,13 +186,79 @@ export async function exportSession(
       files: assets.files,
       inlined: assets.inlined,
       missing: assets.missing,
-      folder: assets.files > 0 ? join(folder, `${stem}-files`) : null,
+      folder: assets.files > 0 ? images : null,
     },
     messages: r.messages,
     entries: r.entries,
     branches: r.branches,
     issues: r.issues,
   };
+}
+
+/**
+ * The active branch (or its last `last` turns), as the model sees it on
+ * resume: exactly `buildContext().messages` of a windowed open, so memory
+ * is the window's.
+ */
+async function _exportActive(
+  job: ExportJob,
+  last: number | undefined,
+): Promise<JobResult> {
+  await using session = await Session.open(job.path, {
+    resolveBlobs: false, // read one at a time as they are written
+    ...(job.dataDir === undefined ? {} : { dataDir: job.dataDir }),
+  });
+  const ctx = session.buildContext();
+  const from = lastTurnsStart(ctx.messages, last);
+  const messages = ctx.messages.slice(from);
+  let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
+    .length;
+  const meta = new MetaCollector();
+  for (const model of Object.values(ctx.models)) meta.model(model);
+  for (const m of messages) meta.message(m);
+  for (const issue of session.issues) meta.issue(issue);
+  const entries = session.windowStats().retained;
+  const turns = last === 1 ? "turn" : `${last} turns`;
+  await using pages = job.open({
+    title: session.title,
+    sessionId: session.header.id,
+    cwd: session.header.cwd,
+    models: meta.models,
+    ...meta.span,
+    messages: messages.length,
+    entries,
+    scope: last === undefined
+      ? "the active branch"
+      : `the last ${turns} of the active branch`,
+  });
+  const { format, assets } = job;
+  for (const [i, m] of messages.entries()) {
+    if (m.role === "user") await pages.write(format.turn(++turn));
+    await pages.write(await renderMessage(m, format, assets));
+    job.progress(i + 1, messages.length, "messages");
+  }
+  const { issues } = meta;
+  const written = await pages.finish({ issues, missingImages: assets.missing });
+  return { written, messages: messages.length, entries, branches: 0, issues };
+}
+
+/**
+ * Where the last `n` turns start: a turn starts at a user message.
+ *
+ * @param messages The context's messages.
+ * @param n How many turns; undefined for all.
+ * @returns The index of the first message kept.
+ */
+export function lastTurnsStart(
+  messages: readonly ContextMessage[],
+  n: number | undefined,
+): number {
+  if (n === undefined) return 0;
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user" && ++seen === n) return i;
+  }
+  return 0;
 }
 
 /** The format, once the options are checked. */
@@ -228,24 +290,4 @@ function _format(path: string, options: ExportOptions): "md" | "html" {
   if (format !== undefined) return format;
   const ext = extname(options.out ?? "").toLowerCase();
   return ext === ".md" || ext === ".markdown" ? "md" : "html";
-}
-
-function _openSink(
-  renderer: Renderer,
-  meta: ExportMeta,
-  out: string,
-  pageBytes: number,
-): Promise<Sink> {
-  if (renderer.format === "md") {
-    return MarkdownFile.create(
-      out,
-      renderer.head(meta, { page: 1 }),
-      (footer) => renderer.foot(footer, { page: 1 }),
-    ).then((sink): Sink => sink);
-  }
-  const frame = {
-    head: (nav: PageNav) => renderer.head(meta, nav),
-    foot: renderer.foot,
-  };
-  return Promise.resolve(new HtmlPages(out, frame, pageBytes));
 }

@@ -414,32 +414,38 @@ class _BackwardWalk {
 }
 
 /**
- * The id the walk wants next (the parent of the last path entry), kept as
- * bytes too, so a line's envelope is matched against it without decoding
- * the line's id.
+ * The id the walk wants next (the parent of the last path entry), matched
+ * against a line's envelope without decoding the line's id: an ASCII id
+ * (the 8 hex digits omp and this library mint) byte for character, any
+ * other by its UTF-8 bytes.
  */
 class _WantedId {
   /** The id, or null when the path has reached its root. */
   id: string | null = null;
-  /** Its UTF-8 bytes (an envelope's id is at most 128 bytes: longer matches nothing). */
+  /** Its UTF-8 bytes, when it is not ASCII. */
   #bytes: Uint8Array | undefined;
 
   /** Want `id` (null: nothing). */
   set(id: string | null): void {
     this.id = id;
-    this.#bytes = id === null ? undefined : _encoder.encode(id);
+    // deno-lint-ignore no-control-regex
+    this.#bytes = id === null || /^[\x00-\x7f]*$/.test(id)
+      ? undefined
+      : _encoder.encode(id);
   }
 
   /** Whether the envelope at hand carries the wanted id. */
   matches(at: EnvelopeAt): boolean {
-    const want = this.#bytes;
-    if (want === undefined || at.idEnd - at.idStart !== want.length) {
-      return false;
-    }
+    const id = this.id;
+    if (id === null) return false;
     const bytes = at.bytes;
     const start = at.idStart;
-    for (let i = 0; i < want.length; i++) {
-      if (bytes[start + i] !== want[i]) return false;
+    const want = this.#bytes;
+    const length = want === undefined ? id.length : want.length;
+    if (at.idEnd - start !== length) return false;
+    for (let i = 0; i < length; i++) {
+      const c = want === undefined ? id.charCodeAt(i) : want[i];
+      if (bytes[start + i] !== c) return false;
     }
     return true;
   }

@@ -23,6 +23,8 @@ import {
   streamParts,
 } from "./_parts.ts";
 import { renameSession } from "./_title.ts";
+import type { LoadedSession } from "../read/records.ts";
+import type { ResumeFrom } from "../read/resume.ts";
 import {
   watchSession,
   type WatchSessionOptions,
@@ -40,6 +42,30 @@ import type {
   SessionOpenOptions,
   WindowStats,
 } from "./options.ts";
+
+/** Makes a session of its parts (set by the class's static block). */
+let _fromParts: (parts: SessionParts) => Session;
+
+/**
+ * Open a session file resuming from what a session index recorded of it:
+ * the walk stops where the record begins (when the file still starts as
+ * recorded). For the index, which supplies the record and keeps what the
+ * read learned; never exported from `mod.ts`.
+ *
+ * @param path The `.jsonl` file.
+ * @param options As for {@linkcode Session.open}.
+ * @param resume The record, if the index has one.
+ * @returns The session, and what the read learned of the whole file
+ * (`loaded.record`, when it saw every line or resumed).
+ */
+export async function openSessionResumed(
+  path: string,
+  options: SessionOpenOptions,
+  resume: ResumeFrom | undefined,
+): Promise<{ session: Session; loaded: LoadedSession }> {
+  const parts = await openParts(path, options, resume);
+  return { session: _fromParts(parts), loaded: parts.loaded };
+}
 
 /**
  * A session. `Session.open` reads a file (never modifying it) and
@@ -81,6 +107,10 @@ export class Session extends EntryAppender implements AsyncDisposable {
   readonly #path: string | undefined;
   readonly #view: SessionView;
   readonly #appender: Appender;
+
+  static {
+    _fromParts = (parts) => new Session(parts);
+  }
 
   private constructor(parts: SessionParts) {
     super();

@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import { BlobStore } from "../../mod.ts";
-import { Assets, imagesApart } from "../../src/export/_assets.ts";
+import { Assets } from "../../src/export/_assets.ts";
 import { tempDir } from "../_session_files.ts";
 import { PNG, PNG_HEX } from "./_sessions.ts";
 
@@ -125,14 +125,4 @@ Deno.test("Assets.text() reads a tool output stored as a blob, and nothing else"
   equal(await a.text(ref), "long output");
   equal(await a.text("plain text"), undefined);
   equal(await a.text(`blob:sha256:${"c".repeat(64)}`), undefined);
-});
-
-Deno.test("imagesApart() splits a tool result's images from the rest", () => {
-  const img = { type: "image", data: "x", mimeType: "image/png" };
-  const text = { type: "text", text: "t" };
-  deepEqual(imagesApart([text, img, null]), {
-    images: [img],
-    rest: [text, null],
-  });
-  deepEqual(imagesApart("s"), { images: [], rest: "s" });
 });

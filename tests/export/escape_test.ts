@@ -1,11 +1,16 @@
-import { equal } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import {
+  codeSpans,
   escapeHtml,
   escapeMarkdownInline,
   fenced,
+  longestBacktickRun,
   relativeHref,
+  splitFences,
   withoutControls,
 } from "../../src/export/_escape.ts";
+
+const F = "`".repeat(3);
 
 Deno.test("escapeHtml() escapes the five characters markup needs, and control characters", () => {
   equal(
@@ -16,10 +21,15 @@ Deno.test("escapeHtml() escapes the five characters markup needs, and control ch
     escapeHtml("nul\x00 esc\x1b del\x7f tab\t lf\n"),
     "nul\ufffd esc\ufffd del\ufffd tab\t lf\n",
   );
+  equal(
+    escapeHtml(`<img src=x onerror="a('b')">&`),
+    "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt;&amp;",
+  );
 });
 
 Deno.test("withoutControls() keeps tab, line feed and carriage return", () => {
   equal(withoutControls("a\tb\r\nc\x01"), "a\tb\r\nc\ufffd");
+  equal(withoutControls("a\x00b\x1b[2J\tc"), "a\ufffdb\ufffd[2J\tc");
 });
 
 Deno.test("escapeMarkdownInline() makes a short string one line of literal text", () => {
@@ -28,6 +38,10 @@ Deno.test("escapeMarkdownInline() makes a short string one line of literal text"
     "\\# \\*a\\* \\_b\\_ \\`c\\` \\[d\\](e) \\<f\\> \\!g \\~h\\~ \\|i\\| \\&j; \\\\k",
   );
   equal(escapeMarkdownInline("two\nlines\x1b"), "two lines ");
+  equal(
+    escapeMarkdownInline("Fix <b>\n[x](y) #1"),
+    "Fix \\<b\\> \\[x\\](y) \\#1",
+  );
 });
 
 Deno.test("fenced() uses a fence longer than any backtick run inside, at least three", () => {
@@ -35,9 +49,84 @@ Deno.test("fenced() uses a fence longer than any backtick run inside, at least t
   equal(fenced("a `` b ````` c", "text"), "``````text\na `` b ````` c\n``````");
   equal(fenced(""), "```\n```");
   equal(fenced("ends\n"), "```\nends\n```");
+  equal(
+    fenced(`${F}\nrm -rf /\n${F}`, "text"),
+    `\`${F}text\n${F}\nrm -rf /\n${F}\n\`${F}`,
+  );
+});
+
+Deno.test("longestBacktickRun() finds the longest run of backticks", () => {
+  equal(longestBacktickRun("a `` b ````` c `"), 5);
+  equal(longestBacktickRun("none"), 0);
 });
 
 Deno.test("relativeHref() percent-encodes each segment", () => {
   equal(relativeHref("a b", "c?d#e.png"), "a%20b/c%3Fd%23e.png");
   equal(relativeHref("javascript:x"), "javascript%3Ax");
+  equal(
+    relativeHref("my: notes-files", "ab.png"),
+    "my%3A%20notes-files/ab.png",
+  );
+});
+
+Deno.test("splitFences() finds backtick and tilde fences, closed by a fence of the same kind at least as long", () => {
+  deepEqual(splitFences(`a\n${F}js\nx\n~~~\n${F}\nb`), [
+    { code: false, text: "a" },
+    { code: true, fence: F, info: "js", body: "x\n~~~", closed: true },
+    { code: false, text: "b" },
+  ]);
+  deepEqual(splitFences("~~~~ tilde `info`\ny\n~~~\n~~~~~"), [
+    {
+      code: true,
+      fence: "~~~~",
+      info: "tilde `info`",
+      body: "y\n~~~",
+      closed: true,
+    },
+  ]);
+});
+
+Deno.test("splitFences() splits a paragraph from the code after it", () => {
+  deepEqual(splitFences(`Run:\n${F}sh\nls\n${F}`), [
+    { code: false, text: "Run:" },
+    { code: true, fence: F, info: "sh", body: "ls", closed: true },
+  ]);
+});
+
+Deno.test("splitFences() runs an unclosed fence to the end, and takes no fence whose info holds a backtick", () => {
+  deepEqual(splitFences(`${F}\nopen\nto the end`), [
+    { code: true, fence: F, info: "", body: "open\nto the end", closed: false },
+  ]);
+  deepEqual(splitFences(`${F} a\`b\ntext`), [{
+    code: false,
+    text: `${F} a\`b\ntext`,
+  }]);
+  deepEqual(splitFences(`    ${F}\nindented four`), [{
+    code: false,
+    text: `    ${F}\nindented four`,
+  }]);
+});
+
+Deno.test("codeSpans() pairs runs of equal length and leaves the others as text", () => {
+  const show = (s: string) =>
+    codeSpans(s).map((p) => p.code ? `[${p.text}]` : p.text).join("|");
+  deepEqual(show("a `b` c"), "a |[b]| c");
+  deepEqual(codeSpans("use `a<b` then ` alone"), [
+    { code: false, text: "use " },
+    { code: true, text: "a<b" },
+    { code: false, text: " then ` alone" },
+  ]);
+  deepEqual(show("``x ` y`` z"), "[x ` y]| z");
+  deepEqual(show("` `` ``` lone"), "` `` ``` lone");
+  deepEqual(show("`a``b`"), "[a``b]");
+  deepEqual(show(""), "");
+});
+
+Deno.test("codeSpans() stays linear on many unmatched runs of distinct lengths", () => {
+  let text = "";
+  for (let n = 1; n <= 2000; n++) text += "`".repeat(n) + "x";
+  const start = performance.now();
+  deepEqual(codeSpans(text).length, 1);
+  const ms = performance.now() - start;
+  if (ms > 1000) throw new Error(`took ${ms} ms`);
 });

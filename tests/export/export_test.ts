@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { exportSession, Session } from "../../mod.ts";
+import { type ContextMessage, exportSession, Session } from "../../mod.ts";
+import { lastTurnsStart } from "../../src/export/export.ts";
 import {
   longSession,
   PNG,
@@ -134,6 +135,15 @@ Deno.test("exportSession() with last keeps the last N turns, numbered as in the 
       .messages,
     7,
   );
+});
+
+Deno.test("lastTurnsStart() finds where the last N turns start, each at a user message", () => {
+  const m = (role: string) => ({ role }) as unknown as ContextMessage;
+  const messages = ["compactionSummary", "user", "assistant", "user", "user"]
+    .map(m);
+  equal(lastTurnsStart(messages, 2), 3);
+  equal(lastTurnsStart(messages, 9), 0);
+  equal(lastTurnsStart(messages, undefined), 0);
 });
 
 Deno.test("exportSession() writes Markdown: turn headings, details for calls and results, fenced code, image links", async () => {

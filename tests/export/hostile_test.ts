@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession } from "../../mod.ts";
-import { splitFences } from "../../src/export/_markdown_scan.ts";
+import { splitFences } from "../../src/export/_escape.ts";
 import { hostileSession, testSession } from "./_sessions.ts";
 
 /** The tags of an HTML text, as written (every `<` starts one of ours). */

@@ -236,7 +236,7 @@ Deno.test("SessionIndex rows go stale and are rebuilt: append, truncation, repla
     assert.deepEqual(stateOf(rows(dir.path)[0]!), await fresh());
     await assertListedAsFiles(dir.path);
     const opened = await Session.open(path, { resolveBlobs: false });
-    const whole = await Session.open(path, { index: false, window: false });
+    const whole = await Session.open(path, { window: false });
     assert.deepEqual(opened.buildContext(), whole.buildContext());
   };
   await t.step("an append by another writer", async () => {
@@ -268,7 +268,7 @@ Deno.test("SessionIndex rows go stale and are rebuilt: append, truncation, repla
     },
   );
   await t.step("a rename in place (the title slot rewritten)", async () => {
-    const session = await Session.open(path, { index: false });
+    const session = await Session.open(path);
     await session.setTitle("After");
     await session.close();
     await check();
@@ -634,7 +634,7 @@ Deno.test("SessionIndex: a session closed after its appends keeps the refresh ma
   using index = await SessionIndex.open(dir.path, quiet);
   await index.refresh();
   for (const text of ["needleclosed one", "needleclosed two"]) {
-    const session = await Session.open(paths[1]!, quiet);
+    const session = await Session.open(paths[1]!);
     await session.appendMessage({ role: "user", content: text });
     await session.close(); // brings the file's row up to date
     const done = await index.refresh();
@@ -648,7 +648,7 @@ Deno.test("SessionIndex: a session closed after its appends keeps the refresh ma
   assert.equal(found.hits.length, 2);
   // A new session's file: its row is made, but no listing matches the mark.
   const made = await plain(dir.path, "4.jsonl", 1);
-  const session = await Session.open(made, quiet);
+  const session = await Session.open(made);
   await session.appendMessage({ role: "user", content: "new" });
   await session.close();
   const next = await index.refresh();
@@ -932,7 +932,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           } else if (o.kind === "fork") {
             await forkSession(path).catch(() => undefined); // garbled: no fork
           } else if (o.kind === "write" || o.kind === "open") {
-            const session = await Session.open(path, quiet).catch(() =>
+            const session = await Session.open(path).catch(() =>
               undefined
             ); // a garbled file does not open
             if (o.kind === "write") {
@@ -944,11 +944,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
             } else if (session !== undefined) {
               // Resumed from the row where it can be: the context of a
               // whole read all the same.
-              const whole = await Session.open(path, {
-                ...quiet,
-                index: false,
-                window: false,
-              });
+              const whole = await Session.open(path, { window: false });
               assert.deepEqual(session.buildContext(), whole.buildContext());
               await whole.close();
             }
@@ -1009,13 +1005,10 @@ Deno.test("Session.open reopens a recorded checkpoint-less file reading little, 
   using index = await SessionIndex.open(dir.path);
   await index.refresh();
   const warm = await Session.open(path, { resolveBlobs: false });
-  const whole = await Session.open(path, { index: false, window: false });
+  const whole = await Session.open(path, { window: false });
   assert.deepEqual(warm.buildContext(), whole.buildContext());
   assert.equal(warm.windowStats().bytesRead < size / 4, true);
-  const bypass = await Session.open(path, {
-    index: false,
-    resolveBlobs: false,
-  });
+  const bypass = await Session.open(path, { resolveBlobs: false });
   assert.equal(bypass.windowStats().bytesRead >= size * 0.9, true);
 });
 
@@ -1073,7 +1066,7 @@ Deno.test("SessionIndex of a newer schema is left alone: a warning, and the list
   assert.equal(await SessionIndex.tryOpen(dir.path, { onWarning }), undefined);
   assert.match(warnings[0]!, /schema is version 999, newer than/);
   await assertListedAsFiles(dir.path, { onWarning });
-  const session = await Session.open(path, { onWarning });
+  const session = await Session.open(path);
   assert.equal(session.buildContext().messages.length, 2);
   const stored = new DatabaseSync(join(dir.path, "index.sqlite"));
   const value = stored.prepare("SELECT value FROM meta WHERE key = 'schema'")
@@ -1308,7 +1301,7 @@ Deno.test("SessionIndex: two processes refreshing and one appending at once leav
     }).output();
   const writer = (async () => {
     for (let i = 0; i < 20; i++) {
-      const session = await Session.open(paths[i % paths.length]!, quiet);
+      const session = await Session.open(paths[i % paths.length]!);
       await session.appendMessage({ role: "user", content: `more ${i}` });
       await session.close();
     }

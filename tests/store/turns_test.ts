@@ -105,7 +105,7 @@ Deno.test("Session.open of a large file without checkpoints lets timers run whil
   const path = join(dir.path, "big.jsonl");
   await generateFile(path, { size: 192 << 20, seed: 3, checkpoints: false });
   const { fired, ms, longest } = await firesDuring(async () => {
-    const session = await Session.open(path, { index: false });
+    const session = await Session.open(path);
     session.buildContext();
     await session.close();
   });

@@ -1,5 +1,5 @@
 import { deepEqual } from "node:assert/strict";
-import { treeOrder } from "../../src/export/_tree_walk.ts";
+import { treeOrder } from "../../src/export/_tree.ts";
 
 function walk(parents: number[], path: number[], start: number): string {
   const onPath = new Uint8Array(parents.length);
@@ -10,6 +10,8 @@ function walk(parents: number[], path: number[], start: number): string {
 }
 
 Deno.test("treeOrder() follows the active path and nests the other children under their branch point", () => {
+  // 0 → 1 → 2 (abandoned), 0 → 3 (active, the leaf)
+  deepEqual(walk([-1, 0, 1, 0], [0, 3], 0), "0 (1 1 2 ) 3");
   // 0 → 1 → 2 (old), 1 → 3 → 4 (active), 1 → 5 (another old one)
   deepEqual(
     walk([-1, 0, 1, 1, 3, 1], [0, 1, 3, 4], 0),

@@ -1,5 +1,5 @@
 import { equal } from "node:assert/strict";
-import { safeMarkdown } from "../../src/export/_markdown_text.ts";
+import { safeMarkdown } from "../../src/export/_markdown.ts";
 
 const F = "`".repeat(3);
 
@@ -9,6 +9,10 @@ Deno.test("safeMarkdown() escapes raw HTML outside code and leaves code alone", 
     "&lt;b>x&lt;/b> `<i>` and\n\n&lt;script>",
   );
   equal(safeMarkdown(`${F}html\n<p>\n${F}`), `${F}html\n<p>\n${F}`);
+  equal(
+    safeMarkdown("</details><script>x</script> [a](javascript:x) `<b>`"),
+    "&lt;/details>&lt;script>x&lt;/script> [a]\\(javascript:x) `<b>`",
+  );
 });
 
 Deno.test("safeMarkdown() closes a fence left open, with its own fence", () => {
@@ -16,6 +20,7 @@ Deno.test("safeMarkdown() closes a fence left open, with its own fence", () => {
     safeMarkdown(`before\n~~~~\n${F}\ninside`),
     `before\n~~~~\n${F}\ninside\n~~~~`,
   );
+  equal(safeMarkdown(`${F}\nopen`), `${F}\nopen\n${F}`);
 });
 
 Deno.test("safeMarkdown() keeps web, mail and relative links, and turns other schemes to text", () => {

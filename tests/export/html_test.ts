@@ -1,5 +1,5 @@
 import { equal } from "node:assert/strict";
-import { codeBlockHtml, textToHtml } from "../../src/export/_html_text.ts";
+import { codeBlockHtml, textToHtml } from "../../src/export/_html.ts";
 
 const F = "`".repeat(3);
 
@@ -9,6 +9,11 @@ Deno.test("textToHtml() makes paragraphs of blank-line-separated text, code span
     "<p>one\nline two</p>\n<p><code>a&lt;b</code> c</p>",
   );
   equal(textToHtml(""), "");
+  equal(
+    textToHtml(`Use \`<b>\`:\n\n${F}html\n<script>x</script>\n${F}`),
+    "<p>Use <code>&lt;b&gt;</code>:</p>\n" +
+      '<pre><code data-lang="html">&lt;script&gt;x&lt;/script&gt;</code></pre>',
+  );
 });
 
 Deno.test("textToHtml() shows fenced code verbatim, a plain language name as data-lang", () => {
@@ -36,4 +41,5 @@ Deno.test("codeBlockHtml() escapes everything, markup and control characters", (
     codeBlockHtml("</pre><script>\x00"),
     "<pre><code>&lt;/pre&gt;&lt;script&gt;\ufffd</code></pre>",
   );
+  equal(codeBlockHtml("a < b"), "<pre><code>a &lt; b</code></pre>");
 });

@@ -1,0 +1,369 @@
+/**
+ * The export's files: the pages it writes, the scratch file a tree export
+ * keeps its renderings in, the images beside the pages. Every filesystem
+ * call of the export is in this file, so moving it to another runtime's
+ * calls is one edit.
+ *
+ * @module
+ */
+
+import { basename, dirname, extname, join } from "node:path";
+import type { Format, PageNav, Wrapper } from "./_document.ts";
+import { relativeHref } from "./_escape.ts";
+import type { ExportFooter, ExportMeta } from "./_meta.ts";
+
+/** What the pages wrote: the files, in reading order, and their bytes. */
+export interface Written {
+  files: string[];
+  bytes: number;
+}
+
+/** Room kept on each page for its head and foot beyond their measured size. */
+const _SLACK_BYTES = 4096;
+/** Bytes gathered before a write, and read at once from a scratch file. */
+const _BLOCK_BYTES = 1024 * 1024;
+const _ENCODER = new TextEncoder();
+
+/**
+ * The output of one export: pages of at most `limit` bytes (`x.html`,
+ * `x-2.html` …) linked to each other, or with no limit one file (the
+ * Markdown export). A page is held until it is full, so its links are
+ * known when it is written; without a limit there is nothing to know, and
+ * the file is written as the fragments come. A block open across a page
+ * break is closed at the bottom of one page and opened again at the top
+ * of the next.
+ */
+export class Pages implements AsyncDisposable {
+  readonly #first: string;
+  readonly #format: Format;
+  readonly #meta: ExportMeta;
+  readonly #limit: number;
+  readonly #stack: Wrapper[] = [];
+  readonly #written: Written = { files: [], bytes: 0 };
+  /** The page's body not yet written. */
+  readonly #body = new _Buffer();
+  #file: Deno.FsFile | undefined;
+  #page = 1;
+  #hasContent = false;
+  #room: number;
+
+  /**
+   * Pages named after `path`.
+   *
+   * @param path The first page.
+   * @param format The pages' format.
+   * @param meta What their header says.
+   * @param limit The most bytes a page holds (unless one fragment is
+   * larger); `Infinity` for one file.
+   */
+  constructor(path: string, format: Format, meta: ExportMeta, limit: number) {
+    this.#first = path;
+    this.#format = format;
+    this.#meta = meta;
+    this.#limit = limit;
+    this.#room = this.#roomOfPage();
+  }
+
+  /**
+   * Write a fragment; one that would overflow the page starts the next.
+   *
+   * @param fragment Text in the pages' format.
+   */
+  async write(fragment: string): Promise<void> {
+    const before = this.#body.size;
+    const length = this.#body.append(this.#nest(fragment));
+    const closing = this.#stack.reduce((n, w) => n + w.close.length, 0);
+    if (this.#hasContent && before + length + closing > this.#room) {
+      // The fragment starts the next page.
+      const bytes = this.#body.view(before).slice();
+      this.#body.size = before;
+      await this.#turnPage();
+      this.#body.put(bytes);
+    }
+    this.#hasContent = true;
+    if (this.#limit === Infinity && this.#body.size >= _BLOCK_BYTES) {
+      await this.#drain(false);
+    }
+  }
+
+  /**
+   * Open a block: what is written until {@linkcode Pages.close} is in it.
+   *
+   * @param wrapper The block.
+   */
+  async open(wrapper: Wrapper): Promise<void> {
+    await this.write(wrapper.open);
+    this.#stack.push(wrapper);
+  }
+
+  /** Close the innermost open block (a closing never starts a page). */
+  close(): void {
+    const wrapper = this.#stack.pop();
+    if (wrapper !== undefined) this.#body.append(this.#nest(wrapper.close));
+  }
+
+  /**
+   * Close every block and write the last page, its footer saying `footer`.
+   *
+   * @param footer The damage read around.
+   * @returns What was written.
+   */
+  async finish(footer: ExportFooter): Promise<Written> {
+    while (this.#stack.length > 0) this.close();
+    await this.#endPage(false, footer);
+    return this.#written;
+  }
+
+  /** Close the file of a page left unfinished (after a failure). */
+  [Symbol.asyncDispose](): Promise<void> {
+    this.#file?.close();
+    this.#file = undefined;
+    return Promise.resolve();
+  }
+
+  /** The file of page `page`: `x.html` for 1, `x-<page>.html` after. */
+  #path(page: number): string {
+    if (page === 1) return this.#first;
+    const ext = extname(this.#first);
+    const stem = basename(this.#first, ext);
+    return join(dirname(this.#first), `${stem}-${page}${ext}`);
+  }
+
+  #nav(hasNext: boolean): PageNav {
+    const nav: PageNav = { page: this.#page };
+    const href = (n: number) => relativeHref(basename(this.#path(n)));
+    if (this.#page > 1) nav.prev = href(this.#page - 1);
+    if (hasNext) nav.next = href(this.#page + 1);
+    return nav;
+  }
+
+  /** The bytes this page has for fragments, once its frame is counted. */
+  #roomOfPage(): number {
+    if (this.#limit === Infinity) return Infinity;
+    const nav = this.#nav(true);
+    const frame = this.#format.head(this.#meta, nav) +
+      this.#format.foot(undefined, nav);
+    return this.#limit - _ENCODER.encode(frame).length - _SLACK_BYTES;
+  }
+
+  /** A fragment as written inside the open blocks. */
+  #nest(fragment: string): string {
+    return this.#format.nest(fragment, this.#stack.length);
+  }
+
+  async #turnPage(): Promise<void> {
+    const open = [...this.#stack];
+    for (const w of open.toReversed()) this.#body.append(w.close);
+    await this.#endPage(true, undefined);
+    this.#page++;
+    this.#room = this.#roomOfPage();
+    this.#hasContent = false;
+    for (const w of open) this.#body.append(w.reopen);
+  }
+
+  /** Write the body so far, after the page's head if its file is new. */
+  async #drain(hasNext: boolean): Promise<void> {
+    if (this.#file === undefined) {
+      const path = this.#path(this.#page);
+      this.#file = await Deno.open(path, {
+        write: true,
+        create: true,
+        truncate: true,
+      });
+      this.#written.files.push(path);
+      await this.#writeAll(this.#format.head(this.#meta, this.#nav(hasNext)));
+    }
+    await this.#writeAll(this.#body.view());
+    this.#body.size = 0;
+  }
+
+  async #endPage(hasNext: boolean, footer: ExportFooter | undefined) {
+    await this.#drain(hasNext);
+    await this.#writeAll(this.#format.foot(footer, this.#nav(hasNext)));
+    this.#file!.close();
+    this.#file = undefined;
+  }
+
+  async #writeAll(data: Uint8Array | string): Promise<void> {
+    const bytes = typeof data === "string" ? _ENCODER.encode(data) : data;
+    await _writeAll(this.#file!, bytes);
+    this.#written.bytes += bytes.length;
+  }
+}
+
+/**
+ * A tree export's scratch file, in the output's folder and removed when
+ * disposed: renderings appended in file order, read back in the tree's
+ * order. Writes are gathered and reads go through a window of the file, so
+ * a tree that follows file order (most do) costs a few large reads and
+ * writes, not one per entry.
+ */
+export class Scratch implements AsyncDisposable {
+  readonly #path: string;
+  readonly #file: Deno.FsFile;
+  readonly #decoder = new TextDecoder();
+  /** Renderings not yet written. */
+  readonly #pending = new _Buffer();
+  #end = 0;
+  /** A stretch of the file read at once: its bytes, where, how many. */
+  #window = new Uint8Array(0);
+  #windowAt = 0;
+  #windowBytes = 0;
+
+  private constructor(path: string, file: Deno.FsFile) {
+    this.#path = path;
+    this.#file = file;
+  }
+
+  /**
+   * An empty scratch file.
+   *
+   * @param folder Where it is made.
+   * @param prefix Its name's start.
+   * @returns The file, open.
+   */
+  static async create(folder: string, prefix: string): Promise<Scratch> {
+    const options = { dir: folder, prefix, suffix: ".tmp" };
+    const path = await Deno.makeTempFile(options);
+    try {
+      return new Scratch(
+        path,
+        await Deno.open(path, { read: true, write: true }),
+      );
+    } catch (err) {
+      await Deno.remove(path);
+      throw err;
+    }
+  }
+
+  /**
+   * Append text.
+   *
+   * @param text A rendering.
+   * @returns Where it starts, and its length in bytes.
+   */
+  async append(text: string): Promise<{ at: number; length: number }> {
+    const at = this.#end;
+    const length = this.#pending.append(text);
+    this.#end += length;
+    if (this.#pending.size >= _BLOCK_BYTES) await this.#flush();
+    return { at, length };
+  }
+
+  /**
+   * Read a rendering back.
+   *
+   * @param at Where it starts.
+   * @param length Its bytes.
+   * @returns The text.
+   */
+  async read(at: number, length: number): Promise<string> {
+    await this.#flush();
+    const from = at - this.#windowAt;
+    if (from < 0 || from + length > this.#windowBytes) {
+      // The buffer is kept while it is large enough: one per export, not
+      // one per read.
+      const size = Math.min(Math.max(length, _BLOCK_BYTES), this.#end - at);
+      if (this.#window.length < size) this.#window = new Uint8Array(size);
+      this.#windowAt = at;
+      this.#windowBytes = size;
+      await this.#file.seek(at, Deno.SeekMode.Start);
+      for (let got = 0; got < size;) {
+        const n = await this.#file.read(this.#window.subarray(got, size));
+        if (n === null) {
+          throw new Error("Cannot export: the scratch file ended early");
+        }
+        got += n;
+      }
+    }
+    const start = at - this.#windowAt;
+    return this.#decoder.decode(this.#window.subarray(start, start + length));
+  }
+
+  /** Close the file and remove it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#file.close();
+    await Deno.remove(this.#path);
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    await this.#file.seek(0, Deno.SeekMode.End);
+    await _writeAll(this.#file, this.#pending.view());
+    this.#pending.size = 0;
+  }
+}
+
+/** The few other calls: a session read as a stream, a check, two writes. */
+export const files = {
+  /**
+   * A session file to read as a stream: its bytes, its size, and how to
+   * close it.
+   */
+  async openStream(path: string): Promise<
+    { readable: ReadableStream<Uint8Array>; size: number } & Disposable
+  > {
+    const file = await Deno.open(path);
+    return {
+      readable: file.readable,
+      size: (await file.stat()).size,
+      [Symbol.dispose]: () => file[Symbol.dispose](),
+    };
+  },
+  /** Whether `path` is a regular file (links followed); throws when absent. */
+  isFile: async (path: string): Promise<boolean> =>
+    (await Deno.stat(path)).isFile,
+  /** Make a folder and its parents, when missing. */
+  makeFolder: (path: string): Promise<void> =>
+    Deno.mkdir(path, { recursive: true }),
+  /** Write a whole file (an image beside the export). */
+  writeFile: (path: string, bytes: Uint8Array): Promise<void> =>
+    Deno.writeFile(path, bytes),
+};
+
+/** Write all of `bytes`, looping on short writes. */
+async function _writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let rest = bytes;
+  while (rest.length > 0) rest = rest.subarray(await file.write(rest));
+}
+
+/**
+ * Bytes gathered before a write: text is encoded straight into one buffer,
+ * grown as needed and reused once written.
+ */
+class _Buffer {
+  #bytes = new Uint8Array(64 * 1024);
+  /** The bytes held. */
+  size = 0;
+
+  /** Append text; its length in bytes. */
+  append(text: string): number {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    if (this.size + text.length * 3 > this.#bytes.length) {
+      const bytes = _ENCODER.encode(text);
+      this.put(bytes);
+      return bytes.length;
+    }
+    const into = this.#bytes.subarray(this.size);
+    const { written } = _ENCODER.encodeInto(text, into);
+    this.size += written;
+    return written;
+  }
+
+  /** Append bytes. */
+  put(bytes: Uint8Array): void {
+    if (this.size + bytes.length > this.#bytes.length) {
+      const room = Math.max(this.size + bytes.length, this.#bytes.length * 2);
+      const grown = new Uint8Array(room);
+      grown.set(this.view());
+      this.#bytes = grown;
+    }
+    this.#bytes.set(bytes, this.size);
+    this.size += bytes.length;
+  }
+
+  /** The bytes held from `from` on (a view, valid until the next append). */
+  view(from = 0): Uint8Array {
+    return this.#bytes.subarray(from, this.size);
+  }
+}
