@@ -13,15 +13,13 @@ import {
 } from "../search/search.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { attempt } from "./_failure.ts";
-import { helpersFlag } from "./_helpers_flag.ts";
 import { sanitize, truncate } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { type Progress, progressBar } from "./_progress.ts";
 
 const HELP =
   `Usage: cli search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
-                  [--since YYYY-MM-DD] [--limit N] [--no-index]
-                  [--helpers N] [--json]
+                  [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
 
 Search the text of every session in a data dir: user and assistant text,
 tool results and harness messages (not thinking, tool-call arguments or
@@ -44,8 +42,6 @@ Options:
   --since D      only entries from the day D (UTC) on
   --limit N      at most N hits (default 50)
   --no-index     read the files even when there is an index
-  --helpers N    threads reading files beside this one when many are left
-                 (default: one per other core, at most 2; 0: none)
   --json         print { "hits": [ ... ], "skipped": [ ... ] }
 `;
 
@@ -66,7 +62,6 @@ export const search: Command = defineCommand({
     since: "value",
     limit: "value",
     "no-index": "switch",
-    helpers: "value",
     json: "switch",
   },
   args: ["<query>"],
@@ -83,8 +78,6 @@ export const search: Command = defineCommand({
     };
     const cwd = call.value("cwd");
     if (cwd !== undefined) options.cwd = cwd;
-    const helpers = helpersFlag(call);
-    if (helpers !== undefined) options.helpers = helpers;
     const limit = call.value("limit");
     if (limit !== undefined) {
       if (!/^[1-9]\d*$/.test(limit)) {

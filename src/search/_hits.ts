@@ -6,9 +6,8 @@
  * @module
  */
 
-import type { MatchSpan } from "./_query.ts";
-import type { LineText, SkipReason } from "./_line.ts";
-import type { SearchRole } from "./_text.ts";
+import type { Matcher, MatchSpan } from "./_query.ts";
+import type { LineText, SearchRole, SkipReason } from "./_text.ts";
 
 /** A match before it is given its session and snippet. */
 export interface Found {
@@ -39,18 +38,6 @@ export interface SkippedLine {
   /** Why it was skipped: not an entry (`damaged`), or longer than the search parses (`too-long`). */
   reason: SkipReason;
 }
-
-/** What decides whether a text matches: a query, or a regular expression. */
-export interface Matcher {
-  /** Where `text` matches, or undefined. */
-  match(text: string): MatchSpan | undefined;
-}
-
-/** What a line gives a hit list before its place is known: see {@linkcode HitList.judge}. */
-export type Judged =
-  | Omit<Found, "path" | "offset" | "onActivePath">
-  | { skip: SkipReason }
-  | undefined;
 
 /** Which entries a search takes, besides the query. */
 export interface HitFilter {
@@ -107,54 +94,53 @@ export class HitList {
    * @param found What the line gave.
    */
   take(path: string, offset: number, found: LineText): void {
-    if (found.skip === undefined && this.full) {
+    if (found.skip !== undefined) {
+      if (this.#query.match(found.text) !== undefined) {
+        this.skipped.push({ path, offset, reason: found.skip });
+      }
+      return;
+    }
+    const { role, since } = this.#filter;
+    if (role !== undefined && found.role !== role) return;
+    if (since !== undefined && found.timestamp < since) return;
+    if (this.full) {
       const hit = { path, offset, timestamp: found.timestamp };
       if (newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) return;
     }
-    this.takeJudged(path, offset, this.judge(found));
-  }
-
-  /**
-   * What a line's text gives, whatever the hits kept: its hit (snippet
-   * made) or skipped line, or undefined. Small, so a scan can judge its
-   * lines before it knows which it will take (`_later_lines.ts`).
-   *
-   * @param found What the line gave.
-   * @returns The hit without its place, `{ skip }`, or undefined.
-   */
-  judge(found: LineText): Judged {
-    if (found.skip !== undefined) {
-      const matches = this.#query.match(found.text) !== undefined;
-      return matches ? { skip: found.skip } : undefined;
-    }
-    const { role, since } = this.#filter;
-    if (role !== undefined && found.role !== role) return undefined;
-    if (since !== undefined && found.timestamp < since) return undefined;
     const span = this.#query.match(found.text);
-    if (span === undefined) return undefined;
+    if (span === undefined) return;
     const { snippet, start, end } = snippetOf(found.text, span);
     const { entryId, timestamp } = found;
-    return {
+    const match = { start, end };
+    this.add({
+      path,
+      offset,
       entryId,
       role: found.role,
       timestamp,
       snippet,
-      match: { start, end },
-    };
+      match,
+    });
   }
 
   /**
-   * Take what {@linkcode HitList.judge} gave for a line.
+   * An empty list that takes lines as this one does: a file's own, merged
+   * once the file is read whole (a file that fails midway gives none).
    *
-   * @param path The file.
-   * @param offset The line's offset.
-   * @param judged The hit without its place, `{ skip }`, or undefined.
+   * @returns The list.
    */
-  takeJudged(path: string, offset: number, judged: Judged): void {
-    if (judged === undefined) return;
-    if ("skip" in judged) {
-      this.skipped.push({ path, offset, reason: judged.skip });
-    } else this.add({ path, offset, ...judged });
+  fork(): HitList {
+    return new HitList(this.#query, this.#limit, this.#filter);
+  }
+
+  /**
+   * Take the hits and skipped lines of another list.
+   *
+   * @param other The list, from {@linkcode HitList.fork}.
+   */
+  merge(other: HitList): void {
+    for (const hit of other.hits) this.add(hit);
+    for (const line of other.skipped) this.skipped.push(line);
   }
 
   /** Keep a hit if it is among the newest `limit`. */

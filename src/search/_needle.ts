@@ -1,7 +1,10 @@
 /**
  * The scan's byte filter: a stretch of one of the query's words, as the
  * bytes it can take in a line (every case variant, byte by byte), so a
- * line that cannot hold a match is skipped without being decoded.
+ * line that cannot hold a match is skipped without being decoded. It is
+ * found with `Uint8Array.prototype.indexOf`: one byte of the stretch (an
+ * anchor, chosen rare and with few case variants) is looked for, and the
+ * whole stretch checked where it is.
  *
  * A word's characters can be written escaped in JSON: `\"`, `\\`, `\/`
  * and control characters never are part of the stretch, and a character
@@ -16,24 +19,28 @@
 import { caseVariants } from "./_fold.ts";
 import type { SearchQuery } from "./_query.ts";
 
-/** The longest stretch used (the kernel looks this far ahead). */
+/** The longest stretch used. */
 export const NEEDLE_MAX_BYTES = 64;
+
+/**
+ * What one more `indexOf` pass over a line costs, in the units of
+ * {@linkcode _weight} (chance matches per 1,000 bytes, each checked): an
+ * anchor with two values (a letter's cases) takes two passes, so a rarer
+ * one must be worth it.
+ */
+const _PASS = 12;
 
 /** A stretch of a word, as bytes. */
 export class ByteNeedle {
   /** Its length in bytes. */
   readonly length: number;
-  /** The kernel's anchors: positions and the bytes each may be. */
-  readonly anchors: {
-    first: number;
-    second: number;
-    firstBytes: [number, number];
-    secondBytes: [number, number];
-  } | undefined;
   /** UTF-16 code units whose `\uXXXX` escape lets a line pass; empty when none. */
   readonly escapes: ReadonlySet<number>;
   /** `allowed[j * 256 + b]`: byte `b` may be at position `j`. */
   readonly #allowed: Uint8Array;
+  /** The position looked for with `indexOf`, and the bytes it may be. */
+  readonly #anchor: number;
+  readonly #anchorBytes: readonly number[];
 
   private constructor(chars: number[]) {
     const variants = chars.map((c) => caseVariants(c).map(_utf8));
@@ -55,7 +62,7 @@ export class ByteNeedle {
       j += forms[0]!.length;
     });
     this.escapes = escapes;
-    this.anchors = this.#anchors();
+    [this.#anchor, this.#anchorBytes] = this.#choose();
   }
 
   /**
@@ -80,15 +87,31 @@ export class ByteNeedle {
   }
 
   /**
-   * Whether the needle's bytes are at `at` in `bytes`.
+   * Whether `bytes` may hold a match: the needle's bytes are in it, or a
+   * `\uXXXX` escape of one of its characters is.
    *
-   * @param bytes The buffer.
-   * @param at Where to look.
-   * @param end The end of the bytes that may be used.
-   * @returns True when they are.
+   * @param bytes A line's bytes.
+   * @returns False only when no text decoded from them can match.
    */
-  at(bytes: Uint8Array, at: number, end: number): boolean {
-    if (at + this.length > end) return false;
+  in(bytes: Uint8Array): boolean {
+    const anchor = this.#anchor;
+    for (const b of this.#anchorBytes) {
+      for (let i = bytes.indexOf(b, anchor); i !== -1;) {
+        if (this.#at(bytes, i - anchor)) return true;
+        i = bytes.indexOf(b, i + 1);
+      }
+    }
+    if (this.escapes.size === 0) return false;
+    for (let i = bytes.indexOf(_BACKSLASH); i !== -1;) {
+      if (bytes[i + 1] === _U && this.#escapeAt(bytes, i)) return true;
+      i = bytes.indexOf(_BACKSLASH, i + 1);
+    }
+    return false;
+  }
+
+  /** Whether the needle's bytes are at `at` in `bytes`. */
+  #at(bytes: Uint8Array, at: number): boolean {
+    if (at + this.length > bytes.length) return false;
     const allowed = this.#allowed;
     for (let j = 0; j < this.length; j++) {
       if (allowed[j * 256 + bytes[at + j]!] === 0) return false;
@@ -96,16 +119,9 @@ export class ByteNeedle {
     return true;
   }
 
-  /**
-   * Whether the `\uXXXX` at `at` escapes one of the needle's characters.
-   *
-   * @param bytes The buffer.
-   * @param at Where the backslash is.
-   * @param end The end of the bytes that may be used.
-   * @returns True when it does.
-   */
-  escapeAt(bytes: Uint8Array, at: number, end: number): boolean {
-    if (at + 6 > end) return false;
+  /** Whether the `\uXXXX` at `at` escapes one of the needle's characters. */
+  #escapeAt(bytes: Uint8Array, at: number): boolean {
+    if (at + 6 > bytes.length) return false;
     let unit = 0;
     for (let i = at + 2; i < at + 6; i++) {
       const c = bytes[i]! | 0x20; // digits keep, letters lower
@@ -121,68 +137,28 @@ export class ByteNeedle {
   }
 
   /**
-   * Two positions whose bytes take at most two values each, the pair least
-   * likely to match by chance in a transcript: rare bytes (see
-   * {@linkcode _weight}), not next to each other (neighbours go together:
-   * `t` and `2` made 50,000 candidates in 100 MB, `v` and `2` 1,900, `c`
-   * and `v` none but the 140 matches).
+   * The anchor: the position whose bytes cost the least to look for, a
+   * pass per value it may take and the chance matches each finds.
    */
-  #anchors(): ByteNeedle["anchors"] {
-    const usable: { at: number; bytes: [number, number]; weight: number }[] =
-      [];
+  #choose(): [number, number[]] {
+    let best: [number, number[]] = [0, []];
+    let bestCost = Infinity;
     for (let j = 0; j < this.length; j++) {
       const values: number[] = [];
+      let cost = 0;
       for (let b = 0; b < 256; b++) {
-        if (this.#allowed[j * 256 + b] === 1) values.push(b);
+        if (this.#allowed[j * 256 + b] === 0) continue;
+        values.push(b);
+        cost += _PASS + _weight(b);
       }
-      if (values.length <= 2) {
-        const bytes: [number, number] = [values[0]!, values.at(-1)!];
-        usable.push({ at: j, bytes, weight: _anchorWeight(bytes) });
-      }
+      if (cost < bestCost) [best, bestCost] = [[j, values], cost];
     }
-    if (usable.length === 0) return undefined;
-    let [first, second] = [usable[0]!, usable[0]!];
-    let best = Infinity;
-    for (let i = 0; i < usable.length; i++) {
-      for (let j = i + 1; j < usable.length; j++) {
-        const [x, y] = [usable[i]!, usable[j]!];
-        const near = _NEAR[Math.min(y.at - x.at, _NEAR.length - 1)]!;
-        const score = x.weight * y.weight * near / (x.at === 0 ? _AT_START : 1);
-        if (score < best) [best, first, second] = [score, x, y];
-      }
-    }
-    return {
-      first: first.at,
-      second: second.at,
-      firstBytes: first.bytes,
-      secondBytes: second.bytes,
-    };
+    return best;
   }
 }
 
-/**
- * How much a first anchor at the stretch's start is preferred: the kernel
- * then compares the bytes it loaded for newlines, one load fewer per 16
- * bytes (10–15% of its time, measured), worth a few more candidates.
- */
-const _AT_START = 4;
-
-/** How much more often two anchors match together at distance 1, 2, 3, 4+. */
-const _NEAR = [Infinity, 16, 4, 2, 1];
-
-/**
- * How often an anchor's test passes by chance: the weights of the bytes
- * it lets through (the kernel compares `(byte | mask) === target`, with
- * `mask` the bits in which the two bytes differ).
- */
-function _anchorWeight([a, b]: [number, number]): number {
-  const mask = a ^ b;
-  let sum = 0;
-  for (let v = 0; v < 256; v++) {
-    if ((v | mask) === (a | mask)) sum += _weight(v);
-  }
-  return sum;
-}
+const _BACKSLASH = 0x5c;
+const _U = 0x75;
 
 /** Per 1,000 letters of English text, a to z. */
 // deno-fmt-ignore
@@ -196,7 +172,7 @@ const _LETTERS = [
  * by their English frequency (capitals an eighth as common), digits (ids,
  * timestamps), JSON's and code's punctuation, and UTF-8: lead bytes of
  * CJK common, continuation bytes spread over 64 values. A guide for
- * choosing anchors, not a measure: any choice finds the same lines.
+ * choosing the anchor, not a measure: any choice finds the same lines.
  */
 function _weight(b: number): number {
   const lower = b >= 0x41 && b <= 0x5a ? b + 32 : b;

@@ -1,13 +1,20 @@
 /**
- * A search query: its terms, how a text matches them, and the same
- * question asked of the full-text index. Every path (the index, the scan)
- * decides a hit with {@linkcode SearchQuery.match}; the index only narrows
- * down the candidates, so both give the same hits.
+ * What decides a hit: a search query (its terms, how a text matches them,
+ * and the same question asked of the full-text index) or a regular
+ * expression. Every path (the index, the scan) decides a hit with the
+ * matcher's `match`; the index only narrows down the candidates, so both
+ * give the same hits.
  *
  * @module
  */
 
 import { fold } from "./_fold.ts";
+
+/** What decides whether a text matches: a query, or a regular expression. */
+export interface Matcher {
+  /** Where `text` matches, or undefined. */
+  match(text: string): MatchSpan | undefined;
+}
 
 /** One term: every term must match (AND). */
 export interface SearchTerm {
@@ -34,7 +41,7 @@ const _SPACELESS =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
 /** A parsed query. */
-export class SearchQuery {
+export class SearchQuery implements Matcher {
   /** The terms. */
   readonly terms: readonly SearchTerm[];
   readonly #phrases: (RegExp | undefined)[];
@@ -187,4 +194,39 @@ function _chars(word: string): number {
 
 function _escape(word: string): string {
   return word.replace(/[\\^$.*+?()[\]{}|/]/gu, "\\$&");
+}
+
+/**
+ * A matcher for a JavaScript regular expression, case-insensitive and
+ * Unicode-aware (flags `iu`). It runs on each entry's text (at most
+ * `SEARCH_TEXT_CHARS`), which bounds what a slow pattern costs per entry,
+ * though not a pattern that backtracks exponentially: that is the
+ * caller's to avoid.
+ *
+ * @param pattern The pattern.
+ * @returns The matcher.
+ * @throws {TypeError} When the pattern is empty, holds a NUL or is not valid.
+ */
+export function regexMatcher(pattern: string): Matcher {
+  if (pattern === "") throw new TypeError("Cannot search: the query is empty");
+  if (pattern.includes("\0")) {
+    throw new TypeError("Cannot search: the query holds a NUL character");
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, "iu");
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new TypeError(
+      `Cannot search: the pattern is not a valid regular expression (${why})`,
+    );
+  }
+  return {
+    match(text: string): MatchSpan | undefined {
+      const m = re.exec(text);
+      return m === null
+        ? undefined
+        : { start: m.index, end: m.index + m[0].length };
+    },
+  };
 }

@@ -13,12 +13,10 @@ import { sessionsDir } from "../store/places.ts";
 import { sessionFiles } from "../store/_session_files.ts";
 import { IndexStore } from "../store/index/_index_store.ts";
 import { type Found, HitList, newerFirst } from "./_hits.ts";
+import { searchIndex } from "./_indexed.ts";
 import { ByteNeedle } from "./_needle.ts";
-import { SearchQuery } from "./_query.ts";
-import { regexMatcher } from "./_regex.ts";
-import { scanFiles, type SessionLabel } from "./_scan_files.ts";
-import { helperCount } from "../fs/_threads.ts";
-import { searchIndex } from "./_search_index.ts";
+import { regexMatcher, SearchQuery } from "./_query.ts";
+import { scanFiles, type SessionLabel } from "./_scan.ts";
 import { SEARCH_ROLES } from "./_text.ts";
 
 /** Options for {@linkcode searchSessions}. */
@@ -41,12 +39,6 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called for each file that cannot be searched, with path and reason. */
   onSkip?: (path: string, reason: string) => void;
-  /**
-   * Helper threads (Web Workers) that scan files beside the calling one
-   * where many files are scanned: default one per other core, at most 2;
-   * 0 scans on the calling thread alone. The hits are the same either way.
-   */
-  helpers?: number;
   /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
   onWarning?: (message: string) => void;
 }
@@ -123,8 +115,7 @@ const _LIMIT = 50;
  * @returns The hits, newest first, and the matching lines skipped.
  * @throws {TypeError} For an empty query, a NUL in it, an invalid regular
  * expression, an unknown role or a date that does not parse.
- * @throws {RangeError} For a limit that is not a positive integer, or a
- * count of helpers that is not a whole number from 0 to 64.
+ * @throws {RangeError} For a limit that is not a positive integer.
  */
 export async function searchSessions(
   dataDir: string,
@@ -143,7 +134,6 @@ export async function searchSessions(
   }
   const since = _since(options.since);
   const filter = { role, since: since?.toISOString() };
-  const helpers = helperCount(options.helpers);
   const index = regex || options.index === false
     ? undefined
     : await IndexStore.tryOpen(dataDir, {
@@ -175,13 +165,6 @@ export async function searchSessions(
       sinceMs: since?.getTime(),
       onSkip: options.onSkip,
       onFile: () => options.onProgress?.(++done, toScan.length),
-      helpers: {
-        count: helpers,
-        query,
-        regex,
-        limit,
-        filter,
-      },
     });
     for (const hit of fromIndex?.hits.hits ?? []) hits.add(hit);
     const skipped = [...(fromIndex?.hits.skipped ?? []), ...hits.skipped]

@@ -1,7 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import {
-  checkHelpersFlag,
   cli,
   cliInProcess,
   CONTROL,
@@ -9,7 +8,6 @@ import {
   makeDataDir,
   writeHostileSession,
 } from "../_cli.ts";
-import { sessionBytes, tempDir, user } from "../_session_files.ts";
 
 Deno.test("cli search --json prints the hits with their fields", async () => {
   await using d = await makeDataDir();
@@ -122,27 +120,4 @@ Deno.test("cli search reports a damaged line that matches on stderr", async () =
   equal(r.stdout, "No matches\n");
   ok(r.stderr.includes("skipped a damaged line that matches"), r.stderr);
   ok(r.stderr.includes("s1-main.jsonl"));
-});
-
-Deno.test("cli search --helpers: the same hits with 0 or 2 helper threads; anything but a count refused", async () => {
-  await using dir = await tempDir();
-  const folder = join(dir.path, "sessions", "--home-dev-app--");
-  await Deno.mkdir(folder, { recursive: true });
-  for (let i = 0; i < 5; i++) {
-    await Deno.writeFile(
-      join(folder, `s${i}.jsonl`),
-      sessionBytes([user("00000001", null, `needle number ${i}`)]),
-    );
-  }
-  const out = await checkHelpersFlag((helpers) => [
-    "search",
-    "needle",
-    "--data-dir",
-    dir.path,
-    "--no-index",
-    "--helpers",
-    helpers,
-    "--json",
-  ]) as { hits: unknown[] };
-  equal(out.hits.length, 5);
 });

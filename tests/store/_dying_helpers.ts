@@ -1,4 +1,4 @@
-/** Helper modules that fail (usage_helpers_test.ts, search_helpers_test.ts). */
+/** Helper modules that fail (usage_helpers_test.ts). */
 
 /** A helper that throws as it loads, and one that claims every piece and dies. */
 export const DYING_HELPERS: readonly (readonly [string, URL])[] = [

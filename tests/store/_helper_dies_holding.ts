@@ -1,12 +1,10 @@
-// A helper (of a usage pass or a search scan) that claims every piece it
-// can, then dies without posting any (usage_helpers_test.ts,
-// search_helpers_test.ts).
+// A usage pass's helper that claims every piece it can, then dies without
+// posting any (usage_helpers_test.ts).
 import { PieceClaims } from "../../src/fs/_threads.ts";
 import type { HelperStart } from "../../src/store/usage/_helpers.ts";
-import type { ScanHelperStart } from "../../src/search/_scan_files.ts";
 
 const scope = globalThis as unknown as {
-  onmessage: ((e: MessageEvent<HelperStart | ScanHelperStart>) => void) | null;
+  onmessage: ((e: MessageEvent<HelperStart>) => void) | null;
 };
 scope.onmessage = (e) => {
   const claims = new PieceClaims(e.data.paths.length, e.data.claims);

@@ -3,18 +3,16 @@
  * caller's work is taken whole by the read that asks for it, other reads
  * wait for it, a failed one fails the read that takes it; a pass whose
  * read ahead fails reports the file. (A usage pass reading ahead:
- * `usage_ranges_test.ts`; a scan: `search_scan_test.ts`.)
+ * `usage_ranges_test.ts`.)
  */
 
-import { deepStrictEqual, equal, rejects } from "node:assert/strict";
-import { basename, join } from "node:path";
-import { searchSessions } from "../../mod.ts";
+import { equal, rejects } from "node:assert/strict";
+import { join } from "node:path";
 import { readAheadAt } from "../../src/fs/_read.ts";
 import { type FsHandle, realFs } from "../../src/fs/_seam.ts";
-import { READ_BYTES } from "../../src/read/_kernel.ts";
 import { passPath } from "../../src/store/usage/_file_pass.ts";
 import { usageFinder } from "../../src/store/usage/_finder.ts";
-import { countingReads, withFs } from "../_fs_seam.ts";
+import { countingReads } from "../_fs_seam.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
 /** A file of `n` bytes, byte i being `i % 251`. */
@@ -151,43 +149,4 @@ Deno.test("a usage pass whose read ahead fails reports the file it could not rea
   equal(why, "cannot read it: the disk went away");
   equal(count.reads, 3, "read ahead twice, the third failed");
   equal(calls > 0 && calls < 200, true, `calls before it: ${calls}`);
-});
-
-Deno.test("a search scan whose read ahead fails reports the file and searches the others", async () => {
-  await using dir = await tempDir();
-  const folder = join(dir.path, "sessions", "--home-dev-app--");
-  await Deno.mkdir(folder, { recursive: true });
-  const line = (i: number, text: string) =>
-    JSON.stringify({
-      type: "message",
-      id: (i + 1).toString(16).padStart(8, "0"),
-      parentId: i === 0 ? null : i.toString(16).padStart(8, "0"),
-      timestamp: "2026-10-01T09:00:00.000Z",
-      message: { role: "user", content: text },
-    });
-  const filler = "lorem ipsum ".repeat(10_000);
-  const big = Array.from(
-    { length: 3 * READ_BYTES / filler.length + 20 },
-    (_, i) => line(i, i % 100 === 7 ? `${filler} findme` : filler),
-  );
-  await Deno.writeFile(join(folder, "big.jsonl"), sessionBytes(big));
-  await Deno.writeFile(
-    join(folder, "small.jsonl"),
-    sessionBytes([line(0, "findme here")]),
-  );
-  const count = { reads: 0 };
-  const skipped: string[] = [];
-  const r = await withFs(
-    countingReads(count, 2),
-    () =>
-      searchSessions(dir.path, "findme", {
-        index: false,
-        onSkip: (path, why) => skipped.push(`${basename(path)}: ${why}`),
-      }),
-  );
-  equal(count.reads, 2, "the second read ahead failed");
-  deepStrictEqual(skipped, [
-    "big.jsonl: cannot be searched: the disk went away",
-  ]);
-  deepStrictEqual(r.hits.map((h) => basename(h.path)), ["small.jsonl"]);
 });

@@ -8,11 +8,7 @@
 
 import { deepStrictEqual, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import {
-  searchSessions,
-  usageReport,
-  type UsageReportOptions,
-} from "../../mod.ts";
+import { usageReport, type UsageReportOptions } from "../../mod.ts";
 import { helperSettings } from "../../src/store/usage/_files.ts";
 import { DYING_HELPERS } from "./_dying_helpers.ts";
 import { tempDir } from "../_session_files.ts";
@@ -299,7 +295,7 @@ Deno.test("usageReport() with helpers reports progress that only grows, to every
   }
 });
 
-Deno.test("usageReport() and searchSessions() refuse a count of helpers that is not a whole number from 0 to 64", async () => {
+Deno.test("usageReport() refuses a count of helpers that is not a whole number from 0 to 64", async () => {
   await using dir = await tempDir();
   await writeDataDir(dir.path, 3, 5);
   for (const helpers of [-1, 1.5, 65, NaN]) {
@@ -307,11 +303,6 @@ Deno.test("usageReport() and searchSessions() refuse a count of helpers that is 
       () => usageReport(dir.path, { helpers }),
       RangeError,
       `usage, ${helpers}`,
-    );
-    await rejects(
-      () => searchSessions(dir.path, "needle", { helpers, index: false }),
-      RangeError,
-      `search, ${helpers}`,
     );
   }
 });

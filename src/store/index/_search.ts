@@ -14,12 +14,14 @@
 import type { DatabaseSync } from "node:sqlite";
 import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
 import { fold } from "../../search/_fold.ts";
+import { recordMigrator } from "../../format/_migrate.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../../read/session_file.ts";
 import {
-  entryLineText,
+  decodeSearchLine,
   type LineText,
   lineText,
-  textlessType,
-} from "../../search/_line.ts";
+  wholeLine,
+} from "../../search/_text.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 
@@ -81,13 +83,13 @@ export const SEARCH_FACET: IndexFacet = {
       db,
       "INSERT INTO search_fts (rowid, text) VALUES (?, ?)",
     );
-    const legacy = headerVersion(file.header) < SESSION_VERSION;
+    const version = headerVersion(file.header);
     for (const line of lines) {
-      let found: LineText | undefined;
-      if (!legacy) found = lineText(line.bytes);
-      else if (!textlessType(line.bytes)) {
-        found = entryLineText(line.bytes, line.entry());
-      }
+      // A version 1 or 2 line is decoded alone (its id a stand-in), then
+      // given the id its place in the file gave it.
+      const found = version < SESSION_VERSION
+        ? _legacyText(line, version)
+        : lineText(wholeLine(line.bytes, line.offset, line.size));
       if (found === undefined) continue;
       const { lastInsertRowid } = row.run(
         file.path,
@@ -114,3 +116,22 @@ export const SEARCH_FACET: IndexFacet = {
     prepared(db, "DELETE FROM search_entries WHERE path = ?").run(path);
   },
 };
+
+/** A version 1 or 2 line's text, with the id its place in its file gave it. */
+function _legacyText(line: FacetLine, version: number): LineText | undefined {
+  const whole = wholeLine(
+    line.bytes,
+    line.offset,
+    line.size,
+    DEFAULT_MAX_LINE_BYTES,
+  );
+  const migrate = recordMigrator(version)!;
+  const decoded = decodeSearchLine(
+    whole,
+    (value) => migrate({ index: 1, value }),
+  );
+  const found = lineText(whole, decoded);
+  if (found === undefined || found.skip !== undefined) return found;
+  const id = line.entry()?.id;
+  return id === undefined ? found : { ...found, entryId: id };
+}

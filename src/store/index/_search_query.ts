@@ -10,10 +10,13 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { PathSteps } from "../../context/_path_steps.ts";
 import type { HitFilter } from "../../search/_hits.ts";
-import type { SkipReason } from "../../search/_line.ts";
-import type { LocatedLine } from "../../search/_line_at.ts";
-import { quoteFts, type SearchQuery, TRIGRAM_CHARS } from "../../search/_query.ts";
-import type { SearchRole } from "../../search/_text.ts";
+import type { LocatedLine } from "../../search/_indexed.ts";
+import {
+  quoteFts,
+  type SearchQuery,
+  TRIGRAM_CHARS,
+} from "../../search/_query.ts";
+import type { SearchRole, SkipReason } from "../../search/_text.ts";
 import { prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
 
