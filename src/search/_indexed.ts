@@ -24,6 +24,7 @@ import {
   candidateRows,
   indexedPath,
   type IndexScope,
+  type LocatedLine,
   narrowing,
   sessionLabel,
   skippedRows,
@@ -40,8 +41,6 @@ import {
   lineText,
   SEARCH_HEAD_BYTES,
   SEARCH_LINE_BYTES,
-  type SearchRole,
-  type SkipReason,
   wholeLine,
 } from "./_text.ts";
 
@@ -69,22 +68,6 @@ export interface IndexSearchOptions {
     onProgress?: ((done: number, total: number) => void) | undefined;
     onWarning?: ((message: string) => void) | undefined;
   };
-}
-
-/** A line as the index recorded it. */
-export interface LocatedLine {
-  /** The file. */
-  path: string;
-  /** The line's offset. */
-  offset: number;
-  /** The bytes it takes, its end of line included. */
-  size: number;
-  /** The file's version (a version 1 or 2 line is migrated). */
-  version: number;
-  /** What it gave when indexed: an entry, or a skipped line. */
-  expected:
-    | { skip?: undefined; entryId: string; role: SearchRole; timestamp: string }
-    | { skip: SkipReason };
 }
 
 /**

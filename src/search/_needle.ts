@@ -28,7 +28,10 @@ export const NEEDLE_MAX_BYTES = 64;
  * anchor with two values (a letter's cases) takes two passes, so a rarer
  * one must be worth it.
  */
-const _PASS = 12;
+const _PASS = 4;
+
+/** The bytes a stretch free of escapable characters needs to be preferred. */
+const _PLAIN_BYTES = 3;
 
 /** A stretch of a word, as bytes. */
 export class ByteNeedle {
@@ -67,23 +70,20 @@ export class ByteNeedle {
 
   /**
    * The byte filter of a query: the longest usable stretch among its
-   * words, or undefined when none has one (every line is decoded).
+   * words, or undefined when none has one (every line is decoded). A
+   * stretch free of characters that may come escaped is preferred when it
+   * has {@linkcode _PLAIN_BYTES}: the escapes' pass over a line's
+   * backslashes (common in JSON) costs more than a shorter stretch.
    *
    * @param query The query.
    * @returns The needle.
    */
   static of(query: SearchQuery): ByteNeedle | undefined {
-    let best: number[] = [];
-    let bestBytes = 0;
-    for (const term of query.terms) {
-      for (const word of term.words) {
-        for (const run of _runs(word)) {
-          const bytes = run.reduce((n, c) => n + _utf8(c).length, 0);
-          if (bytes > bestBytes) [best, bestBytes] = [run, bytes];
-        }
-      }
-    }
-    return best.length === 0 ? undefined : new ByteNeedle(best);
+    const runs = query.terms.flatMap((t) => t.words.flatMap(_runs));
+    const plain = runs.flatMap((run) => _split(run, _escapable));
+    const best = _longest(plain);
+    const chosen = _bytes(best) >= _PLAIN_BYTES ? best : _longest(runs);
+    return chosen.length === 0 ? undefined : new ByteNeedle(chosen);
   }
 
   /**
@@ -102,9 +102,13 @@ export class ByteNeedle {
       }
     }
     if (this.escapes.size === 0) return false;
-    for (let i = bytes.indexOf(_BACKSLASH); i !== -1;) {
-      if (bytes[i + 1] === _U && this.#escapeAt(bytes, i)) return true;
-      i = bytes.indexOf(_BACKSLASH, i + 1);
+    // Each "u" after a backslash (rarer in JSON than backslashes, which
+    // most lines hold for their "\n" and "\"").
+    for (let i = bytes.indexOf(_U, 1); i !== -1;) {
+      if (bytes[i - 1] === _BACKSLASH && this.#escapeAt(bytes, i - 1)) {
+        return true;
+      }
+      i = bytes.indexOf(_U, i + 1);
     }
     return false;
   }
@@ -189,20 +193,11 @@ function _weight(b: number): number {
   return 5; // punctuation
 }
 
-/** A code point's UTF-8 bytes (a lone surrogate's as TextEncoder writes it, U+FFFD). */
+const _encoder = new TextEncoder();
+
+/** A code point's UTF-8 bytes (a lone surrogate's: U+FFFD's, as written). */
 function _utf8(c: number): number[] {
-  if (c < 0x80) return [c];
-  if (c < 0x800) return [0xc0 | (c >> 6), 0x80 | (c & 0x3f)];
-  if (c >= 0xd800 && c <= 0xdfff) return [0xef, 0xbf, 0xbd];
-  if (c < 0x10000) {
-    return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)];
-  }
-  return [
-    0xf0 | (c >> 18),
-    0x80 | ((c >> 12) & 0x3f),
-    0x80 | ((c >> 6) & 0x3f),
-    0x80 | (c & 0x3f),
-  ];
+  return [..._encoder.encode(String.fromCodePoint(c))];
 }
 
 /**
@@ -211,23 +206,42 @@ function _utf8(c: number): number[] {
  * UTF-8 length, at most {@linkcode NEEDLE_MAX_BYTES}.
  */
 function _runs(word: string): number[][] {
+  const chars = [...word].map((ch) => ch.codePointAt(0)!);
   const runs: number[][] = [];
-  let run: number[] = [];
-  let bytes = 0;
-  for (const ch of word) {
-    const c = ch.codePointAt(0)!;
-    const n = _utf8(c).length;
-    if (!_usable(c) || bytes + n > NEEDLE_MAX_BYTES) {
-      if (run.length > 0) runs.push(run);
-      run = [];
-      bytes = 0;
-      if (!_usable(c)) continue;
+  for (const run of _split(chars, (c) => !_usable(c))) {
+    let part: number[] = [];
+    for (const c of run) {
+      if (_bytes(part) + _utf8(c).length > NEEDLE_MAX_BYTES) {
+        runs.push(part);
+        part = [];
+      }
+      part.push(c);
     }
-    run.push(c);
-    bytes += n;
+    runs.push(part);
   }
-  if (run.length > 0) runs.push(run);
   return runs;
+}
+
+/** The runs of `chars` between those that `cut`. */
+function _split(chars: number[], cut: (c: number) => boolean): number[][] {
+  const runs: number[][] = [[]];
+  for (const c of chars) {
+    if (cut(c)) runs.push([]);
+    else runs.at(-1)!.push(c);
+  }
+  return runs.filter((r) => r.length > 0);
+}
+
+/** The first of the runs with the most bytes (none: empty). */
+function _longest(runs: number[][]): number[] {
+  let best: number[] = [];
+  for (const run of runs) if (_bytes(run) > _bytes(best)) best = run;
+  return best;
+}
+
+/** The UTF-8 bytes of a run. */
+function _bytes(run: number[]): number {
+  return run.reduce((n, c) => n + _utf8(c).length, 0);
 }
 
 function _usable(c: number): boolean {

@@ -18,11 +18,12 @@ import { type FileHandle, fs, isNotFound } from "../_fs.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import { SessionSyntaxError } from "../format/errors.ts";
-import { headerVersion, SESSION_VERSION } from "../format/header.ts";
+import { headerVersion } from "../format/header.ts";
 import { recordMigrator } from "../format/_migrate.ts";
+import { IssueLog } from "../read/decode.ts";
 import { openRegular, readFull } from "../read/_open.ts";
 import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
-import { type Head, parseHead } from "../read/head.ts";
+import { type Head, HeadReader } from "../read/head.ts";
 import { type Line, readLines } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import { HEAD_BYTES, mapLimit, sessionInfo } from "../store/_session_files.ts";
@@ -112,21 +113,17 @@ async function _scanPath(
   }
   try {
     const info = await file.stat();
-    const head = await _head(file, path, info.size);
+    const lines = readLines(file, {
+      end: info.size,
+      maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+      maxFirstLineBytes: HEAD_BYTES,
+      headBytes: SEARCH_HEAD_BYTES,
+    });
+    const head = await _head(lines, path, info.size);
     if (typeof head === "string") return options.onSkip?.(path, head);
     files.count++;
     const scan = new _FileScan(path, head, hits.fork(), options.needle);
-    const version = headerVersion(head.header);
-    for await (
-      const line of readLines(file, {
-        start: head.bodyStart,
-        end: info.size,
-        maxLineBytes: version < SESSION_VERSION
-          ? DEFAULT_MAX_LINE_BYTES
-          : SEARCH_LINE_BYTES,
-        headBytes: SEARCH_HEAD_BYTES,
-      })
-    ) {
+    for await (const line of lines) {
       const reading = scan.take(line, file); // a promise only when it reads
       if (reading !== undefined) await reading;
     }
@@ -149,26 +146,33 @@ async function _scanPath(
 }
 
 /**
- * The head from the file's first bytes, as the list reads it (a header
- * further in is not one), or why the file is not a session.
+ * The head from the file's first lines, read as the list reads it (from
+ * its first {@linkcode HEAD_BYTES}: a header further in is not one), or
+ * why the file is not a session. The lines after it are left to read.
  */
 async function _head(
-  file: FileHandle,
+  lines: AsyncGenerator<Line>,
   path: string,
   size: number,
 ): Promise<Head | string> {
-  const bytes = new Uint8Array(Math.min(size, HEAD_BYTES));
-  let n: number;
+  const reader = new HeadReader(path, new IssueLog());
+  let seen = 0;
+  let end = 0;
   try {
-    n = await readFull(file, bytes, 0);
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) return reader.finish(seen, end);
+      end = next.value.offset + next.value.size;
+      if (size > HEAD_BYTES && end > HEAD_BYTES) {
+        return `no complete header within the first ${HEAD_BYTES} bytes`;
+      }
+      seen++;
+      if (reader.take(next.value)) return reader.head!;
+    }
   } catch (err) {
+    if (err instanceof SessionSyntaxError) return err.reason;
+    if (isNotFound(err)) throw err;
     return `cannot read the first bytes: ${_message(err)}`;
-  }
-  try {
-    return parseHead(bytes.subarray(0, n), { name: path, complete: n >= size });
-  } catch (err) {
-    if (!(err instanceof SessionSyntaxError)) throw err;
-    return err.reason;
   }
 }
 
@@ -217,9 +221,12 @@ class _FileScan {
     if (this.#migrate !== undefined) {
       return this.#decoded(line, decodeSearchLine(line, this.#migrate), true);
     }
-    // A last line without "\n" too long to parse cannot be told from a
-    // write under way: passed over.
-    if (line.oversized && !line.terminated) return;
+    if (line.length > SEARCH_LINE_BYTES) {
+      // A last line without "\n" too long to parse cannot be told from a
+      // write under way: passed over. Another is searched by its start.
+      if (!line.terminated) return;
+      line = { ...line, bytes: undefined, oversized: true };
+    }
     const flagged = this.#needle?.in(line.bytes ?? line.head) ?? true;
     const head = line.head;
     // A line whose envelope is at its start, and which ends as an object

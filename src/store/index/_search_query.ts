@@ -10,7 +10,6 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { PathSteps } from "../../context/_path_steps.ts";
 import type { HitFilter } from "../../search/_hits.ts";
-import type { LocatedLine } from "../../search/_indexed.ts";
 import {
   quoteFts,
   type SearchQuery,
@@ -26,6 +25,22 @@ export interface IndexScope {
   prefix?: string | undefined;
   /** Only files last modified from this time on (ms since the epoch). */
   sinceMs?: number | undefined;
+}
+
+/** A line as the index recorded it. */
+export interface LocatedLine {
+  /** The file. */
+  path: string;
+  /** The line's offset. */
+  offset: number;
+  /** The bytes it takes, its end of line included. */
+  size: number;
+  /** The file's version (a version 1 or 2 line is migrated). */
+  version: number;
+  /** What it gave when indexed: an entry, or a skipped line. */
+  expected:
+    | { skip?: undefined; entryId: string; role: SearchRole; timestamp: string }
+    | { skip: SkipReason };
 }
 
 /**
