@@ -1,17 +1,18 @@
 /**
  * The scan's byte filter: a stretch of one of the query's words, as the
- * bytes it can take in a line (every case variant, byte by byte), so a
- * line that cannot hold a match is skipped without being decoded. It is
- * found with `Uint8Array.prototype.indexOf`: one byte of the stretch (an
- * anchor, chosen rare and with few case variants) is looked for, and the
- * whole stretch checked where it is.
+ * forms its characters can take in a line's JSON (each case variant's
+ * UTF-8, and for a character that some writers escape, its `\uXXXX`), so
+ * a line that cannot hold a match is skipped without being decoded. It is
+ * found with `Uint8Array.prototype.indexOf`: one byte (an anchor, chosen
+ * rare and with few values) is looked for, and the stretch checked where
+ * it is.
  *
- * A word's characters can be written escaped in JSON: `\"`, `\\`, `\/`
- * and control characters never are part of the stretch, and a character
- * that some writers escape as `\uXXXX` (non-ASCII, `<`, `>`, `&`, `'`)
- * makes a line that holds such an escape of it pass too. A character
- * whose case variants differ in UTF-8 length (`k` and the Kelvin sign)
- * ends the stretch. So the filter never drops a line that matches.
+ * `\"`, `\\`, `\/` and control characters are never part of the stretch;
+ * a character whose case variants differ in UTF-8 length (`k` and the
+ * Kelvin sign) ends it. A match starts with the characters before the
+ * first one a writer may escape (non-ASCII, `<`, `>`, `&`, `'`), raw,
+ * then that one, raw or escaped: one anchor is in those raw bytes, one in
+ * that escape. So the filter never drops a line that matches.
  *
  * @module
  */
@@ -33,47 +34,46 @@ const _PASS = 4;
 /** The bytes a stretch free of escapable characters needs to be preferred. */
 const _PLAIN_BYTES = 3;
 
-/** A stretch of a word, as bytes. */
-export class ByteNeedle {
-  /** Its length in bytes. */
-  readonly length: number;
-  /** UTF-16 code units whose `\uXXXX` escape lets a line pass; empty when none. */
-  readonly escapes: ReadonlySet<number>;
-  /** `allowed[j * 256 + b]`: byte `b` may be at position `j`. */
-  readonly #allowed: Uint8Array;
-  /** The position looked for with `indexOf`, and the bytes it may be. */
-  readonly #anchor: number;
-  readonly #anchorBytes: readonly number[];
+/** The forms of one character, each as bytes (all of one length). */
+type _Forms = Uint8Array[];
 
-  private constructor(chars: number[]) {
-    const variants = chars.map((c) => caseVariants(c).map(_utf8));
-    this.length = variants.reduce((n, v) => n + v[0]!.length, 0);
-    this.#allowed = new Uint8Array(Math.max(1, this.length) * 256);
-    const escapes = new Set<number>();
-    let j = 0;
-    chars.forEach((c, i) => {
-      const forms = variants[i]!;
-      for (const bytes of forms) {
-        bytes.forEach((b, k) => this.#allowed[(j + k) * 256 + b] = 1);
-      }
-      if (_escapable(c)) {
-        for (const v of caseVariants(c)) {
-          const s = String.fromCodePoint(v);
-          for (let u = 0; u < s.length; u++) escapes.add(s.charCodeAt(u));
-        }
-      }
-      j += forms[0]!.length;
+/** A character of the stretch: its forms raw, and escaped (none when no writer escapes it). */
+interface _Char {
+  raw: _Forms;
+  escaped: _Forms;
+}
+
+/** A byte to look for, the values it may take, that many bytes after a match's start. */
+interface _Anchor {
+  values: number[];
+  back: number;
+}
+
+/** A stretch of a word, as the bytes it may be written as. */
+export class ByteNeedle {
+  readonly #chars: _Char[];
+  readonly #anchors: _Anchor[];
+
+  private constructor(codePoints: number[]) {
+    this.#chars = codePoints.map((c) => {
+      const variants = caseVariants(c);
+      const raw = variants.map((v) => _encoder.encode(String.fromCodePoint(v)));
+      return { raw, escaped: _escapable(c) ? variants.map(_escape) : [] };
     });
-    this.escapes = escapes;
-    [this.#anchor, this.#anchorBytes] = this.#choose();
+    const k = this.#chars.findIndex((c) => c.escaped.length > 0);
+    const lead = this.#chars.slice(0, k === -1 ? undefined : k + 1);
+    this.#anchors = [_anchor(lead.map((c) => c.raw), 0)];
+    if (k !== -1) {
+      const before = lead.slice(0, k).reduce((n, c) => n + c.raw[0]!.length, 0);
+      this.#anchors.push(_anchor([this.#chars[k]!.escaped], before));
+    }
   }
 
   /**
    * The byte filter of a query: the longest usable stretch among its
    * words, or undefined when none has one (every line is decoded). A
    * stretch free of characters that may come escaped is preferred when it
-   * has {@linkcode _PLAIN_BYTES}: the escapes' pass over a line's
-   * backslashes (common in JSON) costs more than a shorter stretch.
+   * has {@linkcode _PLAIN_BYTES}: looking for an escape too costs a pass.
    *
    * @param query The query.
    * @returns The needle.
@@ -87,82 +87,92 @@ export class ByteNeedle {
   }
 
   /**
-   * Whether `bytes` may hold a match: the needle's bytes are in it, or a
-   * `\uXXXX` escape of one of its characters is.
+   * Whether `bytes` may hold a match: the stretch is written in them,
+   * each character in one of its forms.
    *
    * @param bytes A line's bytes.
    * @returns False only when no text decoded from them can match.
    */
   in(bytes: Uint8Array): boolean {
-    const anchor = this.#anchor;
-    for (const b of this.#anchorBytes) {
-      for (let i = bytes.indexOf(b, anchor); i !== -1;) {
-        if (this.#at(bytes, i - anchor)) return true;
-        i = bytes.indexOf(b, i + 1);
+    for (const { values, back } of this.#anchors) {
+      for (const b of values) {
+        for (let i = bytes.indexOf(b, back); i !== -1;) {
+          if (this.#at(bytes, i - back)) return true;
+          i = bytes.indexOf(b, i + 1);
+        }
       }
-    }
-    if (this.escapes.size === 0) return false;
-    // Each "u" after a backslash (rarer in JSON than backslashes, which
-    // most lines hold for their "\n" and "\"").
-    for (let i = bytes.indexOf(_U, 1); i !== -1;) {
-      if (bytes[i - 1] === _BACKSLASH && this.#escapeAt(bytes, i - 1)) {
-        return true;
-      }
-      i = bytes.indexOf(_U, i + 1);
     }
     return false;
   }
 
-  /** Whether the needle's bytes are at `at` in `bytes`. */
+  /** Whether the stretch is written at `at`. */
   #at(bytes: Uint8Array, at: number): boolean {
-    if (at + this.length > bytes.length) return false;
-    const allowed = this.#allowed;
-    for (let j = 0; j < this.length; j++) {
-      if (allowed[j * 256 + bytes[at + j]!] === 0) return false;
+    for (const { raw, escaped } of this.#chars) {
+      const n = _formAt(bytes, at, raw) || _formAt(bytes, at, escaped);
+      if (n === 0) return false;
+      at += n;
     }
     return true;
   }
-
-  /** Whether the `\uXXXX` at `at` escapes one of the needle's characters. */
-  #escapeAt(bytes: Uint8Array, at: number): boolean {
-    if (at + 6 > bytes.length) return false;
-    let unit = 0;
-    for (let i = at + 2; i < at + 6; i++) {
-      const c = bytes[i]! | 0x20; // digits keep, letters lower
-      const d = c >= 0x30 && c <= 0x39
-        ? c - 0x30
-        : c >= 0x61 && c <= 0x66
-        ? c - 0x57
-        : -1;
-      if (d < 0) return false;
-      unit = unit * 16 + d;
-    }
-    return this.escapes.has(unit);
-  }
-
-  /**
-   * The anchor: the position whose bytes cost the least to look for, a
-   * pass per value it may take and the chance matches each finds.
-   */
-  #choose(): [number, number[]] {
-    let best: [number, number[]] = [0, []];
-    let bestCost = Infinity;
-    for (let j = 0; j < this.length; j++) {
-      const values: number[] = [];
-      let cost = 0;
-      for (let b = 0; b < 256; b++) {
-        if (this.#allowed[j * 256 + b] === 0) continue;
-        values.push(b);
-        cost += _PASS + _weight(b);
-      }
-      if (cost < bestCost) [best, bestCost] = [[j, values], cost];
-    }
-    return best;
-  }
 }
 
-const _BACKSLASH = 0x5c;
-const _U = 0x75;
+const _encoder = new TextEncoder();
+
+/** A code point's `\uXXXX` (two for a surrogate pair), lowercase. */
+function _escape(c: number): Uint8Array {
+  const s = String.fromCodePoint(c);
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    out += `\\u${s.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  }
+  return _encoder.encode(out);
+}
+
+/** The length of the form of `forms` at `at` in `bytes` (a hex digit in either case), or 0. */
+function _formAt(bytes: Uint8Array, at: number, forms: _Forms): number {
+  next: for (const form of forms) {
+    if (at + form.length > bytes.length) continue;
+    for (let k = 0; k < form.length; k++) {
+      const b = bytes[at + k]!;
+      const f = form[k]!;
+      if (b !== f && !(_isHexLetter(f) && (b | 0x20) === f)) continue next;
+    }
+    return form.length;
+  }
+  return 0;
+}
+
+/** Whether `b` is `a` to `f`: in an escape, `A` to `F` too. */
+function _isHexLetter(b: number): boolean {
+  return b >= 0x61 && b <= 0x66;
+}
+
+/**
+ * The cheapest byte to look for in a sequence of characters (each given
+ * by its forms): a pass per value it may take, and the chance matches
+ * each finds.
+ */
+function _anchor(chars: _Forms[], back: number): _Anchor {
+  let best: _Anchor = { values: [], back };
+  let cost = Infinity;
+  let offset = back;
+  for (const forms of chars) {
+    for (let j = 0; j < forms[0]!.length; j++) {
+      const values = new Set<number>();
+      for (const form of forms) {
+        values.add(form[j]!);
+        if (_isHexLetter(form[j]!)) values.add(form[j]! - 0x20);
+      }
+      let c = 0;
+      for (const v of values) c += _PASS + _weight(v);
+      if (c < cost) {
+        [best, cost] = [{ values: [...values], back: offset + j }, c];
+      }
+    }
+    offset += forms[0]!.length;
+  }
+  return best;
+}
 
 /** Per 1,000 letters of English text, a to z. */
 // deno-fmt-ignore
@@ -186,6 +196,7 @@ function _weight(b: number): number {
   }
   if (b >= 0x30 && b <= 0x39) return 6;
   if (b === 0x20) return 120;
+  if (b === 0x5c || b === 0x22) return 20; // JSON's escapes and quotes
   if (b >= 0x80 && b <= 0xbf) return 1.5;
   if (b >= 0xe3 && b <= 0xe9) return 5;
   if (b >= 0xc2) return 2;
@@ -193,11 +204,9 @@ function _weight(b: number): number {
   return 5; // punctuation
 }
 
-const _encoder = new TextEncoder();
-
-/** A code point's UTF-8 bytes (a lone surrogate's: U+FFFD's, as written). */
-function _utf8(c: number): number[] {
-  return [..._encoder.encode(String.fromCodePoint(c))];
+/** A code point's length in UTF-8. */
+function _utf8Length(c: number): number {
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 }
 
 /**
@@ -211,7 +220,7 @@ function _runs(word: string): number[][] {
   for (const run of _split(chars, (c) => !_usable(c))) {
     let part: number[] = [];
     for (const c of run) {
-      if (_bytes(part) + _utf8(c).length > NEEDLE_MAX_BYTES) {
+      if (_bytes(part) + _utf8Length(c) > NEEDLE_MAX_BYTES) {
         runs.push(part);
         part = [];
       }
@@ -241,13 +250,13 @@ function _longest(runs: number[][]): number[] {
 
 /** The UTF-8 bytes of a run. */
 function _bytes(run: number[]): number {
-  return run.reduce((n, c) => n + _utf8(c).length, 0);
+  return run.reduce((n, c) => n + _utf8Length(c), 0);
 }
 
 function _usable(c: number): boolean {
   if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x2f) return false;
   if (c >= 0xd800 && c <= 0xdfff) return false; // a lone surrogate
-  const lengths = new Set(caseVariants(c).map((v) => _utf8(v).length));
+  const lengths = new Set(caseVariants(c).map((v) => _utf8Length(v)));
   return lengths.size === 1;
 }
 

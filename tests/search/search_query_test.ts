@@ -94,11 +94,21 @@ Deno.test("SearchQuery.parse() reads words, phrases and prefixes; nothing is an 
   });
 });
 
-/** JSON as a writer that escapes non-ASCII and HTML characters writes it. */
-function escapedJson(text: string): string {
+/**
+ * JSON as a writer that escapes non-ASCII and HTML characters writes it;
+ * with `some`, only the characters it picks.
+ */
+function escapedJson(text: string, some?: (i: number) => boolean): string {
+  let i = 0;
+  const unit = (u: number) => `\\u${u.toString(16).padStart(4, "0")}`;
   return JSON.stringify(text).replace(
-    /[^\x20-\x7e]|[<>&']/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    /[^\x20-\x7e]|[<>&']/gu, // a surrogate pair is one character
+    (c) =>
+      some !== undefined && !some(i++)
+        ? c
+        : [...Array(c.length).keys()].map((k) => unit(c.charCodeAt(k))).join(
+          "",
+        ),
   );
 }
 
@@ -110,8 +120,9 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
       fc.string({ unit, minLength: 1, maxLength: 30 }),
       fc.nat(),
       fc.nat(),
-      fc.boolean(),
-      (text, i, n, foreign) => {
+      fc.constantFrom("plain", "escaped", "mixed"),
+      fc.nat(),
+      (text, i, n, writer, seed) => {
         const start = i % text.length;
         const word = text.slice(start, start + 1 + (n % 8)).trim();
         const plain = word.replaceAll('"', "");
@@ -120,7 +131,12 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
         if (query.match(text) === undefined) return;
         const needle = ByteNeedle.of(query);
         if (needle === undefined) return;
-        const json = foreign ? escapedJson(text) : JSON.stringify(text);
+        const json = writer === "plain" ? JSON.stringify(text) : escapedJson(
+          text,
+          writer === "mixed"
+            ? (k) => ((seed >> (k % 30)) & 1) === 1
+            : undefined,
+        );
         // As the scan asks, over the line's bytes.
         const found = needle.in(enc.encode(`{"content":${json}}`));
         ok(found, `${word} in ${json}`);
@@ -128,4 +144,26 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
     ),
     { numRuns: 3000 },
   );
+});
+
+Deno.test("ByteNeedle drops a line that cannot hold a match, and keeps one whose characters are written in any of their forms", () => {
+  const line = (s: string) => new TextEncoder().encode(`{"text":"${s}"}`);
+  const cases: [string, string, boolean][] = [
+    ["zqxj", "no such word here", false],
+    ["zqxj", "a ZqXj b", true],
+    ["検索", "検 索 and 索検", false],
+    ["検索", "検索", true],
+    ["検索", "\\u691c\\u7D22", true],
+    ["検索", "検\\u7d22", true],
+    ["検索", "\\u691c索", true],
+    ["検索", "\\u691c\\u7d23", false],
+    ["crème", "cr\\u00e8me", true],
+    ["crème", "CR\\u00C8ME", true],
+    ["crème", "cr\\u00e9me", false],
+    ["🦄", "\\ud83e\\udd84", true],
+  ];
+  for (const [word, text, want] of cases) {
+    const needle = ByteNeedle.of(SearchQuery.parse(word))!;
+    equal(needle.in(line(text)), want, `${word} in ${text}`);
+  }
 });
