@@ -27,6 +27,16 @@ export interface Found {
   match: MatchSpan;
   /** Whether the entry is on its session's active path, once known. */
   onActivePath?: boolean;
+  /** Its session's id and title, once known. */
+  session?: SessionLabel;
+}
+
+/** A session's id and title, for its hits. */
+export interface SessionLabel {
+  /** The header's id. */
+  id: string;
+  /** The title, when it has one. */
+  title?: string;
 }
 
 /** A line skipped whose text matches the query. */

@@ -16,10 +16,8 @@ import { type FileHandle, isNotFound } from "../_fs.ts";
 import type { PathSteps } from "../context/_path_steps.ts";
 import { quote } from "../format/errors.ts";
 import { SESSION_VERSION } from "../format/header.ts";
-import { recordMigrator } from "../format/_migrate.ts";
 import { openRegular, readFull } from "../read/_open.ts";
 import { CR, LF } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import {
   candidateRows,
   indexedPath,
@@ -34,22 +32,12 @@ import type { IndexStore } from "../store/index/_index_store.ts";
 import { refreshAll } from "../store/index/_refresh.ts";
 import { type HitFilter, HitList } from "./_hits.ts";
 import type { SearchQuery } from "./_query.ts";
-import type { SessionLabel } from "./_scan.ts";
-import {
-  decodeSearchLine,
-  type LineText,
-  lineText,
-  SEARCH_HEAD_BYTES,
-  SEARCH_LINE_BYTES,
-  wholeLine,
-} from "./_text.ts";
+import { type LineText, SEARCH_HEAD_BYTES, storedLineText } from "./_text.ts";
 
 /** What the index gave. */
 export interface IndexSearch {
   /** Its hits (the newest `limit`) and the matching skipped lines. */
   hits: HitList;
-  /** The id and title of each hit's session. */
-  labels: Map<string, SessionLabel>;
   /** The files in scope it does not hold whole: to scan. */
   toScan: string[];
 }
@@ -103,24 +91,22 @@ export async function searchIndex(
         const found = await lines.text(row);
         if (found !== undefined) hits.take(row.path, row.offset, found);
       }
-      const labels = new Map<string, SessionLabel>();
       const paths = new Map<string, PathSteps | undefined>();
       for (const hit of hits.hits) {
         if (!paths.has(hit.path)) {
           paths.set(hit.path, indexedPath(db, hit.path));
-          const label = sessionLabel(db, hit.path);
-          if (label !== undefined) {
-            labels.set(hit.path, {
-              id: label.id,
-              ...(label.title === null ? {} : { title: label.title }),
-            });
-          }
         }
         const steps = paths.get(hit.path);
         hit.onActivePath = (steps?.indexOf(hit.entryId) ?? -1) >= 0;
+        const label = sessionLabel(db, hit.path);
+        if (label !== undefined) {
+          hit.session = label.title === null
+            ? { id: label.id }
+            : { id: label.id, title: label.title };
+        }
       }
       const marked = index.freshMark()?.uncovered ?? undefined;
-      return { hits, labels, toScan: uncoveredFiles(db, o.scope, marked) };
+      return { hits, toScan: uncoveredFiles(db, o.scope, marked) };
     });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
@@ -169,14 +155,11 @@ class _LinesAt implements AsyncDisposable {
       length = line.size - (line.size > 1 && bytes[want - 2] === CR ? 2 : 1);
     }
     const body = bytes.subarray(1, 1 + Math.min(length, want - 1));
-    const max = legacy ? DEFAULT_MAX_LINE_BYTES : SEARCH_LINE_BYTES;
-    const whole = wholeLine(body, line.offset, line.size, max, length);
-    // A version 1 or 2 line read on its own: migrated alone, its id a stand-in.
-    const migrate = recordMigrator(line.version);
-    const decoded = migrate === undefined
-      ? undefined
-      : decodeSearchLine(whole, (value) => migrate({ index: 1, value }));
-    return _asRecorded(lineText(whole, decoded), line, legacy);
+    return _asRecorded(
+      storedLineText(body, line.version, length),
+      line,
+      legacy,
+    );
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -27,7 +27,7 @@ import { type Head, HeadReader } from "../read/head.ts";
 import { type Line, readLines } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import { HEAD_BYTES, mapLimit, sessionInfo } from "../store/_session_files.ts";
-import type { HitList } from "./_hits.ts";
+import type { HitList, SessionLabel } from "./_hits.ts";
 import type { ByteNeedle } from "./_needle.ts";
 import {
   type DecodedLine,
@@ -36,22 +36,6 @@ import {
   SEARCH_HEAD_BYTES,
   SEARCH_LINE_BYTES,
 } from "./_text.ts";
-
-/** A session's id and title, for its hits. */
-export interface SessionLabel {
-  /** The header's id. */
-  id: string;
-  /** The title, when it has one. */
-  title?: string;
-}
-
-/** What a scan learned of its files. */
-export interface ScannedFiles {
-  /** How many it read as sessions. */
-  count: number;
-  /** The id and title of each with hits (by path). */
-  labels: Map<string, SessionLabel>;
-}
 
 /** Options of {@linkcode scanFiles}. */
 export interface ScanOptions {
@@ -79,38 +63,42 @@ const _CLOSE_BRACE = 0x7d;
  * @param paths The files.
  * @param hits Where matches go.
  * @param options The filter, the date, the reports.
- * @returns How many files were read as sessions, and the id and title of
- * each with hits.
+ * @returns How many files were read as sessions.
  */
 export async function scanFiles(
   paths: readonly string[],
   hits: HitList,
   options: ScanOptions,
-): Promise<ScannedFiles> {
-  const files: ScannedFiles = { count: 0, labels: new Map() };
+): Promise<number> {
+  let sessions = 0;
   await mapLimit(paths, _IN_FLIGHT, async (path) => {
-    await _scanPath(path, hits, files, options);
+    if (await _scanPath(path, hits, options)) sessions++;
     options.onFile?.();
   });
-  return files;
+  return sessions;
 }
 
-/** Scan one file; a file that cannot be searched is reported, one gone is passed over. */
+/**
+ * Scan one file; a file that cannot be searched is reported, one gone is
+ * passed over. Whether it was read as a session.
+ */
 async function _scanPath(
   path: string,
   hits: HitList,
-  files: ScannedFiles,
   options: ScanOptions,
-): Promise<void> {
+): Promise<boolean> {
   let file: FileHandle;
   try {
     const since = options.sinceMs;
-    if (since !== undefined && (await fs().stat(path)).mtimeMs < since) return;
+    if (since !== undefined && (await fs().stat(path)).mtimeMs < since) {
+      return false; // not opened
+    }
     file = await openRegular(path, "cannot read the first bytes");
   } catch (err) {
     if (!isNotFound(err)) options.onSkip?.(path, _message(err));
-    return;
+    return false;
   }
+  let session = false;
   try {
     const info = await file.stat();
     const lines = readLines(file, {
@@ -120,20 +108,22 @@ async function _scanPath(
       headBytes: SEARCH_HEAD_BYTES,
     });
     const head = await _head(lines, path, info.size);
-    if (typeof head === "string") return options.onSkip?.(path, head);
-    files.count++;
+    if (typeof head === "string") {
+      options.onSkip?.(path, head);
+      return false;
+    }
+    session = true;
     const scan = new _FileScan(path, head, hits.fork(), options.needle);
     for await (const line of lines) {
       const reading = scan.take(line, file); // a promise only when it reads
       if (reading !== undefined) await reading;
     }
     if (scan.hits.hits.length > 0) {
-      scan.markActivePath();
       const { id, title } = sessionInfo(path, {
         size: info.size,
         mtime: new Date(info.mtimeMs),
       }, head);
-      files.labels.set(path, title === undefined ? { id } : { id, title });
+      scan.label(title === undefined ? { id } : { id, title });
     }
     hits.merge(scan.hits);
   } catch (err) {
@@ -143,6 +133,7 @@ async function _scanPath(
   } finally {
     await file.close();
   }
+  return session;
 }
 
 /**
@@ -244,16 +235,16 @@ class _FileScan {
     return this.#unenveloped(line, flagged);
   }
 
-  /** Mark the file's hits on or off its active path. */
-  markActivePath(): void {
+  /** Give the file's hits their session, and mark them on or off its active path. */
+  label(session: SessionLabel): void {
     const tree = this.#tree;
-    const leaf = resolveLeaf(
-      this.#last === undefined ? [] : [this.#last],
-      tree,
+    const last = this.#last === undefined ? [] : [this.#last];
+    const onPath = new Set(
+      pathTo(resolveLeaf(last, tree), tree).entries.map((e) => e.id),
     );
-    const onPath = new Set(pathTo(leaf, tree).entries.map((e) => e.id));
     for (const hit of this.hits.hits) {
       hit.onActivePath = onPath.has(hit.entryId);
+      hit.session = session;
     }
   }
 

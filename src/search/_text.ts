@@ -13,9 +13,11 @@
 
 import type { SessionEntry } from "../format/entries.ts";
 import { looksLikeBlobRef } from "../format/blob_ref.ts";
+import { recordMigrator } from "../format/_migrate.ts";
 import { decodeEntry, IssueLog } from "../read/decode.ts";
 import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
 import type { Line } from "../read/lines.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 
 /**
  * The text searched per entry: its first 64 Ki UTF-16 code units (a huge
@@ -135,36 +137,42 @@ export function lineText(
 }
 
 /**
- * A line's bytes as a line source gives them (for the index, which keeps
- * lines as offsets and sizes).
+ * What a line read on its own gives the search (a line the index is fed,
+ * or reads back): a version 1 or 2 line is migrated alone, so its id is a
+ * stand-in, for the caller to replace with the one its place gave it.
  *
  * @param bytes The line's content, or its first bytes.
- * @param offset Its offset.
- * @param size The bytes it takes, its end of line included.
- * @param maxBytes Past this, its content is not kept (`oversized`).
+ * @param version Its file's version.
  * @param length Its content's length, when `bytes` holds only its start.
- * @returns The line.
+ * @returns Its text, or undefined.
  */
-export function wholeLine(
+export function storedLineText(
   bytes: Uint8Array,
-  offset: number,
-  size: number,
-  maxBytes: number = SEARCH_LINE_BYTES,
+  version: number,
   length: number = bytes.length,
-): Line {
+): LineText | undefined {
+  const migrate = recordMigrator(version);
+  // A version 1 or 2 line is parsed up to the loader's limit, as it reads it.
+  const max = migrate === undefined
+    ? SEARCH_LINE_BYTES
+    : DEFAULT_MAX_LINE_BYTES;
   const nul = length > 0 && bytes[0] === 0;
-  const oversized = !nul && length > maxBytes;
-  return {
-    offset,
-    size,
+  const oversized = !nul && length > max;
+  const line: Line = {
+    offset: 0,
+    size: length + 1,
     length,
     index: -1,
     terminated: true,
-    head: bytes.subarray(0, Math.min(bytes.length, SEARCH_HEAD_BYTES)),
+    head: bytes.subarray(0, SEARCH_HEAD_BYTES),
     bytes: oversized || nul ? undefined : bytes,
     oversized,
     nul,
   };
+  const decoded = migrate === undefined
+    ? undefined
+    : decodeSearchLine(line, (value) => migrate({ index: 1, value }));
+  return lineText(line, decoded);
 }
 
 /** An entry's searchable text. */

@@ -16,8 +16,8 @@ import { type Found, HitList, newerFirst } from "./_hits.ts";
 import { searchIndex } from "./_indexed.ts";
 import { ByteNeedle } from "./_needle.ts";
 import { regexMatcher, SearchQuery } from "./_query.ts";
-import { scanFiles, type SessionLabel } from "./_scan.ts";
-import { SEARCH_ROLES } from "./_text.ts";
+import { scanFiles } from "./_scan.ts";
+import { SEARCH_ROLES, type SearchRole } from "./_text.ts";
 
 /** Options for {@linkcode searchSessions}. */
 export interface SearchOptions {
@@ -126,14 +126,8 @@ export async function searchSessions(
   const regex = options.regex === true;
   const matcher = regex ? regexMatcher(query) : SearchQuery.parse(query);
   const limit = _limit(options.limit);
-  const role = options.role;
-  if (role !== undefined && !SEARCH_ROLES.includes(role)) {
-    throw new TypeError(
-      `Cannot search: the role must be one of ${SEARCH_ROLES.join(", ")}`,
-    );
-  }
   const since = _since(options.since);
-  const filter = { role, since: since?.toISOString() };
+  const filter = { role: _role(options.role), since: since?.toISOString() };
   const index = regex || options.index === false
     ? undefined
     : await IndexStore.tryOpen(dataDir, {
@@ -143,15 +137,14 @@ export async function searchSessions(
   try {
     const prefix = options.cwd === undefined
       ? undefined
-      : `${
-        join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd))
-      }${sep}`;
+      : join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd)) + sep;
+    const scope = { prefix, sinceMs: since?.getTime() };
     const fromIndex = index === undefined
       ? undefined
       : await searchIndex(index, matcher as SearchQuery, {
         limit,
         filter,
-        scope: { prefix, sinceMs: since?.getTime() },
+        scope,
         options,
       });
     const toScan = fromIndex?.toScan ?? (await sessionFiles(dataDir, {
@@ -166,28 +159,24 @@ export async function searchSessions(
       onSkip: options.onSkip,
       onFile: () => options.onProgress?.(++done, toScan.length),
     });
-    for (const hit of fromIndex?.hits.hits ?? []) hits.add(hit);
-    const skipped = [...(fromIndex?.hits.skipped ?? []), ...hits.skipped]
-      .sort((a, b) =>
-        a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
-      );
+    if (fromIndex !== undefined) hits.merge(fromIndex.hits);
     return {
-      hits: hits.hits.sort(newerFirst).map((f) =>
-        _hit(f, fromIndex?.labels.get(f.path) ?? scanned.labels.get(f.path))
+      hits: hits.hits.sort(newerFirst).map(_hit),
+      skipped: hits.skipped.sort((a, b) =>
+        a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
       ),
-      skipped,
       indexed: fromIndex !== undefined,
-      scanned: scanned.count,
+      scanned,
     };
   } finally {
     index?.close();
   }
 }
 
-function _hit(f: Found, label: SessionLabel | undefined): SearchHit {
+function _hit(f: Found): SearchHit {
   const hit: SearchHit = {
     path: f.path,
-    sessionId: label?.id ?? "",
+    sessionId: f.session?.id ?? "",
     entryId: f.entryId,
     role: f.role,
     timestamp: f.timestamp,
@@ -195,8 +184,17 @@ function _hit(f: Found, label: SessionLabel | undefined): SearchHit {
     match: f.match,
     onActivePath: f.onActivePath === true,
   };
-  if (label?.title !== undefined) hit.title = label.title;
+  if (f.session?.title !== undefined) hit.title = f.session.title;
   return hit;
+}
+
+function _role(role: SearchRole | undefined): SearchRole | undefined {
+  if (role !== undefined && !SEARCH_ROLES.includes(role)) {
+    throw new TypeError(
+      `Cannot search: the role must be one of ${SEARCH_ROLES.join(", ")}`,
+    );
+  }
+  return role;
 }
 
 function _limit(limit: number | undefined): number {

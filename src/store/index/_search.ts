@@ -14,14 +14,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
 import { fold } from "../../search/_fold.ts";
-import { recordMigrator } from "../../format/_migrate.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../../read/session_file.ts";
-import {
-  decodeSearchLine,
-  type LineText,
-  lineText,
-  wholeLine,
-} from "../../search/_text.ts";
+import { storedLineText } from "../../search/_text.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 
@@ -85,12 +78,12 @@ export const SEARCH_FACET: IndexFacet = {
     );
     const version = headerVersion(file.header);
     for (const line of lines) {
-      // A version 1 or 2 line is decoded alone (its id a stand-in), then
-      // given the id its place in the file gave it.
-      const found = version < SESSION_VERSION
-        ? _legacyText(line, version)
-        : lineText(wholeLine(line.bytes, line.offset, line.size));
+      let found = storedLineText(line.bytes, version);
       if (found === undefined) continue;
+      if (version < SESSION_VERSION && found.skip === undefined) {
+        // Read alone, its id is a stand-in: the one its place gave it.
+        found = { ...found, entryId: line.entry()?.id ?? found.entryId };
+      }
       const { lastInsertRowid } = row.run(
         file.path,
         line.offset,
@@ -116,22 +109,3 @@ export const SEARCH_FACET: IndexFacet = {
     prepared(db, "DELETE FROM search_entries WHERE path = ?").run(path);
   },
 };
-
-/** A version 1 or 2 line's text, with the id its place in its file gave it. */
-function _legacyText(line: FacetLine, version: number): LineText | undefined {
-  const whole = wholeLine(
-    line.bytes,
-    line.offset,
-    line.size,
-    DEFAULT_MAX_LINE_BYTES,
-  );
-  const migrate = recordMigrator(version)!;
-  const decoded = decodeSearchLine(
-    whole,
-    (value) => migrate({ index: 1, value }),
-  );
-  const found = lineText(whole, decoded);
-  if (found === undefined || found.skip !== undefined) return found;
-  const id = line.entry()?.id;
-  return id === undefined ? found : { ...found, entryId: id };
-}
