@@ -119,7 +119,7 @@ export class HitList {
     }
     const span = this.#query.match(found.text);
     if (span === undefined) return;
-    const { snippet, start, end } = snippetOf(found.text, span);
+    const { snippet, start, end } = _snippet(found.text, span);
     const { entryId, timestamp } = found;
     const match = { start, end };
     this.add({
@@ -177,7 +177,7 @@ export class HitList {
  * @param span The match.
  * @returns The snippet and the match's place in it.
  */
-export function snippetOf(
+function _snippet(
   text: string,
   span: MatchSpan,
 ): { snippet: string; start: number; end: number } {

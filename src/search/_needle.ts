@@ -21,7 +21,7 @@ import { caseVariants } from "./_fold.ts";
 import type { SearchQuery } from "./_query.ts";
 
 /** The longest stretch used. */
-export const NEEDLE_MAX_BYTES = 64;
+const _MAX_BYTES = 64;
 
 /**
  * What one more `indexOf` pass over a line costs, in the units of
@@ -212,7 +212,7 @@ function _utf8Length(c: number): number {
 /**
  * The stretches of a word that the filter can use: no character that JSON
  * writes with a two-character escape, none whose case variants differ in
- * UTF-8 length, at most {@linkcode NEEDLE_MAX_BYTES}.
+ * UTF-8 length, at most {@linkcode _MAX_BYTES}.
  */
 function _runs(word: string): number[][] {
   const chars = [...word].map((ch) => ch.codePointAt(0)!);
@@ -220,7 +220,7 @@ function _runs(word: string): number[][] {
   for (const run of _split(chars, (c) => !_usable(c))) {
     let part: number[] = [];
     for (const c of run) {
-      if (_bytes(part) + _utf8Length(c) > NEEDLE_MAX_BYTES) {
+      if (_bytes(part) + _utf8Length(c) > _MAX_BYTES) {
         runs.push(part);
         part = [];
       }

@@ -1,7 +1,6 @@
 /**
- * What decides a hit: a search query (its terms, how a text matches them,
- * and the same question asked of the full-text index) or a regular
- * expression. Every path (the index, the scan) decides a hit with the
+ * What decides a hit: a search query (its terms, and how a text matches
+ * them) or a regular expression. Every path (the index, the scan) decides a hit with the
  * matcher's `match`; the index only narrows down the candidates, so both
  * give the same hits.
  *
@@ -31,9 +30,6 @@ export interface MatchSpan {
   /** After its last. */
   end: number;
 }
-
-/** Words shorter than this are not in the trigram index's reach. */
-export const TRIGRAM_CHARS = 3;
 
 /** Text that is not a letter, number or mark ends a word; so does a character of a script written without spaces. */
 const _WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
@@ -106,44 +102,6 @@ export class SearchQuery implements Matcher {
     return best;
   }
 
-  /**
-   * The full-text index's `MATCH` expression for candidates: every
-   * trigram of every word of three or more characters, quoted (never an
-   * operator), joined with `AND`; undefined when no word has three. The
-   * index keeps no positions, so a word's trigrams may be apart in a
-   * candidate: the matcher decides.
-   *
-   * @returns The expression.
-   */
-  ftsMatch(): string | undefined {
-    const trigrams = new Set<string>();
-    for (const word of this.#words()) {
-      const chars = [...word];
-      for (let i = 0; i + TRIGRAM_CHARS <= chars.length; i++) {
-        trigrams.add(chars.slice(i, i + TRIGRAM_CHARS).join(""));
-      }
-    }
-    if (trigrams.size === 0) return undefined;
-    return [...trigrams].map(quoteFts).join(" AND ");
-  }
-
-  /**
-   * The words shorter than three characters (folded), when no word has
-   * three or more: what the index then narrows by (see `_search_query.ts`).
-   *
-   * @returns The words, or an empty list.
-   */
-  shortWords(): string[] {
-    const words = this.#words();
-    if (words.some((w) => _chars(w) >= TRIGRAM_CHARS)) return [];
-    return [...new Set(words)];
-  }
-
-  /** Every word of every term. */
-  #words(): string[] {
-    return this.terms.flatMap((t) => t.words);
-  }
-
   #matchTerm(i: number, folded: string): MatchSpan | undefined {
     const term = this.terms[i]!;
     const phrase = this.#phrases[i];
@@ -173,23 +131,6 @@ function _wordStart(text: string, at: number): boolean {
   if (low >= 0xdc00 && low <= 0xdfff && before > 0) before--;
   const ch = String.fromCodePoint(text.codePointAt(before)!);
   return !_WORD_CHAR.test(ch) || _SPACELESS.test(ch);
-}
-
-/**
- * A string as one FTS5 term: in double quotes, a quote doubled, so nothing
- * in it is an operator.
- *
- * @param term The term.
- * @returns The quoted term.
- */
-export function quoteFts(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
-}
-
-function _chars(word: string): number {
-  let n = 0;
-  for (const _ of word) n++;
-  return n;
 }
 
 function _escape(word: string): string {

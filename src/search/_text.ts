@@ -81,7 +81,7 @@ const _lenient = new TextDecoder("utf-8", { ignoreBOM: true });
  * @param head The line's first bytes.
  * @returns True when its type holds no text.
  */
-export function textless(head: Uint8Array): boolean {
+function _textless(head: Uint8Array): boolean {
   return readEnvelope(head, 0, head.length, _envelope) &&
     !_TEXT_TYPES.has(_envelope.type());
 }
@@ -119,7 +119,7 @@ export function lineText(
   line: Line,
   decoded?: DecodedLine,
 ): LineText | undefined {
-  if (line.length === 0 || line.nul || textless(line.head)) return undefined;
+  if (line.length === 0 || line.nul || _textless(line.head)) return undefined;
   if (line.oversized) return { skip: "too-long", text: _headText(line.head) };
   const { entry, damaged } = decoded ?? decodeSearchLine(line);
   if (damaged) {

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { caseVariants, fold, foldCodePoint } from "../../src/search/_fold.ts";
 import { ByteNeedle } from "../../src/search/_needle.ts";
 import { SearchQuery } from "../../src/search/_query.ts";
+import { ftsMatch, shortWords } from "../../src/store/index/_search_query.ts";
 
 Deno.test("caseVariants() gives every code point with the same fold, checked against all of them", () => {
   const groups = new Map<number, number[]>();
@@ -81,12 +82,12 @@ Deno.test("SearchQuery.parse() reads words, phrases and prefixes; nothing is an 
   });
   await t.step("the full-text expression quotes every trigram", () => {
     equal(
-      SearchQuery.parse('say"hi NEAR( ab "x y z"').ftsMatch(),
+      ftsMatch(SearchQuery.parse('say"hi NEAR( ab "x y z"')),
       '"say" AND "ay""" AND "y""h" AND """hi" AND "nea" AND "ear" AND "ar("',
     );
-    equal(SearchQuery.parse("ab 検索").ftsMatch(), undefined);
-    deepEqual(SearchQuery.parse("ab 検索 AB").shortWords(), ["ab", "検索"]);
-    deepEqual(SearchQuery.parse("ab abc").shortWords(), []);
+    equal(ftsMatch(SearchQuery.parse("ab 検索")), undefined);
+    deepEqual(shortWords(SearchQuery.parse("ab 検索 AB")), ["ab", "検索"]);
+    deepEqual(shortWords(SearchQuery.parse("ab abc")), []);
   });
   await t.step("NUL and empty queries are refused", () => {
     throws(() => SearchQuery.parse("a\0"), TypeError);

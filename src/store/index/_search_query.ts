@@ -10,11 +10,7 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { PathSteps } from "../../context/_path_steps.ts";
 import type { HitFilter } from "../../search/_hits.ts";
-import {
-  quoteFts,
-  type SearchQuery,
-  TRIGRAM_CHARS,
-} from "../../search/_query.ts";
+import type { SearchQuery } from "../../search/_query.ts";
 import type { SearchRole, SkipReason } from "../../search/_text.ts";
 import { prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
@@ -158,14 +154,14 @@ export function indexedPath(
  * @returns The expression, or null (no row matches), or undefined (no narrowing).
  */
 export function narrowing(db: DatabaseSync, query: SearchQuery): Narrowing {
-  const match = query.ftsMatch();
+  const match = ftsMatch(query);
   if (match !== undefined) return match;
   const groups: string[] = [];
-  for (const word of query.shortWords()) {
+  for (const word of shortWords(query)) {
     const terms = _trigramsStarting(db, word);
     if (terms.length === 0) return null;
     if (terms.length > _TERMS) continue;
-    groups.push(`(${terms.map(quoteFts).join(" OR ")})`);
+    groups.push(`(${terms.map(_quoteFts).join(" OR ")})`);
   }
   return groups.length === 0 ? undefined : groups.join(" AND ");
 }
@@ -333,7 +329,7 @@ const _LAST = String.fromCodePoint(0x10ffff);
  * the text fills byte for byte (the tokenizer does not fold).
  */
 function _trigramsStarting(db: DatabaseSync, word: string): string[] {
-  const rest = TRIGRAM_CHARS - [...word].length;
+  const rest = _TRIGRAM_CHARS - [...word].length;
   const rows = db.prepare(
     `SELECT term FROM search_vocab WHERE term >= ? AND term <= ?
      LIMIT ${_TERMS + 1}`,
@@ -370,4 +366,52 @@ function _from(
         "e.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)",
       ],
     };
+}
+
+/** Words shorter than this are not in the trigram index's reach. */
+const _TRIGRAM_CHARS = 3;
+
+/**
+ * The full-text index's `MATCH` expression for a query's candidates:
+ * every trigram of every word of three or more characters, quoted (never
+ * an operator), joined with `AND`; undefined when no word has three. The
+ * index keeps no positions, so a word's trigrams may be apart in a
+ * candidate: the matcher decides.
+ *
+ * @param query The query.
+ * @returns The expression.
+ */
+export function ftsMatch(query: SearchQuery): string | undefined {
+  const trigrams = new Set<string>();
+  for (const word of _words(query)) {
+    const chars = [...word];
+    for (let i = 0; i + _TRIGRAM_CHARS <= chars.length; i++) {
+      trigrams.add(chars.slice(i, i + _TRIGRAM_CHARS).join(""));
+    }
+  }
+  if (trigrams.size === 0) return undefined;
+  return [...trigrams].map(_quoteFts).join(" AND ");
+}
+
+/**
+ * A query's words shorter than three characters (folded), when no word has
+ * three or more: what the index then narrows by (see {@linkcode narrowing}).
+ *
+ * @param query The query.
+ * @returns The words, or an empty list.
+ */
+export function shortWords(query: SearchQuery): string[] {
+  const words = _words(query);
+  if (words.some((w) => [...w].length >= _TRIGRAM_CHARS)) return [];
+  return [...new Set(words)];
+}
+
+/** Every word of every term. */
+function _words(query: SearchQuery): string[] {
+  return query.terms.flatMap((t) => t.words);
+}
+
+/** A string as one FTS5 term: in double quotes, a quote doubled, so nothing in it is an operator. */
+function _quoteFts(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
 }
