@@ -81,11 +81,19 @@ export class HitList {
   readonly #limit: number;
   readonly #query: Matcher;
   readonly #filter: HitFilter;
+  /** The list this one is merged into: what it will not keep is not matched here either. */
+  readonly #parent: HitList | undefined;
 
-  constructor(query: Matcher, limit: number, filter: HitFilter) {
+  constructor(
+    query: Matcher,
+    limit: number,
+    filter: HitFilter,
+    parent?: HitList,
+  ) {
     this.#query = query;
     this.#limit = limit;
     this.#filter = filter;
+    this.#parent = parent;
   }
 
   /** Whether `limit` hits are held. */
@@ -113,9 +121,10 @@ export class HitList {
     const { role, since } = this.#filter;
     if (role !== undefined && found.role !== role) return;
     if (since !== undefined && found.timestamp < since) return;
-    if (this.full) {
-      const hit = { path, offset, timestamp: found.timestamp };
-      if (newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) return;
+    const hit = { path, offset, timestamp: found.timestamp };
+    const parent = this.#parent;
+    if (this.#older(hit) || (parent !== undefined && parent.#older(hit))) {
+      return;
     }
     const span = this.#query.match(found.text);
     if (span === undefined) return;
@@ -133,6 +142,11 @@ export class HitList {
     });
   }
 
+  /** Whether the list is full and `hit` older than every hit it holds. */
+  #older(hit: Pick<Found, "timestamp" | "path" | "offset">): boolean {
+    return this.full && newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0;
+  }
+
   /**
    * An empty list that takes lines as this one does: a file's own, merged
    * once the file is read whole (a file that fails midway gives none).
@@ -140,7 +154,7 @@ export class HitList {
    * @returns The list.
    */
   fork(): HitList {
-    return new HitList(this.#query, this.#limit, this.#filter);
+    return new HitList(this.#query, this.#limit, this.#filter, this);
   }
 
   /**
@@ -156,7 +170,7 @@ export class HitList {
   /** Keep a hit if it is among the newest `limit`. */
   add(hit: Found): void {
     const hits = this.hits;
-    if (this.full && newerFirst(hit, hits[hits.length - 1]!) >= 0) return;
+    if (this.#older(hit)) return;
     let lo = 0;
     let hi = hits.length;
     while (lo < hi) {
