@@ -91,9 +91,8 @@ async function oneFile(size: number): Promise<{ root: string; path: string }> {
 }
 
 /**
- * The buffer of {@linkcode readBytes}, made once: the scan keeps its own
- * between searches, and a fresh 1 MiB costs ~3 ms of page faults here, which
- * made the floor look twice as slow as it is.
+ * The buffer of {@linkcode readBytes}, made once: a fresh 1 MiB costs ~3 ms
+ * of page faults here, which made the floor look twice as slow as it is.
  */
 const _readBuffer = new Uint8Array(MB);
 
