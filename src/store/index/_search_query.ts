@@ -196,26 +196,11 @@ export function* candidateRows(
   }
   const { from, more } = _from(db, match, args);
   const rows = db.prepare(
-    `SELECT e.path AS path, e.offset AS offset, e.size AS size,
-            e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp,
-            s.version AS version
-     FROM ${from} ${_COMPLETE}
+    `SELECT ${_COLUMNS} FROM ${from} ${_COMPLETE}
      WHERE ${[...more, ...where].join(" AND ")}
      ORDER BY e.timestamp DESC, e.path ASC, e.offset DESC`,
   );
-  for (const r of rows.iterate(...args) as Iterable<_Row>) {
-    yield {
-      path: r.path,
-      offset: r.offset,
-      size: r.size,
-      version: r.version,
-      expected: {
-        entryId: r.entryId!,
-        role: r.role as SearchRole,
-        timestamp: r.timestamp,
-      },
-    };
-  }
+  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
 }
 
 /**
@@ -249,30 +234,19 @@ export function* skippedRows(
     args.push(match);
   }
   const rows = db.prepare(
-    `SELECT e.path AS path, e.offset AS offset, e.size AS size,
-            e.skip AS skip, s.version AS version
-     FROM search_entries e ${_COMPLETE}
+    `SELECT ${_COLUMNS} FROM search_entries e ${_COMPLETE}
      WHERE ${where.join(" AND ")}`,
   );
-  for (
-    const r of rows.iterate(...args) as Iterable<
-      {
-        path: string;
-        offset: number;
-        size: number;
-        skip: SkipReason;
-        version: number;
-      }
-    >
-  ) {
-    yield {
-      path: r.path,
-      offset: r.offset,
-      size: r.size,
-      version: r.version,
-      expected: { skip: r.skip },
-    };
-  }
+  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
+}
+
+/** What a row of {@linkcode _COLUMNS} says of its line. */
+function _located(r: _Row): LocatedLine {
+  const { path, offset, size, version } = r;
+  const expected = r.skip !== null
+    ? { skip: r.skip }
+    : { entryId: r.entryId!, role: r.role!, timestamp: r.timestamp };
+  return { path, offset, size, version, expected };
 }
 
 /**
@@ -304,13 +278,19 @@ function _scope(scope: IndexScope, args: SQLInputValue[]): string[] {
   return where;
 }
 
+/** The columns of a line's row, and its file's version. */
+const _COLUMNS = `e.path AS path, e.offset AS offset, e.size AS size,
+  e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp,
+  e.skip AS skip, s.version AS version`;
+
 interface _Row {
   path: string;
   offset: number;
   size: number;
   entryId: string | null;
-  role: string | null;
+  role: SearchRole | null;
   timestamp: string;
+  skip: SkipReason | null;
   version: number;
 }
 
