@@ -14,7 +14,7 @@
  */
 
 import { type Command, lazyCommand, runCli } from "./src/cli/_command.ts";
-import { type CliIo, denoIo } from "./src/cli/_io.ts";
+import { type CliIo, denoIo, runProcess } from "./src/cli/_io.ts";
 
 export type { CliIo } from "./src/cli/_io.ts";
 
@@ -61,29 +61,20 @@ Run "cli <command> --help" for a command's options.`;
 
 // Each command's modules are loaded when it runs, not before.
 const COMMANDS: Command[] = [
-  lazyCommand("list", async () => (await import("./src/cli/_list.ts")).list),
-  lazyCommand("index", async () => (await import("./src/cli/_index.ts")).index),
-  lazyCommand(
-    "search",
-    async () => (await import("./src/cli/_search.ts")).search,
-  ),
-  lazyCommand("show", async () => (await import("./src/cli/_show.ts")).show),
-  lazyCommand(
-    "context",
-    async () => (await import("./src/cli/_context.ts")).context,
-  ),
-  lazyCommand("stats", async () => (await import("./src/cli/_stats.ts")).stats),
-  lazyCommand("usage", async () => (await import("./src/cli/_usage.ts")).usage),
-  lazyCommand("tree", async () => (await import("./src/cli/_tree.ts")).tree),
-  lazyCommand("tail", async () => (await import("./src/cli/_tail.ts")).tail),
-  lazyCommand("fork", async () => (await import("./src/cli/_fork.ts")).fork),
-  lazyCommand(
-    "export",
-    async () => (await import("./src/cli/_export.ts")).exportCommand,
-  ),
-  lazyCommand("gen", async () => (await import("./src/cli/_gen.ts")).gen),
-  lazyCommand("blobs", async () => (await import("./src/cli/_blobs.ts")).blobs),
-  lazyCommand("demo", async () => (await import("./src/cli/_demo.ts")).demo),
+  lazyCommand("list", () => import("./src/cli/_list.ts")),
+  lazyCommand("index", () => import("./src/cli/_index.ts")),
+  lazyCommand("search", () => import("./src/cli/_search.ts")),
+  lazyCommand("show", () => import("./src/cli/_show.ts")),
+  lazyCommand("context", () => import("./src/cli/_context.ts")),
+  lazyCommand("stats", () => import("./src/cli/_stats.ts")),
+  lazyCommand("usage", () => import("./src/cli/_usage.ts")),
+  lazyCommand("tree", () => import("./src/cli/_tree.ts")),
+  lazyCommand("tail", () => import("./src/cli/_tail.ts")),
+  lazyCommand("fork", () => import("./src/cli/_fork.ts")),
+  lazyCommand("export", () => import("./src/cli/_export.ts")),
+  lazyCommand("gen", () => import("./src/cli/_gen.ts")),
+  lazyCommand("blobs", () => import("./src/cli/_blobs.ts")),
+  lazyCommand("demo", () => import("./src/cli/_demo.ts")),
 ];
 
 /**
@@ -114,6 +105,4 @@ export async function main(
   return await runCli({ usage: USAGE, commands: COMMANDS }, args, io);
 }
 
-if (import.meta.main) {
-  Deno.exitCode = await main(Deno.args);
-}
+if (import.meta.main) await runProcess(main);

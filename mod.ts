@@ -148,11 +148,6 @@ export {
   imageExtension,
 } from "./src/store/blob_store.ts";
 export {
-  canonicalCwdSlug,
-  cwdSlug,
-  type CwdSlugOptions,
-} from "./src/store/cwd_slug.ts";
-export {
   findDataDir,
   resolveDataDir,
   type ResolveDataDirOptions,
@@ -181,6 +176,9 @@ export {
 } from "./src/search/search.ts";
 export type { SessionInfo } from "./src/store/session_info.ts";
 export {
+  canonicalCwdSlug,
+  cwdSlug,
+  type CwdSlugOptions,
   parseSessionFileName,
   sessionDirFor,
   type SessionFileName,

@@ -6,53 +6,53 @@
  */
 
 import { outlineTree, SessionTree, type TreeRow } from "../mod.ts";
-import { EnvelopeAt, readEnvelope } from "../src/read/_envelope.ts";
-import { readLinesFromReader } from "../src/read/_lines_forward.ts";
-import { scanHeads } from "../src/tree/_heads.ts";
+import { fs } from "../src/_fs.ts";
+import { EnvelopeAt, readEnvelope } from "../src/read/envelope.ts";
+import { readLines } from "../src/read/lines.ts";
 
 /** The size the issue names: a 165 MB session. */
 export const TREE_BENCH_BYTES = 165 << 20;
 
 /**
- * The baseline: every line's envelope (type, id, parent), nothing else.
+ * The baseline: every line's envelope (type, id, parent), nothing else,
+ * from each line's whole bytes.
  *
  * @param file The session file.
  * @returns How many lines had an envelope.
  */
 export async function scanEnvelopes(file: string): Promise<number> {
-  using f = await Deno.open(file);
+  return await _scan(file, (line) => line.bytes);
+}
+
+/**
+ * The same scan from each line's first bytes (its `head`), as the tree
+ * reads them: the floor of any tree read.
+ *
+ * @param file The session file.
+ * @returns How many lines had an envelope.
+ */
+export async function scanEnvelopeHeads(file: string): Promise<number> {
+  return await _scan(file, (line) => line.head);
+}
+
+async function _scan(
+  file: string,
+  bytesOf: (
+    line: { head: Uint8Array; bytes?: Uint8Array | undefined },
+  ) => Uint8Array | undefined,
+): Promise<number> {
+  await using f = await fs().open(file, { read: true });
   const at = new EnvelopeAt();
   let n = 0;
-  for await (const line of readLinesFromReader(f)) {
-    if (readEnvelope(line.bytes, 0, line.bytes.length, at)) {
+  for await (const line of readLines(f)) {
+    const bytes = bytesOf(line);
+    if (bytes !== undefined && readEnvelope(bytes, 0, bytes.length, at)) {
       at.id();
       at.parentId();
       at.type();
       n++;
     }
   }
-  return n;
-}
-
-/**
- * The same scan through the tree's own line scanner (each line's first
- * bytes at hand, long lines never copied): the floor of any tree read.
- *
- * @param file The session file.
- * @returns How many lines had an envelope.
- */
-export async function scanEnvelopeHeads(file: string): Promise<number> {
-  using f = await Deno.open(file);
-  const at = new EnvelopeAt();
-  let n = 0;
-  await scanHeads(f, 0, (line) => {
-    if (readEnvelope(line.bytes, line.start, line.end, at)) {
-      at.id();
-      at.parentId();
-      at.type();
-      n++;
-    }
-  });
   return n;
 }
 

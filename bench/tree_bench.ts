@@ -36,7 +36,7 @@ Deno.bench({
 });
 
 Deno.bench({
-  name: "envelopes through the tree's line scanner (first bytes only)",
+  name: "envelopes from each line's first bytes (the line source's head)",
   group,
   async fn() {
     await scanEnvelopeHeads(path);

@@ -99,7 +99,7 @@ async function tree(file?: string): Promise<void> {
       }x, peak RSS ${_mb(r.rss)}, heap held ${_mb(r.heap)}`,
     );
   line("envelope scan (baseline)", env);
-  line("envelopes through the tree's line scanner", row("heads"));
+  line("envelopes from each line's first bytes", row("heads"));
   line("cli tree's work (outline, previews drawn)", row("draw"));
   line("SessionTree.read(), every preview (--json)", row("all"));
 }

@@ -55,6 +55,8 @@ export interface OpenOptions {
   create?: boolean;
   /** Create the file, failing (`EEXIST`) when it exists. */
   createNew?: boolean;
+  /** Cut the file to 0 bytes when it is opened. */
+  truncate?: boolean;
   /** Permission bits of a file created (before the umask). */
   mode?: number;
 }
@@ -90,6 +92,11 @@ export interface DirEntry {
   isSymlink: boolean;
 }
 
+/** A folder's change events (`close` ends them), as `fs.watch` gives them. */
+export interface FsEvents extends AsyncIterable<{ paths: string[] }> {
+  close(): void;
+}
+
 /** The filesystem operations the store uses. */
 export interface Fs {
   open(path: string, options: OpenOptions): Promise<FileHandle>;
@@ -105,9 +112,34 @@ export interface Fs {
   link(from: string, to: string): Promise<void>;
   remove(path: string): Promise<void>;
   realPath(path: string): Promise<string>;
+  /** Events for changes to the entries of a folder (not its subfolders). */
+  watch(path: string): FsEvents;
   /** Whether modes and folder syncs are meaningless here (Windows). */
   readonly windows: boolean;
+  /** This process's id (a lock file's record names it). */
+  readonly pid: number;
+  /**
+   * Whether a process exists (omp's `isPidAlive`): only "no such process"
+   * counts as gone, and where the runtime may not ask, it counts as alive.
+   */
+  isAlive(pid: number): Promise<boolean>;
+  /**
+   * An error of the runtime's own kind for `code`, carrying it: what the
+   * store throws for a failure it finds itself (a name taken, a lock not
+   * had in time, a write that took no bytes, a folder missing, a
+   * file that ended early).
+   */
+  error(code: ErrorCode, message: string, options?: ErrorOptions): Error;
 }
+
+/** The codes of the errors the store makes itself ({@linkcode Fs.error}). */
+export type ErrorCode =
+  | "EEXIST"
+  | "ENOENT"
+  | "ENOTDIR"
+  | "ETIMEDOUT"
+  | "EWRITEZERO"
+  | "EUNEXPECTEDEOF";
 
 /** Deno's stat, in the seam's form. */
 function _info(i: Deno.FileInfo): FileInfo {
@@ -176,6 +208,39 @@ function _handle(file: Deno.FsFile, append: boolean): FileHandle {
   };
 }
 
+/** Deno's classes for the codes of {@linkcode Fs.error}. */
+const _ERRORS = {
+  EEXIST: Deno.errors.AlreadyExists,
+  ENOENT: Deno.errors.NotFound,
+  ENOTDIR: Deno.errors.NotADirectory,
+  ETIMEDOUT: Deno.errors.TimedOut,
+  EWRITEZERO: Deno.errors.WriteZero, // not POSIX: a write that took 0 bytes
+  EUNEXPECTEDEOF: Deno.errors.UnexpectedEof, // not POSIX: a file ended early
+} as const;
+
+function _granted(descriptor: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(descriptor).state === "granted";
+}
+
+/**
+ * Asks only what the granted permissions allow (never prompts): `kill(pid,
+ * 0)` with `--allow-run`, else `/proc/<pid>` on Linux; else alive (fail
+ * closed: the wait for a lock then ends in a timeout).
+ */
+async function _isAlive(pid: number): Promise<boolean> {
+  try {
+    if (_granted({ name: "run" })) {
+      // Signal 0 checks that the process exists without signalling it.
+      Deno.kill(pid, 0 as unknown as Deno.Signal);
+    } else if (
+      Deno.build.os === "linux" && _granted({ name: "read", path: "/proc" })
+    ) await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch (err) {
+    return !(err instanceof Deno.errors.NotFound); // ESRCH, or no /proc/<pid>
+  }
+}
+
 /** The real filesystem, through the `Deno` namespace. */
 export const denoFs: Fs = {
   open: async (path, o) => _handle(await Deno.open(path, o), o.append === true),
@@ -189,7 +254,12 @@ export const denoFs: Fs = {
   link: (from, to) => Deno.link(from, to),
   remove: (path) => Deno.remove(path),
   realPath: (path) => Deno.realPath(path),
+  watch: (path) => Deno.watchFs(path, { recursive: false }),
   windows: Deno.build.os === "windows",
+  pid: Deno.pid,
+  isAlive: _isAlive,
+  error: (code, message, options) =>
+    Object.assign(new _ERRORS[code](message, options), { code }),
 };
 
 let _current: Fs = denoFs;
@@ -235,6 +305,20 @@ export function isNotFound(err: unknown): boolean {
 }
 
 /**
+ * Whether an error says this process may not look at the path: `EACCES`,
+ * `EPERM`, or a runtime's sandbox refusing (Deno's permissions throw a
+ * `NotCapable` that carries no code).
+ *
+ * @param err What was thrown.
+ * @returns True for a refusal.
+ */
+export function isDenied(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === "EACCES" || code === "EPERM" ||
+    (err instanceof Error && err.name === "NotCapable");
+}
+
+/**
  * A path's metadata, or undefined when nothing is there.
  *
  * @param path The path.
@@ -245,6 +329,24 @@ export async function statOrUndefined(
 ): Promise<FileInfo | undefined> {
   try {
     return await fs().stat(path);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A path's own metadata (a link is a link, a dangling one too), or
+ * undefined when nothing is there.
+ *
+ * @param path The path.
+ * @returns Its metadata, or undefined.
+ */
+export async function lstatOrUndefined(
+  path: string,
+): Promise<FileInfo | undefined> {
+  try {
+    return await fs().lstat(path);
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;

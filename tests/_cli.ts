@@ -2,7 +2,6 @@
  * Shared by the CLI tests (no tests of its own): run the CLI as a
  * subprocess or in process, and build a data dir from the omp fixtures.
  */
-import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { main } from "../cli.ts";
 import type { CliIo } from "../src/cli/_io.ts";
@@ -267,27 +266,4 @@ export async function writePrototypeNamesSession(path: string): Promise<void> {
     path,
     lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
   );
-}
-
-/**
- * `--helpers N` of a command: the same JSON with 0 and 2 helper threads,
- * and anything but a whole number from 0 to 64 refused (exit code 2).
- *
- * @param args The command's arguments, given the flag's value.
- * @returns The JSON printed with 0 helpers.
- */
-export async function checkHelpersFlag(
-  args: (helpers: string) => string[],
-): Promise<unknown> {
-  const alone = await cliInProcess(args("0"));
-  equal(alone.code, 0, alone.stderr);
-  const helped = await cliInProcess(args("2"));
-  equal(helped.code, 0, helped.stderr);
-  deepStrictEqual(JSON.parse(helped.stdout), JSON.parse(alone.stdout));
-  for (const bad of ["-1", "two", "1.5", "65"]) {
-    const r = await cliInProcess(args(bad));
-    equal(r.code, 2, bad);
-    ok(r.stderr.includes("--helpers must be a whole number"), r.stderr);
-  }
-  return JSON.parse(alone.stdout);
 }

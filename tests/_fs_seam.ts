@@ -1,7 +1,8 @@
-/** Shared by the tests that swap the private filesystem seam. */
+/** Shared by the tests that swap the private filesystem seams. */
 import { type Fs, realFs, setSeam } from "../src/fs/_seam.ts";
+import { type FileHandle, type Fs as NewFs, setFs } from "../src/_fs.ts";
 
-/** Runs `fn` with `fs` as the filesystem seam, then restores the previous one. */
+/** Runs `fn` with `fs` as the (old) filesystem seam, then restores the previous one. */
 export async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
   const restore = setSeam(fs);
   try {
@@ -9,6 +10,42 @@ export async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
   } finally {
     restore();
   }
+}
+
+/**
+ * Runs `fn` with `fs` as the new filesystem seam (`src/_fs.ts`, which the
+ * writers use), then restores the previous one. It takes the name
+ * `withFs` once the old seam is gone.
+ */
+export async function withNewFs<T>(
+  fs: NewFs,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const restore = setFs(fs);
+  try {
+    return await fn();
+  } finally {
+    restore();
+  }
+}
+
+/** A handle of the new seam, `file`, with some calls replaced. */
+export function override(
+  file: FileHandle,
+  calls: Partial<Omit<FileHandle, typeof Symbol.asyncDispose>>,
+): FileHandle {
+  return {
+    write: (p, position) => file.write(p, position),
+    read: (p, position) => file.read(p, position),
+    truncate: (size) => file.truncate(size),
+    stat: () => file.stat(),
+    tryLock: () => file.tryLock(),
+    unlock: () => file.unlock(),
+    syncData: () => file.syncData(),
+    close: () => file.close(),
+    [Symbol.asyncDispose]: () => file.close(),
+    ...calls,
+  };
 }
 
 /**

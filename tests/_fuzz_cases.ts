@@ -7,9 +7,9 @@
  * Each case runs in a Web Worker (this module, loaded as one), so that a
  * case that never ends can be stopped: the main thread gives each case a
  * timeout and terminates the worker when it runs out. Inside the worker the
- * filesystem seam (`setSeam`) and the `Deno` file functions the loaders call
- * record every path touched; a path outside the case's temp dir fails the
- * case.
+ * filesystem seams (`setSeam` for the reads, `setFs` for the writes) and the
+ * `Deno` file functions the loaders call record every path touched; a path
+ * outside the case's temp dir fails the case.
  *
  * Properties, for `Session.open` (windowed, `{ window: false }`, and without
  * a data dir, which searches for one) and `Session.fromStream`:
@@ -31,6 +31,7 @@
 import fc from "fast-check";
 import { join } from "node:path";
 import { realFs, setSeam } from "../src/fs/_seam.ts";
+import { denoFs, setFs } from "../src/_fs.ts";
 import {
   type BackwardLinesOptions,
   setBackwardLinesDefaults,
@@ -537,19 +538,26 @@ function _takeTouched(): string[] {
   return _touched.splice(0);
 }
 
-/** Installs the recording filesystem: the seam, and the `Deno` functions the loaders call directly. */
-function _installRecorder(): void {
-  const recorded = Object.fromEntries(
-    Object.entries(realFs).map(([name, op]) => [
+/** `fs` recording the paths of every call through it. */
+function _recorded<T extends object>(fs: T): T {
+  return Object.fromEntries(
+    Object.entries(fs).map(([name, op]) => [
       name,
-      (...args: unknown[]) => {
-        _record(args[0] as string, name);
+      typeof op !== "function" ? op : (...args: unknown[]) => {
+        if (name !== "isAlive" && name !== "error") {
+          _record(args[0] as string, name);
+        }
         if (name === "rename" || name === "link") _record(args[1] as string);
         return (op as (...a: unknown[]) => unknown)(...args);
       },
     ]),
-  );
-  setSeam(recorded as unknown as typeof realFs);
+  ) as T;
+}
+
+/** Installs the recording filesystem: the seams, and the `Deno` functions the loaders call directly. */
+function _installRecorder(): void {
+  setSeam(_recorded(realFs));
+  setFs(_recorded(denoFs));
   const d = Deno as unknown as Record<string, (...a: unknown[]) => unknown>;
   for (
     const name of [

@@ -4,17 +4,22 @@ import { dirname, join, relative } from "node:path";
 /**
  * The layers of src/, lowest first: a file imports only from its own layer
  * and the layers below it. The read side (`read/`) and the write side
- * (`write/`) share the layers below them and never import each other.
+ * (`write/`) share the layers below them and never import each other; the
+ * index sits above usage and search (and the session it opens), never the
+ * reverse.
  */
 const LAYERS = [
-  ["fs"],
+  ["_fs.ts"], // the filesystem seam: the one place that knows the runtime
   ["format"],
+  ["fs"], // the old seam, until its last caller moves
   ["context"],
   ["read", "write"],
   ["store"],
-  ["watch"], // following a file as it grows; the head of a file
+  ["watch"], // following a file as it grows
   ["tree"], // the entry tree from the lines' first bytes, lineage
+  ["usage", "search"],
   ["session"],
+  ["index"],
   ["export"],
   ["mod.ts"], // the public surface: the CLI uses the library through it
   ["gen"],
@@ -54,7 +59,6 @@ async function importsOf(file: string): Promise<string[]> {
 Deno.test("src/ is in layers: each file imports only from its layer or those below", async () => {
   const wrong: string[] = [];
   for (const file of await sourceFiles()) {
-    assert.ok(file.includes("/"), `${file} sits directly in src/`);
     const from = file.split("/")[0]!;
     for (const target of await importsOf(file)) {
       const to = target === "../mod.ts" ? "mod.ts" : target.split("/")[0]!;

@@ -3,13 +3,13 @@
  * what it takes (its name, its help, its options and whether each takes a
  * value, its positional arguments); the helper parses the arguments, answers
  * `--help`, words usage errors, and turns what the command returns or throws
- * into an exit code: 0 success, 1 the work failed, 2 bad usage. How the work
- * fails (`Cannot <action> "<file>": <state>`, opening a session or failing)
- * is its other half, in `_failure.ts`.
+ * into an exit code: 0 success, 1 the work failed, 2 bad usage. Work that
+ * fails is worded `Cannot <action> "<file>": <state>` ({@linkcode failure}).
  *
  * @module
  */
 
+import { errorCode } from "../_fs.ts";
 import { sanitize } from "./_format.ts";
 import { type CliIo, OutputClosed } from "./_io.ts";
 
@@ -32,10 +32,9 @@ export interface CommandSpec<F extends string> {
   /** The words the first positional argument must be one of (`blobs gc`). */
   subcommands?: readonly string[];
   /**
-   * The work, run once the arguments are sound.
-   *
-   * @returns The exit code: 0, or 1 when part of the work failed.
-   * @throws {CliUsageError} For bad usage only the command can see.
+   * The work, run once the arguments are sound: it returns the exit code
+   * (0, or 1 when part of the work failed) and throws a
+   * {@linkcode CliUsageError} for bad usage only it can see.
    */
   run(call: Call<F>, io: CliIo): Promise<number>;
 }
@@ -48,33 +47,13 @@ export interface Call<F extends string> {
   readonly subcommand: string | undefined;
   /** The positional arguments after the subcommand, as many as declared. */
   readonly args: readonly string[];
-  /**
-   * A positional argument.
-   *
-   * @param index Its place among {@linkcode Call.args}. Default 0.
-   * @returns Its value.
-   */
+  /** The positional argument at `index` (default 0). */
   arg(index?: number): string;
-  /**
-   * An option's value.
-   *
-   * @param flag The option.
-   * @returns Its value, when given.
-   */
+  /** An option's value, when given. */
   value(flag: F): string | undefined;
-  /**
-   * Whether an option was given.
-   *
-   * @param flag The option.
-   * @returns True when it was.
-   */
+  /** Whether an option was given. */
   has(flag: F): boolean;
-  /**
-   * A usage error in this command's name: `<name>: <message>` (exit code 2).
-   *
-   * @param message What is wrong.
-   * @returns The error, to throw.
-   */
+  /** A usage error in this command's name, `<name>: <message>`, to throw. */
   usageError(message: string): CliUsageError;
 }
 
@@ -95,21 +74,20 @@ export interface Command {
 
 /**
  * A command whose module is loaded only when it runs: a process that runs
- * one command loads that command's modules alone (each module loaded costs
- * a fresh process ~0.5 ms; all of them, ~100 ms).
+ * one command loads that command's modules alone.
  *
  * @param name The word after `cli`, as the loaded command names itself.
- * @param load What loads the command.
+ * @param load What loads the command's module (it exports `command`).
  * @returns The command.
  */
 export function lazyCommand(
   name: string,
-  load: () => Promise<Command>,
+  load: () => Promise<{ command: Command }>,
 ): Command {
   return {
     name,
     run: async (args, io) => {
-      const command = await load();
+      const { command } = await load();
       if (command.name !== name) {
         throw new Error(`the command "${name}" loaded "${command.name}"`);
       }
@@ -143,17 +121,6 @@ export interface ParsedArgs {
  * Parse `args` against the options a command knows. An argument that starts
  * with `--` is an option (its value follows it, or `=` inside it); `--`
  * makes every later argument positional; anything else is positional.
- *
- * @example Options, values and positionals
- * ```ts
- * import { parseArgs } from "./_command.ts";
- * const { positional, flags } = parseArgs(
- *   ["a.jsonl", "--to=b.jsonl", "--json", "--", "--c"],
- *   { to: true, json: false },
- * );
- * console.assert(positional.join() === "a.jsonl,--c");
- * console.assert(flags.get("to") === "b.jsonl" && flags.get("json") === true);
- * ```
  *
  * @param args The command's arguments.
  * @param spec Option name → whether it takes a value.
@@ -199,30 +166,6 @@ export function parseArgs(
  * and missing values, `--help`, the subcommand, the positional arguments
  * (missing, then unexpected), the required options.
  *
- * @example A command with one file and a switch
- * ```ts
- * import { defineCommand } from "./_command.ts";
- * const shout = defineCommand({
- *   name: "shout",
- *   help: "Usage: cli shout <word> [--twice]\n",
- *   flags: { twice: "switch" },
- *   args: ["<word>"],
- *   run: (call, io) => {
- *     const word = call.arg().toUpperCase();
- *     io.stdout(`${call.has("twice") ? `${word} ${word}` : word}\n`);
- *     return Promise.resolve(0);
- *   },
- * });
- * let out = "";
- * const io = { stdout: (s: string) => void (out += s), stderr: () => {} };
- * const code = await shout.run(["hey", "--twice"], {
- *   ...io,
- *   isTerminal: false,
- *   columns: Infinity,
- * });
- * console.assert(code === 0 && out === "HEY HEY\n");
- * ```
- *
  * @param spec What the command takes, and its work.
  * @returns The command, for {@linkcode runCli}.
  */
@@ -245,7 +188,16 @@ export function defineCommand<F extends string>(
       let subcommand: string | undefined;
       if (spec.subcommands !== undefined) {
         [subcommand, ...rest] = rest;
-        _checkSubcommand(name, subcommand, spec.subcommands);
+        if (subcommand === undefined) {
+          throw new CliUsageError(
+            `${name}: missing ${spec.subcommands.join(" or ")}`,
+          );
+        }
+        if (!spec.subcommands.includes(subcommand)) {
+          throw new CliUsageError(
+            `${name}: unknown subcommand "${subcommand}"`,
+          );
+        }
         name = `${name} ${subcommand}`;
       }
       const wanted = spec.args ?? [];
@@ -266,19 +218,6 @@ export function defineCommand<F extends string>(
       return await spec.run(_call(name, subcommand, rest, parsed), io);
     },
   };
-}
-
-function _checkSubcommand(
-  name: string,
-  sub: string | undefined,
-  known: readonly string[],
-): asserts sub is string {
-  if (sub === undefined) {
-    throw new CliUsageError(`${name}: missing ${known.join(" or ")}`);
-  }
-  if (!known.includes(sub)) {
-    throw new CliUsageError(`${name}: unknown subcommand "${sub}"`);
-  }
 }
 
 function _call<F extends string>(
@@ -350,6 +289,53 @@ export async function runCli(
   }
 }
 
+/** Filesystem states in plain words, by POSIX code. */
+const _STATES: Readonly<Record<string, string>> = {
+  ENOENT: "no such file or directory",
+  EEXIST: "it already exists",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "it is a folder",
+  ENOTDIR: "not a folder",
+};
+
+/**
+ * The error for work that failed (exit code 1), worded `Cannot <action>:
+ * <state>`. Errors the library already words that way pass through; others
+ * (the filesystem's `No such file or directory (os error 2)` …) get `action`
+ * in front and their state in plain words.
+ *
+ * @param action What was being done, after `Cannot`: `open "a.jsonl"`.
+ * @param err What went wrong (kept as the `cause`).
+ * @returns An error to throw or report.
+ */
+export function failure(action: string, err: unknown): Error {
+  if (err instanceof OutputClosed) return err; // not a failure: the CLI exits 0
+  if (err instanceof Error && err.message.startsWith("Cannot ")) return err;
+  const state = _STATES[errorCode(err) ?? ""] ??
+    (err instanceof Error ? err.message : String(err));
+  return new Error(`Cannot ${action}: ${state}`, { cause: err });
+}
+
+/**
+ * Do `work`, or fail with {@linkcode failure}: `Cannot <action>: <state>`.
+ *
+ * @param action What `work` does, after `Cannot`: `fork "a.jsonl"`.
+ * @param work The work.
+ * @returns What `work` returns.
+ * @throws {Error} What `work` threw, worded by {@linkcode failure}.
+ */
+export async function attempt<T>(
+  action: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw failure(action, err);
+  }
+}
+
 /**
  * Print `error: <message>` on standard error, the message made safe for a
  * terminal by {@linkcode sanitize} (it may name a file, and a file's name
@@ -360,6 +346,30 @@ export async function runCli(
  */
 export function printError(io: Pick<CliIo, "stderr">, message: string): void {
   io.stderr(`error: ${sanitize(message)}\n`);
+}
+
+/**
+ * Print a note (a warning, a file skipped) on standard error, one line made
+ * safe for a terminal.
+ *
+ * @param io Where it goes.
+ * @param message The note.
+ */
+export function printNote(io: Pick<CliIo, "stderr">, message: string): void {
+  io.stderr(`${sanitize(message)}\n`);
+}
+
+/**
+ * The `onSkip` the list, the usage report and search are given: each file
+ * skipped noted as `skipped "<path>": <reason>`.
+ *
+ * @param io Where the notes go.
+ * @returns The callback.
+ */
+export function noteSkipped(
+  io: Pick<CliIo, "stderr">,
+): (path: string, reason: string) => void {
+  return (path, reason) => printNote(io, `skipped "${path}": ${reason}`);
 }
 
 /**

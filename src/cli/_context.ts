@@ -1,5 +1,7 @@
 /**
- * `cli context`: what the model sees when a session resumes.
+ * `cli context`: what the model sees when a session resumes; the one way
+ * the CLI opens a session file and renders a message (`show`, `tail` and
+ * `demo` do so through it).
  *
  * @module
  */
@@ -7,8 +9,9 @@
 import { contextToJson } from "../context/context_json.ts";
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
-import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { openSession } from "./_open_session.ts";
+import type { SessionOpenOptions } from "../session/options.ts";
+import { Session } from "../session/session.ts";
+import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 
 const HELP =
@@ -27,7 +30,7 @@ Options:
 `;
 
 /** `cli context`. */
-export const context: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "context",
   help: HELP,
   flags: { "data-dir": "value", json: "switch", rule: "value" },
@@ -66,6 +69,27 @@ export const context: Command = defineCommand({
     return 0;
   },
 });
+
+/**
+ * Open a session file (never modifying it), or fail with `Cannot open
+ * "<file>": <state>`: `no such file or directory`, `it is a folder`, or the
+ * loader's own words.
+ *
+ * @param file The session file.
+ * @param options As for `Session.open`; `dataDir` may be undefined (`--data-dir` not given).
+ * @returns The session; the caller disposes of it.
+ * @throws {Error} When it cannot be opened.
+ */
+export function openSession(
+  file: string,
+  options: Omit<SessionOpenOptions, "dataDir"> & {
+    dataDir?: string | undefined;
+  } = {},
+): Promise<Session> {
+  const { dataDir, ...rest } = options;
+  const opts = dataDir === undefined ? rest : { ...rest, dataDir };
+  return attempt(`open "${file}"`, () => Session.open(file, opts));
+}
 
 /**
  * A message as readable text, safe for a terminal: its heading passes

@@ -10,10 +10,9 @@ import {
   type ExportResult,
   exportSession,
 } from "../export/export.ts";
-import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { attempt } from "./_failure.ts";
-import { formatBytes, sanitize } from "./_format.ts";
-import { type Progress, progressBar } from "./_progress.ts";
+import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
+import { formatBytes, plural, sanitize } from "./_format.ts";
+import { progressPhases } from "./_progress.ts";
 
 const HELP = `Usage: cli export <file> [--format md|html] [--out F] [--tree]
                   [--last N] [--inline-images] [--data-dir D] [--json]
@@ -37,11 +36,8 @@ Options:
   --json           print what was written as one object
 `;
 
-/** Bytes read, or messages rendered, from which a progress bar is drawn. */
-const _PROGRESS_FROM = { bytes: 16 * 1024 * 1024, messages: 2000 };
-
 /** `cli export`. */
-export const exportCommand: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "export",
   help: HELP,
   flags: {
@@ -79,22 +75,14 @@ export const exportCommand: Command = defineCommand({
     if (out !== undefined) options.out = out;
     const dataDir = call.value("data-dir");
     if (dataDir !== undefined) options.dataDir = dataDir;
-    let bar: Progress | undefined;
-    let done = 0;
-    options.onProgress = (p) => {
-      bar ??= progressBar(io, {
-        total: p.total,
-        unit: p.unit,
-        minimum: _PROGRESS_FROM[p.unit],
-      });
-      done = p.done;
-      bar.update(done);
-    };
+    // Bytes read (a tree), or messages rendered, from which a bar is drawn.
+    const bar = progressPhases(io, { bytes: 16 << 20, messages: 2000 });
+    options.onProgress = (p) => bar.update(p.done, p.total, p.unit);
     const result = await attempt(
       `export "${file}"`,
       () => exportSession(file, options),
     );
-    bar?.finish(done);
+    bar.finish();
     if (call.has("json")) writeJson(io, result);
     else io.stdout(`${_text(result).map(sanitize).join("\n")}\n`);
     return 0;
@@ -112,15 +100,15 @@ function _text(r: ExportResult): string[] {
   );
   const { images } = r;
   if (images.folder !== null) {
-    lines.push(`${_count(images.files, "image")} copied to ${images.folder}`);
+    lines.push(`${plural(images.files, "image")} copied to ${images.folder}`);
   }
   if (images.inlined > 0) {
-    lines.push(`${_count(images.inlined, "image")} embedded`);
+    lines.push(`${plural(images.inlined, "image")} embedded`);
   }
   if (images.missing > 0) {
     lines.push(
       `${
-        _count(images.missing, "image")
+        plural(images.missing, "image")
       } not shown (missing, damaged or not an image)`,
     );
   }
@@ -132,8 +120,4 @@ function _text(r: ExportResult): string[] {
     );
   }
   return lines;
-}
-
-function _count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }

@@ -6,9 +6,13 @@
 
 import { cleanTitle } from "../format/title_slot.ts";
 import { forkSession } from "../store/fork.ts";
-import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { attempt } from "./_failure.ts";
-import { sanitize } from "./_format.ts";
+import {
+  attempt,
+  type Command,
+  defineCommand,
+  printNote,
+  writeJson,
+} from "./_command.ts";
 
 const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
 
@@ -27,7 +31,7 @@ Options:
 `;
 
 /** `cli fork`. */
-export const fork: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "fork",
   help: HELP,
   flags: { to: "value", label: "value", json: "switch" },
@@ -47,7 +51,7 @@ export const fork: Command = defineCommand({
           label === undefined ? {} : { label },
         ),
     );
-    for (const i of forked.issues) io.stderr(`note: ${sanitize(i.message)}\n`);
+    for (const i of forked.issues) printNote(io, `note: ${i.message}`);
     if (call.has("json")) writeJson(io, forked);
     else io.stdout(`${forked.path}\n${forked.id}\n`);
     return 0;

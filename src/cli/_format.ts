@@ -1,18 +1,15 @@
 /**
  * Text for the terminal, shared by the CLI's commands: the one sanitizer
- * everything read from a file goes through before it is printed, the
- * width of text in terminal cells, cutting text to a width, byte sizes.
+ * everything read from a file goes through before it is printed, the width
+ * of text in terminal cells and cutting text to a width, and numbers, byte
+ * sizes and times for people.
  *
  * @module
  */
 
 const _ELLIPSIS = "…";
-let _segmenterMade: Intl.Segmenter | undefined;
-
-/** The grapheme segmenter, made on first use (making one costs ~20 ms). */
-function _segmenter(): Intl.Segmenter {
-  return _segmenterMade ??= new Intl.Segmenter();
-}
+// deno-lint-ignore no-control-regex
+const _ASCII = /^[\x00-\x7e]*$/;
 
 /**
  * Text safe to print on a terminal: control characters (C0, C1, the line and
@@ -35,6 +32,16 @@ export function sanitizeLines(text: string): string {
   return text.split("\n").map(sanitize).join("\n");
 }
 
+let _segmenter: Intl.Segmenter | undefined;
+
+/** Each grapheme of `text` (as `Intl.Segmenter` cuts them) with its cells. */
+function* _graphemes(text: string): Generator<[string, number]> {
+  _segmenter ??= new Intl.Segmenter();
+  for (const { segment } of _segmenter.segment(text)) {
+    yield [segment, graphemeCells(segment)];
+  }
+}
+
 /**
  * The terminal cells `text` takes: wide East Asian characters and emoji take
  * two, combining marks and joiners none, everything else one.
@@ -44,21 +51,8 @@ export function sanitizeLines(text: string): string {
  */
 export function textWidth(text: string): number {
   if (_ASCII.test(text)) return text.length;
-  if (_needsSegmenter(text)) {
-    let n = 0;
-    for (const { segment } of _segmenter().segment(text)) {
-      n += graphemeCells(segment);
-    }
-    return n;
-  }
   let n = 0;
-  for (let at = 0; at < text.length;) {
-    const end = _graphemeEnd(text, at);
-    n += end === _next(text, at)
-      ? _cellsAt(text, at)
-      : _cellsOf(text.slice(at, end));
-    at = end;
-  }
+  for (const [, cells] of _graphemes(text)) n += cells;
   return n;
 }
 
@@ -77,11 +71,6 @@ export function truncate(
 ): string {
   if (textWidth(text) <= width) return text;
   if (width <= 0) return "";
-  if (_ASCII.test(text)) {
-    return from === "start"
-      ? _ELLIPSIS + text.slice(text.length - (width - 1))
-      : text.slice(0, width - 1) + _ELLIPSIS;
-  }
   const graphemes = Array.from(_graphemes(text));
   if (from === "start") graphemes.reverse();
   const kept: string[] = [];
@@ -95,94 +84,7 @@ export function truncate(
   return kept.join("") + _ELLIPSIS;
 }
 
-// deno-lint-ignore no-control-regex
-const _ASCII = /^[\x00-\x7e]*$/;
-
-/**
- * What only `Intl.Segmenter` groups rightly: spacing marks, format
- * characters (joiners among them), regional indicators, Hangul jamo,
- * viramas (Indic conjuncts), prepended letters. Text without them is
- * graphemes of one code point and its combining marks, which
- * {@linkcode _graphemes} walks itself: a table of 10,000 titles with CJK
- * and emoji took 0.6 s through the segmenter.
- */
-const _COMPLEX =
-  /[\p{Mc}\p{Cf}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u094d\u09cd\u0acd\u0b4d\u0c4d\u0d4d\u0d4e\u{111c2}\u{111c3}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}]/u;
-
-/** What joins the grapheme before it (outside {@linkcode _COMPLEX}). */
-const _EXTEND = /[\p{Mn}\p{Me}\p{Emoji_Modifier}]/u;
-
-/** Each grapheme of `text` with its cells. */
-function* _graphemes(text: string): Generator<[string, number]> {
-  if (_needsSegmenter(text)) {
-    for (const { segment } of _segmenter().segment(text)) {
-      yield [segment, graphemeCells(segment)];
-    }
-    return;
-  }
-  for (let at = 0; at < text.length;) {
-    const end = _graphemeEnd(text, at);
-    const g = text.slice(at, end);
-    yield [g, end === _next(text, at) ? _cellsAt(text, at) : _cellsOf(g)];
-    at = end;
-  }
-}
-
-function _needsSegmenter(text: string): boolean {
-  return _COMPLEX.test(text) ||
-    (_kind(text.codePointAt(0) ?? 0) & _JOINS) !== 0;
-}
-
-/** Where the code point at `at` ends. */
-function _next(text: string, at: number): number {
-  return at + (text.codePointAt(at)! > 0xffff ? 2 : 1);
-}
-
-/** Where the grapheme starting at `at` ends: its code point and the marks after it. */
-function _graphemeEnd(text: string, at: number): number {
-  let end = _next(text, at);
-  while (end < text.length && (_kind(text.codePointAt(end)!) & _JOINS) !== 0) {
-    end = _next(text, end);
-  }
-  return end;
-}
-
-/** The cells of the lone code point at `at`. */
-function _cellsAt(text: string, at: number): number {
-  return (_kind(text.codePointAt(at)!) & _CELLS) - 1;
-}
-
-/** A code point's kind: its cells + 1, and whether it joins the one before. */
-const _CELLS = 3;
-const _JOINS = 4;
-const _bmp = new Uint8Array(0x10000);
-const _astral = new Map<number, number>();
-
-function _kind(cp: number): number {
-  if (cp < 0x300) return 2; // one cell, joins nothing
-  let kind = cp < 0x10000 ? _bmp[cp]! : _astral.get(cp) ?? 0;
-  if (kind === 0) {
-    const ch = String.fromCodePoint(cp);
-    kind = (graphemeCells(ch) + 1) | (_EXTEND.test(ch) ? _JOINS : 0);
-    if (cp < 0x10000) _bmp[cp] = kind;
-    else _astral.set(cp, kind);
-  }
-  return kind;
-}
-
-/** Cells of graphemes of several code points met before, up to a bound. */
-const _known = new Map<string, number>();
-
-function _cellsOf(g: string): number {
-  let cells = _known.get(g);
-  if (cells === undefined) {
-    if (_known.size >= 4096) _known.clear();
-    cells = graphemeCells(g);
-    _known.set(g, cells);
-  }
-  return cells;
-}
-
+/** Code point ranges of East Asian wide characters. */
 const _WIDE: readonly [number, number][] = [
   [0x1100, 0x115f],
   [0x2e80, 0x303e],
@@ -253,4 +155,80 @@ function _unitOf(bytes: number): number {
     power++;
   }
   return power;
+}
+
+let _counts: Intl.NumberFormat | undefined;
+let _compact: Intl.NumberFormat | undefined;
+const _money = new Map<number, Intl.NumberFormat>();
+
+/**
+ * A count, digits grouped: `1,234,567`.
+ *
+ * @param n A number.
+ * @returns The text.
+ */
+export function formatCount(n: number): string {
+  return (_counts ??= new Intl.NumberFormat("en-US")).format(n);
+}
+
+/**
+ * A count in compact form, one decimal at most: `999`, `12.3K`, `1M`.
+ *
+ * @param n A number.
+ * @returns The text.
+ */
+export function formatCompact(n: number): string {
+  _compact ??= new Intl.NumberFormat("en-US", {
+    notation: "compact",
+    maximumFractionDigits: 1,
+  });
+  return _compact.format(n);
+}
+
+/**
+ * Dollars for people: cents from $1 up (`$1,234.56`), four decimals below
+ * (`$0.0048`), `<$0.0001` for less, `$0.00` for nothing.
+ *
+ * @param dollars An amount.
+ * @returns The text.
+ */
+export function formatMoney(dollars: number): string {
+  if (dollars === 0) return "$0.00";
+  if (dollars < 0.0001) return "<$0.0001";
+  const digits = dollars >= 1 ? 2 : 4;
+  let format = _money.get(digits);
+  if (format === undefined) {
+    format = new Intl.NumberFormat("en-US", {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+    _money.set(digits, format);
+  }
+  return `$${format.format(dollars)}`;
+}
+
+/**
+ * A moment to the minute in local time, `2026-09-28 10:05`.
+ *
+ * @param d The moment.
+ * @returns The text.
+ */
+export function localMinute(d: Date): string {
+  const p = (n: number): string => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${
+    p(d.getHours())
+  }:${p(d.getMinutes())}`;
+}
+
+/**
+ * A count and its noun, the noun in the plural but for 1: `1 image`,
+ * `3 images`.
+ *
+ * @param n The count.
+ * @param one The noun for one.
+ * @param many The noun for several. Default: `one` and an `s`.
+ * @returns The text.
+ */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -4,18 +4,20 @@
  * @module
  */
 
+import { fs, isNotFound } from "../_fs.ts";
 import {
   generateFile,
   type GenerateResult,
   parseSize,
 } from "../gen/generate.ts";
 import {
+  attempt,
   type Call,
   type Command,
   defineCommand,
+  failure,
   writeJson,
 } from "./_command.ts";
-import { attempt, failure } from "./_failure.ts";
 import { formatBytes } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 
@@ -38,7 +40,7 @@ Options:
 `;
 
 /** `cli gen`. */
-export const gen: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "gen",
   help: HELP,
   flags: {
@@ -109,12 +111,14 @@ function _seed(call: _GenCall): number {
   }
   return seed;
 }
+
+/** Whether anything is at `path` (a link too, even a dangling one). */
 async function _exists(path: string): Promise<boolean> {
   try {
-    await Deno.lstat(path);
+    await fs().lstat(path);
     return true;
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
+    if (isNotFound(err)) return false;
     throw failure(`generate "${path}"`, err);
   }
 }

@@ -7,14 +7,15 @@
 import { resolveDataDir } from "../store/data_dir.ts";
 import { SessionIndex } from "../store/index/session_index.ts";
 import {
+  attempt,
   type Command,
   defineCommand,
   printError,
+  printNote,
   writeJson,
 } from "./_command.ts";
-import { attempt } from "./_failure.ts";
 import { sanitize } from "./_format.ts";
-import { type Progress, progressBar } from "./_progress.ts";
+import { progressPhases } from "./_progress.ts";
 
 const HELP = `Usage: cli index [--data-dir D] [--rebuild] [--json]
 
@@ -32,11 +33,8 @@ Options:
                  "fresh" } ("fresh": nothing had changed since the last refresh)
 `;
 
-/** Files from which a progress bar is drawn (on a terminal). */
-const _PROGRESS_FROM = 50;
-
 /** `cli index`. */
-export const index: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "index",
   help: HELP,
   flags: { "data-dir": "value", rebuild: "switch", json: "switch" },
@@ -48,40 +46,32 @@ export const index: Command = defineCommand({
       () =>
         SessionIndex.tryOpen(dataDir, { onWarning: (m) => warnings.push(m) }),
     );
-    for (const warning of warnings) io.stderr(`${sanitize(warning)}\n`);
+    for (const warning of warnings) printNote(io, warning);
     if (db === undefined) {
       printError(io, `Cannot index "${dataDir}": the index cannot be used`);
       return 1;
     }
-    using open = db;
-    let progress: Progress | undefined;
+    using index = db;
+    const bar = progressPhases(io, { files: 50 });
     const done = await attempt(
       `index the sessions in "${dataDir}"`,
       () =>
-        open.refresh({
+        index.refresh({
           rebuild: call.has("rebuild"),
-          onProgress: (n, total) => {
-            progress ??= progressBar(io, {
-              total,
-              unit: "files",
-              minimum: _PROGRESS_FROM,
-            });
-            progress.update(n);
-          },
+          onProgress: (n, total) => bar.update(n, total, "files"),
         }),
     );
-    progress?.finish(done.sessions + done.skipped);
+    bar.finish();
     if (call.has("json")) {
       writeJson(io, done);
       return 0;
     }
-    io.stdout(`${
-      sanitize(
-        done.fresh
-          ? `${done.sessions} sessions indexed in ${open.path}: up to date, nothing changed since the last refresh (${done.ms} ms)`
-          : `${done.sessions} sessions indexed in ${open.path}: ${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped (${done.ms} ms)`,
-      )
-    }\n`);
+    const what = done.fresh
+      ? "up to date, nothing changed since the last refresh"
+      : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
+    const line =
+      `${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
+    io.stdout(`${sanitize(line)}\n`);
     return 0;
   },
 });

@@ -1,5 +1,8 @@
 /**
- * What the CLI writes to: the process's streams, or a test's.
+ * The CLI's one door to the process: its output streams, its arguments,
+ * exit code, environment and signals. Everything else in `src/cli/` writes
+ * through a {@linkcode CliIo} (tests pass their own) and reads files through
+ * the library or `src/_fs.ts`.
  *
  * @module
  */
@@ -10,7 +13,7 @@ export interface CliIo {
   stdout(text: string): void;
   /** Write to standard error. */
   stderr(text: string): void;
-  /** Whether standard output is a terminal (progress bars, colors). */
+  /** Whether standard output is a terminal (colours, marks). */
   isTerminal: boolean;
   /** The terminal's width in columns; Infinity when output is not a terminal. */
   columns: number;
@@ -46,14 +49,6 @@ export function denoIo(): CliIo {
   const closed = (err: unknown): boolean =>
     err instanceof Deno.errors.BrokenPipe;
   const isTerminal = Deno.stdout.isTerminal();
-  let columns = Number.POSITIVE_INFINITY;
-  if (isTerminal) {
-    try {
-      columns = Deno.consoleSize().columns;
-    } catch {
-      columns = 80; // not a real console after all
-    }
-  }
   return {
     stdout: (s) => {
       try {
@@ -70,7 +65,64 @@ export function denoIo(): CliIo {
       }
     },
     isTerminal,
-    columns,
+    columns: isTerminal ? _columns() : Number.POSITIVE_INFINITY,
     stderrIsTerminal: Deno.stderr.isTerminal(),
   };
+}
+
+function _columns(): number {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return 80; // not a real console after all
+  }
+}
+
+/**
+ * Run `main` with the process's arguments and streams, and set the exit
+ * code it returns.
+ *
+ * @param main The CLI's entry point.
+ */
+export async function runProcess(
+  main: (args: string[], io: CliIo) => Promise<number>,
+): Promise<void> {
+  Deno.exitCode = await main(Deno.args, denoIo());
+}
+
+/**
+ * Whether the user asked for no colours (`NO_COLOR` set and not empty).
+ *
+ * @returns True when colours are off.
+ */
+export function noColor(): boolean {
+  try {
+    return (Deno.env.get("NO_COLOR") ?? "") !== "";
+  } catch {
+    return false; // no permission to read the environment: colour stays on
+  }
+}
+
+/**
+ * Call `handler` on Ctrl-C (and SIGTERM) instead of dying mid-line, until
+ * the returned function is called.
+ *
+ * @param handler What to do on the signal.
+ * @returns What stops listening.
+ */
+export function onInterrupt(handler: () => void): () => void {
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const each = (listen: boolean) => {
+    for (const s of signals) {
+      try {
+        if (listen) Deno.addSignalListener(s, handler);
+        else Deno.removeSignalListener(s, handler);
+      } catch {
+        // Signals are not offered here (Windows has no SIGTERM): the
+        // default handling stays.
+      }
+    }
+  };
+  each(true);
+  return () => each(false);
 }

@@ -4,15 +4,22 @@
  * @module
  */
 
-import { join } from "node:path";
+import { statOrUndefined } from "../_fs.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { SessionIndex } from "../store/index/session_index.ts";
-import { listSessions } from "../store/list.ts";
+import { listSessions, type ListSessionsOptions } from "../store/list.ts";
+import { sessionsDir } from "../store/places.ts";
 import type { SessionInfo } from "../store/session_info.ts";
-import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { attempt } from "./_failure.ts";
+import {
+  attempt,
+  type Command,
+  defineCommand,
+  noteSkipped,
+  printNote,
+  writeJson,
+} from "./_command.ts";
+import { formatBytes, localMinute } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
-import { formatBytes, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 
 const HELP =
@@ -36,7 +43,7 @@ Options:
 const _SHORT_ID = 8;
 
 /** `cli list`. */
-export const list: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "list",
   help: HELP,
   flags: {
@@ -52,52 +59,43 @@ export const list: Command = defineCommand({
     const options = {
       ...(cwd === undefined ? {} : { cwd }),
       includeSubagents: call.has("all"),
-      onSkip: (path: string, reason: string) =>
-        io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
+      onSkip: noteSkipped(io),
     };
     const sessions = await attempt(
       `list the sessions in "${dataDir}"`,
-      async () => {
-        using index = call.has("no-index")
-          ? undefined
-          : await _index(dataDir, io);
-        return index === undefined
-          ? await listSessions(dataDir, { ...options, index: false })
-          : await index.list(options);
-      },
+      () => _list(dataDir, options, !call.has("no-index"), io),
     );
-    if (call.has("json")) {
-      writeJson(io, sessions.map(_json));
-      return 0;
-    }
-    if (sessions.length === 0) {
-      io.stdout(`No sessions in ${dataDir}\n`);
-      return 0;
-    }
-    io.stdout(`${_table(sessions, io.columns)}\n`);
+    if (call.has("json")) writeJson(io, sessions.map(_json));
+    else if (sessions.length === 0) io.stdout(`No sessions in ${dataDir}\n`);
+    else io.stdout(`${_table(sessions, io.columns)}\n`);
     return 0;
   },
 });
 
-/** The data dir's index, made when missing; undefined (with the warning shown) when it cannot be used. */
-async function _index(
+/**
+ * Through the data dir's index (made when missing) when it can be used,
+ * else from the files. A data dir without sessions gets no index: nothing
+ * to index, no file to leave behind.
+ */
+async function _list(
   dataDir: string,
-  io: Pick<CliIo, "stderr">,
-): Promise<SessionIndex | undefined> {
-  try {
-    await Deno.stat(join(dataDir, "sessions"));
-  } catch {
-    return undefined; // no sessions: nothing to index, no file to leave behind
-  }
-  return await SessionIndex.tryOpen(dataDir, {
-    onWarning: (m) => io.stderr(`${sanitize(m)}\n`),
-  });
+  options: ListSessionsOptions,
+  indexed: boolean,
+  io: CliIo,
+): Promise<SessionInfo[]> {
+  using index = indexed && await statOrUndefined(sessionsDir(dataDir))
+    ? await SessionIndex.tryOpen(dataDir, {
+      onWarning: (m) => printNote(io, m),
+    })
+    : undefined;
+  if (index !== undefined) return await index.list(options);
+  return await listSessions(dataDir, options);
 }
 
 function _table(sessions: SessionInfo[], width: number): string {
   const idLength = _uniquePrefix(sessions.map((s) => s.id));
   const rows = sessions.map((s) => [
-    _localTime(s.mtime),
+    localMinute(s.mtime),
     s.id.slice(0, idLength),
     s.title ?? "(untitled)",
     s.cwd,
@@ -149,12 +147,4 @@ function _uniquePrefix(ids: readonly string[]): number {
     n = Math.max(n, shared + 1);
   }
   return Math.min(n, longest);
-}
-
-/** `2026-09-28 10:05` in local time. */
-function _localTime(d: Date): string {
-  const p = (n: number): string => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${
-    p(d.getHours())
-  }:${p(d.getMinutes())}`;
 }

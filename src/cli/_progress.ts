@@ -1,5 +1,6 @@
 /**
- * A progress bar on standard error, drawn in place when it is a terminal.
+ * Progress bars on standard error, drawn in place when it is a terminal:
+ * one of a known total, or one per phase of work that reports its own.
  *
  * @module
  */
@@ -119,4 +120,41 @@ export function progressBar(
   }
   const bar = new ProgressBar((s) => io.stderr(s), options);
   return { update: (d) => bar.update(d), finish: (d) => bar.finish(d) };
+}
+
+/** Work that reports its progress in phases, each with its total and unit. */
+export interface Phases {
+  /** Show `done` of `total`; a new total or unit begins a new bar. */
+  update(done: number, total: number, unit: string): void;
+  /** Show the last phase's end and finish the line. */
+  finish(): void;
+}
+
+/**
+ * A bar per phase of work (refreshing an index, then reading files), each
+ * made on its phase's first report, when it is worth one.
+ *
+ * @param io Where the bars go, and whether it is a terminal.
+ * @param minimum By unit, the least total worth a bar. Default 0.
+ * @returns The phases' bars.
+ */
+export function progressPhases(
+  io: { stderr(text: string): void; stderrIsTerminal?: boolean },
+  minimum: Readonly<Record<string, number>> = {},
+): Phases {
+  let bar: Progress | undefined;
+  let phase = "";
+  let last = 0;
+  return {
+    update: (done, total, unit) => {
+      if (`${total} ${unit}` !== phase) {
+        bar?.finish(last);
+        phase = `${total} ${unit}`;
+        bar = progressBar(io, { total, unit, minimum: minimum[unit] ?? 0 });
+      }
+      last = done;
+      bar!.update(done);
+    },
+    finish: () => bar?.finish(last),
+  };
 }

@@ -11,11 +11,18 @@ import {
   type SearchResult,
   searchSessions,
 } from "../search/search.ts";
-import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { attempt } from "./_failure.ts";
-import { sanitize, truncate } from "./_format.ts";
+import {
+  attempt,
+  type Call,
+  type Command,
+  defineCommand,
+  noteSkipped,
+  printNote,
+  writeJson,
+} from "./_command.ts";
+import { localMinute, sanitize, truncate } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
-import { type Progress, progressBar } from "./_progress.ts";
+import { progressPhases } from "./_progress.ts";
 
 const HELP =
   `Usage: cli search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
@@ -45,13 +52,22 @@ Options:
   --json         print { "hits": [ ... ], "skipped": [ ... ] }
 `;
 
-/** Files from which a progress bar is drawn (on a terminal). */
-const _PROGRESS_FROM = 8;
+const _ROLES = ["user", "assistant", "tool", "custom"];
 const _BOLD = "\x1b[1;4m";
 const _PLAIN = "\x1b[22;24m";
 
+type _Flag =
+  | "data-dir"
+  | "regex"
+  | "role"
+  | "cwd"
+  | "since"
+  | "limit"
+  | "no-index"
+  | "json";
+
 /** `cli search`. */
-export const search: Command = defineCommand({
+export const command: Command = defineCommand<_Flag>({
   name: "search",
   help: HELP,
   flags: {
@@ -67,40 +83,15 @@ export const search: Command = defineCommand({
   args: ["<query>"],
   run: async (call, io) => {
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const progress = _progress(io);
+    const bar = progressPhases(io, { files: 8 });
     const options: SearchOptions = {
+      ..._filters(call),
       regex: call.has("regex"),
       index: !call.has("no-index"),
-      onSkip: (path, reason) =>
-        io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
-      onWarning: (message) => io.stderr(`${sanitize(message)}\n`),
-      onProgress: progress.update,
+      onSkip: noteSkipped(io),
+      onWarning: (message) => printNote(io, message),
+      onProgress: (done, total) => bar.update(done, total, "files"),
     };
-    const cwd = call.value("cwd");
-    if (cwd !== undefined) options.cwd = cwd;
-    const limit = call.value("limit");
-    if (limit !== undefined) {
-      if (!/^[1-9]\d*$/.test(limit)) {
-        throw call.usageError("--limit must be a positive whole number");
-      }
-      options.limit = Number(limit);
-    }
-    const role = call.value("role");
-    if (role !== undefined) {
-      if (!["user", "assistant", "tool", "custom"].includes(role)) {
-        throw call.usageError("--role must be user, assistant, tool or custom");
-      }
-      options.role = role as NonNullable<SearchOptions["role"]>;
-    }
-    const since = call.value("since");
-    if (since !== undefined) {
-      if (
-        !/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since))
-      ) {
-        throw call.usageError("--since must be a date, YYYY-MM-DD");
-      }
-      options.since = since;
-    }
     let result: SearchResult;
     try {
       result = await attempt(
@@ -113,58 +104,50 @@ export const search: Command = defineCommand({
       }
       throw err;
     } finally {
-      progress.finish();
+      bar.finish();
     }
     for (const s of result.skipped) {
-      io.stderr(
-        `${
-          sanitize(
-            `skipped a ${
-              s.reason === "damaged" ? "damaged" : "too long"
-            } line that matches, at byte ${s.offset} of "${s.path}"`,
-          )
-        }\n`,
+      const what = s.reason === "damaged" ? "damaged" : "too long";
+      printNote(
+        io,
+        `skipped a ${what} line that matches, at byte ${s.offset} of "${s.path}"`,
       );
     }
     if (call.has("json")) {
-      writeJson(io, {
-        hits: result.hits.map(_json),
-        skipped: result.skipped,
-      });
-      return 0;
-    }
-    if (result.hits.length === 0) {
-      io.stdout("No matches\n");
-      return 0;
-    }
-    io.stdout(result.hits.map((h) => _text(h, io)).join("\n"));
+      writeJson(io, { hits: result.hits.map(_json), skipped: result.skipped });
+    } else if (result.hits.length === 0) io.stdout("No matches\n");
+    else io.stdout(result.hits.map((h) => _text(h, io)).join("\n"));
     return 0;
   },
 });
 
-/** A progress bar per phase (refreshing the index, reading files). */
-function _progress(
-  io: CliIo,
-): { update: (done: number, total: number) => void; finish: () => void } {
-  let bar: Progress | undefined;
-  let total = -1;
-  let done = 0;
-  return {
-    update: (n, all) => {
-      if (all !== total) {
-        bar?.finish(done);
-        total = all;
-        bar = progressBar(io, {
-          total,
-          unit: "files",
-          minimum: _PROGRESS_FROM,
-        });
-      }
-      done = n;
-      bar!.update(n);
-    },
-    finish: () => bar?.finish(done),
-  };
+/** The options that narrow the search, checked. */
+function _filters(call: Call<_Flag>): SearchOptions {
+  const options: SearchOptions = {};
+  const cwd = call.value("cwd");
+  if (cwd !== undefined) options.cwd = cwd;
+  const limit = call.value("limit");
+  if (limit !== undefined) {
+    if (!/^[1-9]\d*$/.test(limit)) {
+      throw call.usageError("--limit must be a positive whole number");
+    }
+    options.limit = Number(limit);
+  }
+  const role = call.value("role");
+  if (role !== undefined) {
+    if (!_ROLES.includes(role)) {
+      throw call.usageError("--role must be user, assistant, tool or custom");
+    }
+    options.role = role as NonNullable<SearchOptions["role"]>;
+  }
+  const since = call.value("since");
+  if (since !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since))) {
+      throw call.usageError("--since must be a date, YYYY-MM-DD");
+    }
+    options.since = since;
+  }
+  return options;
 }
 
 function _json(h: SearchHit): Record<string, unknown> {
@@ -191,17 +174,11 @@ function _text(h: SearchHit, io: CliIo): string {
       s.slice(end)
     }`
     : s;
-  return `${_when(h.timestamp)}  ${h.role}  ${title}${off}\n  ${snippet}\n  ${
+  const at = new Date(h.timestamp);
+  const when = Number.isNaN(at.getTime())
+    ? sanitize(h.timestamp)
+    : localMinute(at);
+  return `${when}  ${h.role}  ${title}${off}\n  ${snippet}\n  ${
     sanitize(h.path)
   }#${sanitize(h.entryId)}\n`;
-}
-
-/** `2026-09-28 10:05` in local time, or the timestamp as written. */
-function _when(timestamp: string): string {
-  const d = new Date(timestamp);
-  if (Number.isNaN(d.getTime())) return sanitize(timestamp);
-  const p = (n: number): string => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${
-    p(d.getHours())
-  }:${p(d.getMinutes())}`;
 }

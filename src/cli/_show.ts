@@ -4,13 +4,12 @@
  * @module
  */
 
-import type { LoadIssue } from "../format/issues.ts";
+import { fs } from "../_fs.ts";
 import { TITLE_SLOT_BYTES } from "../format/title_slot.ts";
 import type { Session } from "../session/session.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
-import { openSession } from "./_open_session.ts";
-import { formatBytes, sanitize } from "./_format.ts";
-import { tally } from "./_scan.ts";
+import { openSession } from "./_context.ts";
+import { formatBytes, plural, sanitize } from "./_format.ts";
 import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
@@ -34,7 +33,7 @@ type _SlotState =
   | { state: "absent" };
 
 /** `cli show`. */
-export const show: Command = defineCommand({
+export const command: Command = defineCommand({
   name: "show",
   help: HELP,
   flags: { "data-dir": "value", full: "switch", json: "switch" },
@@ -56,7 +55,9 @@ type _Report = Awaited<ReturnType<typeof _report>>;
 
 async function _report(session: Session, file: string) {
   const byType = new Map<string, number>();
-  for (const e of session.entries) tally(byType, e.type);
+  for (const e of session.entries) {
+    byType.set(e.type, (byType.get(e.type) ?? 0) + 1); // a Map: `constructor` is a type too
+  }
   return {
     path: session.path ?? file,
     header: session.header,
@@ -67,8 +68,8 @@ async function _report(session: Session, file: string) {
     entriesByType: byType,
     leafId: session.leafId,
     window: session.windowStats(),
-    fileBytes: (await Deno.stat(file)).size,
-    issues: session.issues.map((i: LoadIssue) => ({
+    fileBytes: (await fs().stat(file)).size,
+    issues: session.issues.map((i) => ({
       kind: i.kind,
       line: i.line,
       offset: i.offset,
@@ -79,15 +80,14 @@ async function _report(session: Session, file: string) {
 
 function _text(report: _Report, width: number): string {
   const w = report.window;
+  const source = report.titleSource === null ? "" : ` (${report.titleSource})`;
   const lines = [
     `file      ${report.path}`,
-    `title     ${report.title ?? "(untitled)"}${
-      report.titleSource === null ? "" : ` (${report.titleSource})`
-    }`,
+    `title     ${report.title ?? "(untitled)"}${source}`,
     `slot      ${_slotText(report.titleSlot)}`,
     `leaf      ${report.leafId ?? "(no entries)"}`,
-    `window    ${w.windowed ? "windowed" : "whole file"}: ${w.retained} ${
-      w.retained === 1 ? "entry" : "entries"
+    `window    ${w.windowed ? "windowed" : "whole file"}: ${
+      plural(w.retained, "entry", "entries")
     } kept, ${w.seen} lines seen, ${formatBytes(w.bytesRead)} read of ${
       formatBytes(report.fileBytes)
     }`,
@@ -105,41 +105,36 @@ function _text(report: _Report, width: number): string {
     "",
     `issues: ${report.issues.length === 0 ? "none" : report.issues.length}`,
   ];
-  let text = lines.map(sanitize).join("\n");
-  if (report.issues.length > 0) {
-    text += `\n${
-      formatTable(
-        [
-          { header: "  kind" },
-          { header: "line", right: true },
-          { header: "offset", right: true },
-          { header: "message", shrink: "end", min: 20 },
-        ],
-        report.issues.map((i) => [
-          `  ${i.kind}`,
-          i.line === 0 ? "-" : String(i.line),
-          i.offset < 0 ? "-" : String(i.offset),
-          i.message,
-        ]),
-        width,
-      )
-    }`;
-  }
-  return text;
+  const text = lines.map(sanitize).join("\n");
+  if (report.issues.length === 0) return text;
+  const table = formatTable(
+    [
+      { header: "  kind" },
+      { header: "line", right: true },
+      { header: "offset", right: true },
+      { header: "message", shrink: "end", min: 20 },
+    ],
+    report.issues.map((i) => [
+      `  ${i.kind}`,
+      i.line === 0 ? "-" : String(i.line),
+      i.offset < 0 ? "-" : String(i.offset),
+      i.message,
+    ]),
+    width,
+  );
+  return `${text}\n${table}`;
 }
 
 function _slotState(session: Session): _SlotState {
   const slotIssue = session.issues.find((i) => i.kind === "title-slot");
   const slot = session.titleSlot;
-  if (slot !== undefined && slotIssue === undefined) {
-    return { state: "ok", updatedAt: slot.updatedAt };
-  }
   if (slotIssue !== undefined) {
     return {
       state: slot === undefined ? "ignored" : "wrong-width",
       reason: slotIssue.message,
     };
   }
+  if (slot !== undefined) return { state: "ok", updatedAt: slot.updatedAt };
   return { state: "absent" };
 }
 

@@ -34,9 +34,10 @@ const _GAP = 2;
  * A table that fits `width` terminal cells: optional columns are left out
  * (the last first) while even the narrowest table would not fit, then the
  * shrinkable columns give way (cells cut with `…`) in priority order, and a
- * line that still does not fit is cut at `width`, so no line ever wraps. With an infinite width (output
- * that is not a terminal) every row is printed in full. Control characters in
- * cells become spaces, so a hostile title cannot move the cursor.
+ * line that still does not fit is cut at `width`, so no line ever wraps.
+ * With an infinite width (output that is not a terminal) every row is
+ * printed in full. Control characters in cells become spaces, so a hostile
+ * title cannot move the cursor.
  *
  * @param columns The columns.
  * @param rows The cells, one array per row, as many as `columns`.

@@ -7,11 +7,10 @@
 import type { SessionEntry } from "../format/entries.ts";
 import { SessionTree } from "../tree/session_tree.ts";
 import { watchSession } from "../watch/watch_session.ts";
-import { type Command, defineCommand } from "./_command.ts";
+import { attempt, type Command, defineCommand, printNote } from "./_command.ts";
 import { renderMessage } from "./_context.ts";
-import { attempt } from "./_failure.ts";
 import { sanitize } from "./_format.ts";
-import type { CliIo } from "./_io.ts";
+import { type CliIo, onInterrupt } from "./_io.ts";
 
 const HELP = `Usage: cli tail <file> [-n N] [-f] [--json]
 
@@ -43,13 +42,11 @@ const _tail = defineCommand({
     if (!/^\d+$/.test(text) || !Number.isSafeInteger(count)) {
       throw call.usageError(`-n must be a whole number, not "${text}"`);
     }
-    const issue = (message: string) =>
-      io.stderr(`${sanitize(`! ${message}`)}\n`);
+    const issue = (message: string) => printNote(io, `! ${message}`);
     const follow = call.has("follow");
     const print = _printer(io, call.has("json"));
     const stop = new AbortController();
-    const onSignal = () => stop.abort();
-    if (follow) _signals(onSignal, true);
+    const listening = follow ? onInterrupt(() => stop.abort()) : undefined;
     try {
       await attempt(`${follow ? "follow" : "read"} "${file}"`, async () => {
         const entries = watchSession(file, {
@@ -65,7 +62,7 @@ const _tail = defineCommand({
         for await (const e of entries) print(e);
       });
     } finally {
-      if (follow) _signals(onSignal, false);
+      listening?.();
     }
     return 0;
   },
@@ -75,7 +72,7 @@ const _tail = defineCommand({
  * `cli tail`, taking the short options `-n N` (`-nN`) and `-f` too (the
  * command helper knows long ones only).
  */
-export const tail: Command = {
+export const command: Command = {
   name: _tail.name,
   run: (args, io) => _tail.run(_longOptions(args), io),
 };
@@ -118,17 +115,4 @@ function _render(e: SessionEntry): string {
   return `${stamp}\n── ${sanitize(e.type)} ──\n${
     sanitize(SessionTree.previewOf(e))
   }`;
-}
-
-/** Stop on Ctrl-C (and SIGTERM) instead of dying mid-line. */
-function _signals(handler: () => void, on: boolean): void {
-  for (const s of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      if (on) Deno.addSignalListener(s, handler);
-      else Deno.removeSignalListener(s, handler);
-    } catch {
-      // Signals are not offered here (Windows has no SIGTERM): the
-      // default handling stays.
-    }
-  }
 }

@@ -9,14 +9,14 @@ import { type SessionLineage, sessionLineage } from "../tree/lineage.ts";
 import { outlineTree, type TreeFilter, type TreeRow } from "../tree/outline.ts";
 import { SessionTree, type TreeNode } from "../tree/session_tree.ts";
 import {
+  attempt,
   type Call,
   type Command,
   defineCommand,
   writeJson,
 } from "./_command.ts";
-import { attempt } from "./_failure.ts";
-import { sanitize, textWidth, truncate } from "./_format.ts";
-import type { CliIo } from "./_io.ts";
+import { plural, sanitize, textWidth, truncate } from "./_format.ts";
+import { type CliIo, noColor } from "./_io.ts";
 
 const HELP =
   `Usage: cli tree <file> [--filter F] [--depth N] [--fold N] [--lineage]
@@ -60,7 +60,7 @@ const _FILTERS = Object.keys(
 type _Flags = "filter" | "depth" | "fold" | "lineage" | "data-dir" | "json";
 
 /** `cli tree`. */
-export const tree: Command = defineCommand<_Flags>({
+export const command: Command = defineCommand<_Flags>({
   name: "tree",
   help: HELP,
   flags: {
@@ -103,24 +103,36 @@ export const tree: Command = defineCommand<_Flags>({
       });
       return 0;
     }
-    const paint = _painter(io);
-    const out: string[] = [];
-    if (lineage !== undefined) out.push(..._lineageLines(lineage, paint), "");
-    out.push(paint.bold(truncate(sanitize(_heading(t)), io.columns)));
-    for (const issue of t.issues) out.push(`! ${sanitize(issue.message)}`);
-    const rows = outlineTree(t, { filter, depth, foldAfter });
-    const drawn = rows.flatMap((r) => r.kind === "entry" ? [r.node.index] : []);
-    await attempt(`read the tree of "${file}"`, () => t.readPreviews(drawn));
-    for (const row of rows) {
-      const fresh = row.kind === "entry"
-        ? { ...row, node: t.node(row.node.index) }
-        : row;
-      out.push(_row(fresh, paint, io.columns));
-    }
-    io.stdout(`${out.join("\n")}\n`);
+    const outline = { filter, depth, foldAfter };
+    io.stdout(`${await _outline(file, t, outline, lineage, io)}\n`);
     return 0;
   },
 });
+
+/** The outline's lines: the lineage, the heading, the damage, the rows. */
+async function _outline(
+  file: string,
+  t: SessionTree,
+  options: { filter: TreeFilter; depth: number; foldAfter: number },
+  lineage: SessionLineage | undefined,
+  io: CliIo,
+): Promise<string> {
+  const paint = _painter(io);
+  const out: string[] = [];
+  if (lineage !== undefined) out.push(..._lineageLines(lineage, paint), "");
+  out.push(paint.bold(truncate(sanitize(_heading(t)), io.columns)));
+  for (const issue of t.issues) out.push(`! ${sanitize(issue.message)}`);
+  const rows = outlineTree(t, options);
+  const drawn = rows.flatMap((r) => r.kind === "entry" ? [r.node.index] : []);
+  await attempt(`read the tree of "${file}"`, () => t.readPreviews(drawn));
+  for (const row of rows) {
+    const fresh = row.kind === "entry"
+      ? { ...row, node: t.node(row.node.index) }
+      : row;
+    out.push(_row(fresh, paint, io.columns));
+  }
+  return out.join("\n");
+}
 
 function _filter(call: Call<_Flags>): TreeFilter {
   const value = call.value("filter") ?? "default";
@@ -166,9 +178,8 @@ function _json(n: TreeNode) {
 }
 
 function _heading(t: SessionTree): string {
-  const n = t.size;
-  return `# ${t.title ?? "(untitled)"} · ${n} ${
-    n === 1 ? "entry" : "entries"
+  return `# ${t.title ?? "(untitled)"} · ${
+    plural(t.size, "entry", "entries")
   } · leaf ${t.leafId ?? "-"}`;
 }
 
@@ -183,7 +194,7 @@ interface _Paint {
 }
 
 function _painter(io: CliIo): _Paint {
-  const on = io.isTerminal && !_noColor();
+  const on = io.isTerminal && !noColor();
   const style = (open: number, close: number) => (s: string) =>
     on && s !== "" ? `\x1b[${open}m${s}\x1b[${close}m` : s;
   return {
@@ -196,22 +207,11 @@ function _painter(io: CliIo): _Paint {
   };
 }
 
-function _noColor(): boolean {
-  try {
-    return (Deno.env.get("NO_COLOR") ?? "") !== "";
-  } catch {
-    return false; // no permission to read the environment: colour stays on
-  }
-}
-
 /** One outline row: the path marker, the drawing, then the entry, cut to the width. */
 function _row(row: TreeRow, paint: _Paint, columns: number): string {
-  if (row.kind === "folded") {
-    const n = `${row.entries} ${_entries(row.entries)}`;
-    return `  ${row.prefix}${paint.dim(`… ${n} …`)}`;
-  }
-  if (row.kind === "branches") {
-    const n = `${row.entries} ${_entries(row.entries)}`;
+  if (row.kind !== "entry") {
+    const n = plural(row.entries, "entry", "entries");
+    if (row.kind === "folded") return `  ${row.prefix}${paint.dim(`… ${n} …`)}`;
     return `  ${row.prefix}${
       paint.dim(`… ${row.branches} branches, ${n} (--depth)`)
     }`;
@@ -242,10 +242,6 @@ function _who(n: TreeNode): string {
   if (n.type !== "message") return "· ";
   if (n.role === "toolResult") return "tool ";
   return `${sanitize(n.role ?? "message")}: `;
-}
-
-function _entries(n: number): string {
-  return n === 1 ? "entry" : "entries";
 }
 
 function _lineageLines(l: SessionLineage, paint: _Paint): string[] {

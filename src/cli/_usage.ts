@@ -12,24 +12,28 @@ import {
   type UsageRow,
 } from "../store/usage/usage_report.ts";
 import {
+  attempt,
   type Call,
   type Command,
   defineCommand,
+  noteSkipped,
+  printNote,
   writeJson,
 } from "./_command.ts";
-import { attempt } from "./_failure.ts";
-import { helpersFlag } from "./_helpers_flag.ts";
-import { sanitize, textWidth } from "./_format.ts";
-import { formatCompact, formatCount, formatFixed } from "./_numbers.ts";
-import type { CliIo } from "./_io.ts";
-import { type Progress, progressBar } from "./_progress.ts";
+import {
+  formatCompact,
+  formatCount,
+  formatMoney,
+  sanitize,
+  textWidth,
+} from "./_format.ts";
+import { progressPhases } from "./_progress.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
 
 const HELP =
   `Usage: cli usage [--data-dir D] [--by day|week|month|session|model|project]
                  [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--utc]
-                 [--exclude-deleted] [--no-index] [--helpers N]
-                 [--json | --csv]
+                 [--exclude-deleted] [--no-index] [--json | --csv]
 
 Tokens, requests and cost of every model call the sessions of a data dir
 record (subagents included), counted as omp's own statistics count them:
@@ -56,16 +60,20 @@ Options:
   --utc              days in UTC (default: the local time zone)
   --exclude-deleted  leave out the calls of deleted session files
   --no-index         read the files, even where there is an index
-  --helpers N        threads reading files beside this one when many are
-                     left (default: one per other core, at most 2; 0: none)
   --json             print { totals, rows, ... } as JSON
   --csv              print the rows as CSV, with a header line
 `;
 
 const _GROUPINGS = ["day", "week", "month", "session", "model", "project"];
 
-/** Work from which a progress bar is drawn (on a terminal). */
-const _PROGRESS_FROM = { bytes: 64 << 20, files: 200 };
+const _HEADINGS: Record<UsageReport["by"], string> = {
+  day: "day",
+  week: "week of",
+  month: "month",
+  session: "session",
+  model: "model",
+  project: "project",
+};
 
 const _FIELDS = [
   "requests",
@@ -78,9 +86,6 @@ const _FIELDS = [
   "cost",
 ] as const satisfies readonly (keyof UsageRow)[];
 
-type _Grouping = UsageReport["by"];
-type _Figures = UsageReport["totals"];
-
 type _Flag =
   | "data-dir"
   | "by"
@@ -89,12 +94,11 @@ type _Flag =
   | "utc"
   | "exclude-deleted"
   | "no-index"
-  | "helpers"
   | "json"
   | "csv";
 
 /** `cli usage`. */
-export const usage: Command = defineCommand<_Flag>({
+export const command: Command = defineCommand<_Flag>({
   name: "usage",
   help: HELP,
   flags: {
@@ -105,33 +109,34 @@ export const usage: Command = defineCommand<_Flag>({
     utc: "switch",
     "exclude-deleted": "switch",
     "no-index": "switch",
-    helpers: "value",
     json: "switch",
     csv: "switch",
   },
   run: async (call, io) => {
-    const by = _grouping(call);
+    const by = call.value("by") ?? "day";
+    if (!_GROUPINGS.includes(by)) {
+      throw call.usageError(
+        `--by must be one of ${_GROUPINGS.join(", ")}, not "${by}"`,
+      );
+    }
     const days = _days(call);
     if (call.has("json") && call.has("csv")) {
       throw call.usageError("--json and --csv exclude each other");
     }
-    const helpers = helpersFlag(call);
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const bar = _lazyBar(io);
+    const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
     const report = await attempt(
       `report the usage of "${dataDir}"`,
       () =>
         usageReport(dataDir, {
-          by,
+          by: by as UsageReport["by"],
           ...days,
           ...(call.has("utc") ? { timeZone: "UTC" } : {}),
           excludeDeleted: call.has("exclude-deleted"),
           index: !call.has("no-index"),
-          ...(helpers === undefined ? {} : { helpers }),
           onProgress: bar.update,
-          onWarning: (m) => io.stderr(`${sanitize(`warning: ${m}`)}\n`),
-          onSkip: (path, reason) =>
-            io.stderr(`${sanitize(`skipped "${path}": ${reason}`)}\n`),
+          onWarning: (m) => printNote(io, `warning: ${m}`),
+          onSkip: noteSkipped(io),
         }),
     );
     bar.finish();
@@ -141,16 +146,6 @@ export const usage: Command = defineCommand<_Flag>({
     return 0;
   },
 });
-
-function _grouping(call: Call<_Flag>): _Grouping {
-  const by = call.value("by") ?? "day";
-  if (!_GROUPINGS.includes(by)) {
-    throw call.usageError(
-      `--by must be one of ${_GROUPINGS.join(", ")}, not "${by}"`,
-    );
-  }
-  return by as _Grouping;
-}
 
 function _days(call: Call<_Flag>): { since?: string; until?: string } {
   const out: { since?: string; until?: string } = {};
@@ -171,40 +166,6 @@ function _days(call: Call<_Flag>): { since?: string; until?: string } {
   return out;
 }
 
-/** A bar made on the first progress report, when the work is worth one. */
-function _lazyBar(
-  io: CliIo,
-): { update: (d: number, t: number, u: string) => void; finish(): void } {
-  let bar: Progress | undefined;
-  let unit = "";
-  let last = 0;
-  return {
-    update: (done, total, u) => {
-      if (u !== unit) {
-        bar?.finish(last);
-        unit = u;
-        bar = progressBar(io, {
-          total,
-          unit: u === "bytes" ? "bytes" : "files",
-          minimum: u === "bytes" ? _PROGRESS_FROM.bytes : _PROGRESS_FROM.files,
-        });
-      }
-      last = done;
-      bar?.update(done);
-    },
-    finish: () => bar?.finish(last),
-  };
-}
-
-const _HEADINGS: Record<_Grouping, string> = {
-  day: "day",
-  week: "week of",
-  month: "month",
-  session: "session",
-  model: "model",
-  project: "project",
-};
-
 /** The table, its totals row last, then what was not counted in full. */
 function _text(report: UsageReport, width: number): string {
   if (report.rows.length === 0) return "No model calls found\n";
@@ -214,17 +175,19 @@ function _text(report: UsageReport, width: number): string {
   if (report.by === "day" || report.by === "week" || report.by === "month") {
     notes.push(`Days in ${report.timeZone}.`);
   }
+  const requests = (n: number): string =>
+    n === 1 ? "1 request has" : `${formatCount(n)} requests have`;
   if (report.malformedRequests > 0) {
     notes.push(
       `${
-        _requests(report.malformedRequests)
+        requests(report.malformedRequests)
       } a malformed token count or cost, counted as 0.`,
     );
   }
   if (report.unpricedRequests > 0) {
     notes.push(
       `${
-        _requests(report.unpricedRequests)
+        requests(report.unpricedRequests)
       } no recorded cost, counted as $0 (omp prices them from its catalog).`,
     );
   }
@@ -233,13 +196,10 @@ function _text(report: UsageReport, width: number): string {
   return `${table}\n${tail}`;
 }
 
-function _requests(n: number): string {
-  return n === 1 ? "1 request has" : `${_whole(n)} requests have`;
-}
-
+/** The rows and the totals; counts in compact form when the width is short. */
 function _table(report: UsageReport, width: number, compact: boolean): string {
-  const n = compact ? _compact : _whole;
-  const cells = (key: string, f: _Figures): string[] => [
+  const n = compact ? formatCompact : formatCount;
+  const cells = (key: string, f: UsageReport["totals"]): string[] => [
     key,
     n(f.requests),
     n(f.failedRequests),
@@ -268,22 +228,6 @@ function _table(report: UsageReport, width: number, compact: boolean): string {
   const rows = report.rows.map((r) => cells(r.key, r));
   rows.push(cells("total", report.totals));
   return formatTable(columns, rows, width);
-}
-
-const _whole = formatCount;
-const _compact = formatCompact;
-
-/**
- * Dollars for people: cents from $1 up (`$1,234.56`), four decimals below
- * (`$0.0048`), `<$0.0001` for less, `$0.00` for nothing.
- *
- * @param dollars An amount.
- * @returns The text.
- */
-export function formatMoney(dollars: number): string {
-  if (dollars === 0) return "$0.00";
-  if (dollars < 0.0001) return "<$0.0001";
-  return `$${formatFixed(dollars, dollars >= 1 ? 2 : 4)}`;
 }
 
 /** The rows as CSV: a header line, then a line per row. */

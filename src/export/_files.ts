@@ -8,6 +8,8 @@
  */
 
 import { basename, dirname, extname, join } from "node:path";
+import { type FileHandle, fs } from "../_fs.ts";
+import { createFile, makeFolders, writeAll } from "../write/_files.ts";
 import type { Format, PageNav, Wrapper } from "./_document.ts";
 import { relativeHref } from "./_escape.ts";
 import type { ExportFooter, ExportMeta } from "./_meta.ts";
@@ -42,7 +44,7 @@ export class Pages implements AsyncDisposable {
   readonly #written: Written = { files: [], bytes: 0 };
   /** The page's body not yet written. */
   readonly #body = new _Buffer();
-  #file: Deno.FsFile | undefined;
+  #file: FileHandle | undefined;
   #page = 1;
   #hasContent = false;
   #room: number;
@@ -165,7 +167,7 @@ export class Pages implements AsyncDisposable {
   async #drain(hasNext: boolean): Promise<void> {
     if (this.#file === undefined) {
       const path = this.#path(this.#page);
-      this.#file = await Deno.open(path, {
+      this.#file = await fs().open(path, {
         write: true,
         create: true,
         truncate: true,
@@ -180,13 +182,13 @@ export class Pages implements AsyncDisposable {
   async #endPage(hasNext: boolean, footer: ExportFooter | undefined) {
     await this.#drain(hasNext);
     await this.#writeAll(this.#format.foot(footer, this.#nav(hasNext)));
-    this.#file!.close();
+    await this.#file!.close();
     this.#file = undefined;
   }
 
   async #writeAll(data: Uint8Array | string): Promise<void> {
     const bytes = typeof data === "string" ? _ENCODER.encode(data) : data;
-    await _writeAll(this.#file!, bytes);
+    await writeAll(this.#file!, bytes);
     this.#written.bytes += bytes.length;
   }
 }
@@ -200,7 +202,7 @@ export class Pages implements AsyncDisposable {
  */
 export class Scratch implements AsyncDisposable {
   readonly #path: string;
-  readonly #file: Deno.FsFile;
+  readonly #file: FileHandle;
   readonly #decoder = new TextDecoder();
   /** Renderings not yet written. */
   readonly #pending = new _Buffer();
@@ -210,7 +212,7 @@ export class Scratch implements AsyncDisposable {
   #windowAt = 0;
   #windowBytes = 0;
 
-  private constructor(path: string, file: Deno.FsFile) {
+  private constructor(path: string, file: FileHandle) {
     this.#path = path;
     this.#file = file;
   }
@@ -223,17 +225,14 @@ export class Scratch implements AsyncDisposable {
    * @returns The file, open.
    */
   static async create(folder: string, prefix: string): Promise<Scratch> {
-    const options = { dir: folder, prefix, suffix: ".tmp" };
-    const path = await Deno.makeTempFile(options);
-    try {
-      return new Scratch(
-        path,
-        await Deno.open(path, { read: true, write: true }),
-      );
-    } catch (err) {
-      await Deno.remove(path);
-      throw err;
-    }
+    const random = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+    const path = join(folder, `${prefix}${random}.tmp`);
+    const file = await createFile(
+      path,
+      { read: true, write: true },
+      `Cannot export to ${JSON.stringify(folder)}`,
+    );
+    return new Scratch(path, file);
   }
 
   /**
@@ -267,10 +266,12 @@ export class Scratch implements AsyncDisposable {
       if (this.#window.length < size) this.#window = new Uint8Array(size);
       this.#windowAt = at;
       this.#windowBytes = size;
-      await this.#file.seek(at, Deno.SeekMode.Start);
       for (let got = 0; got < size;) {
-        const n = await this.#file.read(this.#window.subarray(got, size));
-        if (n === null) {
+        const n = await this.#file.read(
+          this.#window.subarray(got, size),
+          at + got,
+        );
+        if (n === 0) {
           throw new Error("Cannot export: the scratch file ended early");
         }
         got += n;
@@ -282,50 +283,35 @@ export class Scratch implements AsyncDisposable {
 
   /** Close the file and remove it. */
   async [Symbol.asyncDispose](): Promise<void> {
-    this.#file.close();
-    await Deno.remove(this.#path);
+    await this.#file.close();
+    await fs().remove(this.#path);
   }
 
   async #flush(): Promise<void> {
     if (this.#pending.size === 0) return;
-    await this.#file.seek(0, Deno.SeekMode.End);
-    await _writeAll(this.#file, this.#pending.view());
+    const view = this.#pending.view();
+    await writeAll(this.#file, view, this.#end - view.length);
     this.#pending.size = 0;
   }
 }
 
-/** The few other calls: a session read as a stream, a check, two writes. */
+/** The few other calls: a check, a folder, an image. */
 export const files = {
-  /**
-   * A session file to read as a stream: its bytes, its size, and how to
-   * close it.
-   */
-  async openStream(path: string): Promise<
-    { readable: ReadableStream<Uint8Array>; size: number } & Disposable
-  > {
-    const file = await Deno.open(path);
-    return {
-      readable: file.readable,
-      size: (await file.stat()).size,
-      [Symbol.dispose]: () => file[Symbol.dispose](),
-    };
-  },
   /** Whether `path` is a regular file (links followed); throws when absent. */
   isFile: async (path: string): Promise<boolean> =>
-    (await Deno.stat(path)).isFile,
-  /** Make a folder and its parents, when missing. */
-  makeFolder: (path: string): Promise<void> =>
-    Deno.mkdir(path, { recursive: true }),
+    (await fs().stat(path)).kind === "file",
+  /** Make a folder and its parents (mode 0700), when missing. */
+  makeFolder: (path: string): Promise<void> => makeFolders(path, path),
   /** Write a whole file (an image beside the export). */
-  writeFile: (path: string, bytes: Uint8Array): Promise<void> =>
-    Deno.writeFile(path, bytes),
+  async writeFile(path: string, bytes: Uint8Array): Promise<void> {
+    await using file = await fs().open(path, {
+      write: true,
+      create: true,
+      truncate: true,
+    });
+    await writeAll(file, bytes);
+  },
 };
-
-/** Write all of `bytes`, looping on short writes. */
-async function _writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  let rest = bytes;
-  while (rest.length > 0) rest = rest.subarray(await file.write(rest));
-}
 
 /**
  * Bytes gathered before a write: text is encoded straight into one buffer,

@@ -1,7 +1,7 @@
 /**
  * The tree export: every entry of the file, the active path down the page
  * and every other branch nested under its branch point. The file is read
- * once as a stream, each entry rendered as it comes into a scratch file,
+ * once, each entry rendered as it comes into a scratch file,
  * only its envelope kept; then the tree's order is walked and the
  * renderings are copied from the scratch file into the pages: memory holds
  * the envelopes, not the content.
@@ -20,7 +20,13 @@ import {
 } from "../format/entries.ts";
 import type { SessionHeader } from "../format/header.ts";
 import type { TitleSlot } from "../format/title_slot.ts";
-import { SessionEntryStream } from "../read/entry_stream.ts";
+import { quote } from "../format/errors.ts";
+import { IssueLog } from "../read/decode.ts";
+import { HEAD_LINE_MAX_BYTES } from "../read/head.ts";
+import { readLines } from "../read/lines.ts";
+import { openRegular } from "../read/_open.ts";
+import { sessionRecords } from "../read/records.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import {
   type ExportJob,
   type Format,
@@ -28,7 +34,7 @@ import {
   renderMessage,
   type Wrapper,
 } from "./_document.ts";
-import { files, type Pages, Scratch } from "./_files.ts";
+import { type Pages, Scratch } from "./_files.ts";
 import { messageTime, MetaCollector } from "./_meta.ts";
 
 const _LEGEND = "The whole tree: the active path runs down the page; " +
@@ -145,12 +151,19 @@ async function _read(
     length: [],
     messages: 0,
   };
-  using file = await files.openStream(job.path);
-  const records = file.readable.pipeThrough(
-    new SessionEntryStream({ name: job.path, onIssue: (i) => meta.issue(i) }),
+  await using file = await openRegular(
+    job.path,
+    `Cannot export ${quote(job.path)}`,
   );
-  for await (const r of records) {
-    job.progress(r.offset + r.size, file.size, "bytes");
+  const size = (await file.stat()).size;
+  const lines = readLines(file, {
+    end: size,
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+  });
+  const log = new IssueLog((i) => meta.issue(i));
+  for await (const r of sessionRecords(lines, job.path, log)) {
+    job.progress(r.offset + r.size, size, "bytes");
     if (r.kind === "title") out.slot = r.value;
     else if (r.kind === "header") out.header = r.value;
     else {

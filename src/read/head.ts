@@ -18,8 +18,9 @@ import {
   TITLE_SLOT_BYTES,
   type TitleSlot,
 } from "../format/title_slot.ts";
+import type { FileHandle } from "../_fs.ts";
 import { decodeLine, IssueLog } from "./decode.ts";
-import { type Line, LineSplitter } from "./lines.ts";
+import { type Line, LineSplitter, readLines } from "./lines.ts";
 
 /** What line 1 of a file holds: a 256-byte slot, a slot of another width, something malformed, or nothing of the kind (the header). */
 export type SlotState = "ok" | "wrong-width" | "malformed" | "absent";
@@ -252,4 +253,37 @@ export function tryParseHead(
   // Lines cut by the end of the bytes, or more lines to come: not yet known.
   if (!options.complete) return undefined;
   return reader.finish(lines.length, end);
+}
+
+/** Bytes per read of {@linkcode readHead}: a slot and a header fit in far less. */
+const _HEAD_READ_BYTES = 64 << 10;
+
+/**
+ * Read the head of an open file, for a reader that then goes its own way
+ * (the follow, the lineage): its first lines, until the header.
+ *
+ * @param file The open file (not closed).
+ * @param name The file's path (used in errors).
+ * @param log Where damage in the head goes; a throwaway log when absent.
+ * @returns The head.
+ * @throws {SessionSyntaxError} When the file has no readable header.
+ */
+export async function readHead(
+  file: FileHandle,
+  name: string,
+  log: IssueLog = new IssueLog(),
+): Promise<Head> {
+  const reader = new HeadReader(name, log);
+  let lines = 0;
+  let end = 0;
+  const options = {
+    maxLineBytes: HEAD_LINE_MAX_BYTES,
+    readBytes: _HEAD_READ_BYTES,
+  };
+  for await (const line of readLines(file, options)) {
+    if (reader.take(line)) return reader.head!;
+    lines++;
+    end = line.offset + line.size;
+  }
+  return reader.finish(lines, end);
 }

@@ -93,7 +93,9 @@ export function readJsonPrefix(
   end: number,
   limits: JsonPrefixLimits,
 ): unknown {
-  return new _Reader(bytes, start, end, limits).value(0);
+  // Cut to `end`, so the byte searches inside stop there too.
+  const view = end < bytes.length ? bytes.subarray(0, end) : bytes;
+  return new _Reader(view, start, end, limits).value(0);
 }
 
 /** A reader over one value; once `ended`, every step returns what it has. */

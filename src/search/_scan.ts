@@ -26,7 +26,8 @@ import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
 import { type Head, HeadReader } from "../read/head.ts";
 import { type Line, readLines } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
-import { HEAD_BYTES, mapLimit, sessionInfo } from "../store/_session_files.ts";
+import { HEAD_BYTES, mapLimit } from "../store/_session_files.ts";
+import { sessionInfo } from "../store/session_info.ts";
 import type { HitList, SessionLabel } from "./_hits.ts";
 import type { ByteNeedle } from "./_needle.ts";
 import {
@@ -119,10 +120,7 @@ async function _scanPath(
       if (reading !== undefined) await reading;
     }
     if (scan.hits.hits.length > 0) {
-      const { id, title } = sessionInfo(path, {
-        size: info.size,
-        mtime: new Date(info.mtimeMs),
-      }, head);
+      const { id, title } = sessionInfo(path, info, head);
       scan.label(title === undefined ? { id } : { id, title });
     }
     hits.merge(scan.hits);

@@ -8,8 +8,7 @@
  */
 
 import { join, resolve, sep } from "node:path";
-import { canonicalCwdSlug } from "../store/cwd_slug.ts";
-import { sessionsDir } from "../store/places.ts";
+import { canonicalCwdSlug, sessionsDir } from "../store/places.ts";
 import { sessionFiles } from "../store/_session_files.ts";
 import { IndexStore } from "../store/index/_index_store.ts";
 import { type Found, HitList, newerFirst } from "./_hits.ts";

@@ -19,9 +19,12 @@ import {
   readSessionFile,
   readSessionLines,
 } from "../read/session_file.ts";
-import { canonicalCwdSlug } from "../store/cwd_slug.ts";
 import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
-import { sessionFileName, sessionsDir } from "../store/places.ts";
+import {
+  canonicalCwdSlug,
+  sessionFileName,
+  sessionsDir,
+} from "../store/places.ts";
 import { noBlobs, readBlobs, type ResolvedBlobs } from "./_blobs.ts";
 import type {
   SessionCreateOptions,

@@ -2,22 +2,17 @@
  * A fork's entries: the source's lines as they stood at one moment, whole
  * lines only, copied byte for byte (version 3 and later) or migrated to
  * version 3 one record at a time (versions 1 and 2), in bounded memory.
+ * Both read the source through the one line source (`read/lines.ts`).
  *
  * @module
  */
 
+import type { FileHandle } from "../_fs.ts";
 import type { SessionEntry } from "../format/entries.ts";
-import {
-  fileReaderAt,
-  type Reader,
-  type ReaderAt,
-  readFullAt,
-} from "../fs/_read.ts";
-import { type FsFile, type FsHandle, writeAll } from "../fs/_seam.ts";
-import { decodeLine, type IssueLog } from "../read/_decode.ts";
-import { LF, makeLine } from "../read/_line.ts";
-import { readLinesFromReader } from "../read/_lines_forward.ts";
-import { sessionRecords } from "../read/_records.ts";
+import { readFull } from "../read/_open.ts";
+import { decodeLine, type IssueLog } from "../read/decode.ts";
+import { type Line, readLines } from "../read/lines.ts";
+import { sessionRecords } from "../read/records.ts";
 
 /**
  * The longest last line without its "\n" that a fork reads to see whether
@@ -28,18 +23,29 @@ import { sessionRecords } from "../read/_records.ts";
  */
 export const FORK_TAIL_MAX_BYTES = 64 * 1024 * 1024;
 
-/** Bytes read per step of the backward search for the last "\n". */
-const _SCAN_BYTES = 64 * 1024;
+/**
+ * The copy buffer, and the longest line held in memory: a longer one is
+ * copied from the file a buffer at a time, so a fork of a file with a
+ * 1 GB line holds no more than of any other.
+ */
+export const FORK_BUFFER_BYTES = 1 << 20;
 
-/** Migrated lines are written in batches of about this many characters. */
-const _BATCH_CHARS = 1 << 20;
+/** A line's terminator as it stood: its `size - length` bytes. */
+const _TERMINATORS = [
+  new Uint8Array(0),
+  new Uint8Array([0x0a]),
+  new Uint8Array([0x0d, 0x0a]),
+];
 
 const _enc = new TextEncoder();
+
+/** Writes all of `bytes` to the fork, or throws. */
+export type ForkSink = (bytes: Uint8Array) => Promise<void>;
 
 /** The source of a fork's entries, as it stood when the fork began. */
 export interface ForkSource {
   /** The open source file. */
-  file: FsHandle;
+  file: FileHandle;
   /** Its path, for errors and issues. */
   name: string;
   /** Its size when the fork began: nothing after it is copied. */
@@ -51,145 +57,170 @@ export interface ForkSource {
 }
 
 /**
- * Copy the source's entry lines byte for byte: from `start` (line index
- * `index`, 0-based) up to the last "\n" before `size`; then the bytes after
- * it, given a "\n", when they parse as JSON (an entry missing only its
- * newline), or else left out and reported (a torn line).
+ * Copy the source's entry lines byte for byte, terminators as they stand
+ * ("\n" or "\r\n"), from `start` up to the source's size; then the last
+ * line, when it lacks its "\n": given one when it parses as JSON (an entry
+ * missing only its newline), or else left out and reported (a torn line).
  *
- * @param out The fork's file.
  * @param from The source.
  * @param start Offset of the first entry line.
- * @param index That line's 0-based number.
- * @param buffer The copy buffer.
+ * @param lines Lines before it (the head's 1 or 2).
+ * @param write Where the bytes go.
  * @returns Bytes written.
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyWholeLines(
-  out: FsFile,
   from: ForkSource,
   start: number,
-  index: number,
-  buffer: Uint8Array,
+  lines: number,
+  write: ForkSink,
 ): Promise<number> {
-  const reader = fileReaderAt(from.file, from.size);
-  const end = await _afterLastLf(reader, start, buffer);
-  let lines = index;
-  for (let at = start; at < end;) {
-    const n = await reader.readAt(
-      buffer.subarray(0, Math.min(buffer.length, end - at)),
-      at,
-    );
-    if (n === 0) _shrank(from, at);
-    const chunk = buffer.subarray(0, n);
-    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) {
-      lines++;
+  const out = new _Batch(write);
+  let end = start;
+  let index = lines;
+  const source = readLines(from.file, {
+    start,
+    end: from.size,
+    maxLineBytes: FORK_BUFFER_BYTES,
+  });
+  for await (const line of source) {
+    end = line.offset + line.size;
+    if (!line.terminated) {
+      await _copyLast(from, { ...line, index }, out);
+    } else if (line.bytes !== undefined) {
+      const terminator = _TERMINATORS[line.size - line.length]!;
+      if (!out.put(line.bytes, terminator)) {
+        await out.add(line.bytes, terminator);
+      }
+    } else {
+      await out.copy(from, line.offset, line.size); // longer than the buffer, or NUL
     }
-    await writeAll(out, chunk);
-    at += n;
+    index++;
   }
-  const tail = from.size - end;
-  if (tail === 0) return end - start;
-  if (tail > FORK_TAIL_MAX_BYTES) {
-    decodeLine(makeLine(null, end, lines, tail, false), from.log);
-    return end - start;
+  if (end < from.size) _shrank(from, end);
+  await out.flush();
+  return out.written;
+}
+
+/** The last line, without its "\n": kept (with one) when it parses. */
+async function _copyLast(
+  from: ForkSource,
+  line: Line,
+  out: _Batch,
+): Promise<void> {
+  if (
+    line.bytes === undefined && !line.nul && line.length <= FORK_TAIL_MAX_BYTES
+  ) {
+    const bytes = new Uint8Array(line.length);
+    const n = await readFull(from.file, bytes, line.offset);
+    if (n < line.length) _shrank(from, line.offset + n);
+    line = { ...line, bytes, oversized: false };
   }
-  const bytes = new Uint8Array(tail + 1);
-  const n = await readFullAt(reader, bytes.subarray(0, tail), end);
-  if (n < tail) _shrank(from, end + n);
-  const value = decodeLine(
-    makeLine(bytes.subarray(0, tail), end, lines, tail, false),
-    from.log,
-  );
-  if (value === undefined) return end - start; // torn, NUL-filled: left out
-  bytes[tail] = LF;
-  await writeAll(out, bytes);
-  return end - start + bytes.length;
+  // Torn, NUL-filled, or too long to check: left out, and reported.
+  if (decodeLine(line, from.log) === undefined) return;
+  await out.add(line.bytes!, _TERMINATORS[1]!);
 }
 
 /**
  * Write the source's entries migrated to version 3, as the reader migrates
- * them in memory (`read/_records.ts`): ids minted in file order, parent
+ * them in memory (`read/records.ts`): ids minted in file order, parent
  * links, `firstKeptEntryId`, role `custom`; the envelope first. Lines the
  * reader skips (torn, not JSON, not an entry) are left out and reported.
  *
- * @param out The fork's file.
  * @param from The source; read again from its start.
+ * @param write Where the bytes go.
  * @returns Bytes written.
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyMigrated(
-  out: FsFile,
   from: ForkSource,
+  write: ForkSink,
 ): Promise<number> {
-  await from.file.seek(0, Deno.SeekMode.Start);
-  const source = _upTo(from.file, from.size);
-  let bytes = 0;
-  let batch = "";
-  const flush = async () => {
-    const encoded = _enc.encode(batch);
-    await writeAll(out, encoded);
-    bytes += encoded.length;
-    batch = "";
+  const out = new _Batch(write);
+  let end = 0;
+  const lines = async function* (): AsyncGenerator<Line> {
+    for await (const line of readLines(from.file, { end: from.size })) {
+      end = line.offset + line.size;
+      yield line;
+    }
   };
-  const records = sessionRecords(
-    readLinesFromReader(source),
-    from.name,
-    from.log,
-  );
-  for await (const r of records) {
+  for await (const r of sessionRecords(lines(), from.name, from.log)) {
     if (r.kind !== "entry") continue;
-    batch += `${_envelopeFirst(r.value)}\n`;
-    if (batch.length >= _BATCH_CHARS) await flush();
+    const bytes = _enc.encode(_envelopeFirst(r.value));
+    if (!out.put(bytes)) await out.add(bytes);
   }
-  if (source.left > 0) _shrank(from, from.size - source.left);
-  await flush();
-  return bytes;
+  if (end < from.size) _shrank(from, end);
+  await out.flush();
+  return out.written;
 }
 
 /** The entry as one line of JSON, `type, id, parentId, timestamp` first. */
 function _envelopeFirst(e: SessionEntry): string {
   const { type, id, parentId, timestamp, ...rest } = e;
-  return JSON.stringify({
-    type,
-    id,
-    parentId: parentId ?? null,
-    timestamp,
-    ...rest,
-  });
+  return `${
+    JSON.stringify({ type, id, parentId: parentId ?? null, timestamp, ...rest })
+  }\n`;
 }
 
-/** Offset just past the last "\n" in [start, end), or `start` when there is none. */
-async function _afterLastLf(
-  reader: ReaderAt,
-  start: number,
-  buffer: Uint8Array,
-): Promise<number> {
-  const scan = buffer.subarray(0, _SCAN_BYTES);
-  for (let hi = reader.size; hi > start;) {
-    const lo = Math.max(start, hi - scan.length);
-    const n = await readFullAt(reader, scan.subarray(0, hi - lo), lo);
-    const at = scan.subarray(0, n).lastIndexOf(LF);
-    if (at !== -1) return lo + at + 1;
-    hi = lo;
+/**
+ * The fork's bytes gathered into one buffer and written when it is full,
+ * so that many short lines cost few writes, and a line that fits costs no
+ * await ({@linkcode _Batch.put}).
+ */
+class _Batch {
+  readonly #write: ForkSink;
+  readonly #buffer = new Uint8Array(FORK_BUFFER_BYTES);
+  #used = 0;
+  /** Bytes handed to the sink so far. */
+  written = 0;
+
+  constructor(write: ForkSink) {
+    this.#write = write;
   }
-  return start;
-}
 
-/** A reader that stops after `size` bytes, and says how many it missed. */
-function _upTo(file: FsHandle, size: number): Reader & { left: number } {
-  const source = {
-    left: size,
-    async read(p: Uint8Array): Promise<number | null> {
-      if (source.left <= 0) return null;
-      const n = await file.read(
-        source.left < p.length ? p.subarray(0, source.left) : p,
-      );
-      if (n === null || n === 0) return null;
-      source.left -= n;
-      return n;
-    },
-  };
-  return source;
+  /** Gather `bytes` then `end` when both fit; false when they do not. */
+  put(bytes: Uint8Array, end: Uint8Array = _TERMINATORS[0]!): boolean {
+    const used = this.#used;
+    if (used + bytes.length + end.length > this.#buffer.length) return false;
+    this.#buffer.set(bytes, used);
+    this.#buffer.set(end, used + bytes.length);
+    this.#used = used + bytes.length + end.length;
+    return true;
+  }
+
+  /** Gather `bytes` then `end`, flushing first; written at once when longer than the buffer. */
+  async add(bytes: Uint8Array, end?: Uint8Array): Promise<void> {
+    if (this.put(bytes, end)) return;
+    await this.flush();
+    if (this.put(bytes, end)) return;
+    await this.#out(bytes);
+    if (end !== undefined) await this.#out(end);
+  }
+
+  /** Copy `size` bytes of the source at `offset`, a buffer at a time. */
+  async copy(from: ForkSource, offset: number, size: number): Promise<void> {
+    await this.flush();
+    for (let at = offset; at < offset + size;) {
+      const want = Math.min(this.#buffer.length, offset + size - at);
+      const n = await readFull(from.file, this.#buffer.subarray(0, want), at);
+      if (n < want) _shrank(from, at + n);
+      await this.#out(this.#buffer.subarray(0, n));
+      at += n;
+    }
+  }
+
+  /** Write what is gathered. */
+  async flush(): Promise<void> {
+    if (this.#used === 0) return;
+    const used = this.#used;
+    this.#used = 0;
+    await this.#out(this.#buffer.subarray(0, used));
+  }
+
+  async #out(bytes: Uint8Array): Promise<void> {
+    await this.#write(bytes);
+    this.written += bytes.length;
+  }
 }
 
 function _shrank(from: ForkSource, at: number): never {

@@ -1,23 +1,30 @@
 /**
- * The session files of a data dir and what their first bytes say: the
- * list reads them directly, the index through its rows.
+ * The session files of a data dir and what their first bytes say: where
+ * they are (`<dataDir>/sessions/<slug>/*.jsonl`, and subagents' in
+ * artifacts folders), each one's head from its first 4 KiB, and a bounded
+ * number of such reads in flight at once. The list reads the files through
+ * these; the index, search and usage find them here.
  *
  * @module
  */
 
 import { join, sep } from "node:path";
+import {
+  type DirEntry,
+  type FileInfo,
+  fs,
+  isNotFound,
+  notAFile,
+} from "../_fs.ts";
 import { SessionSyntaxError } from "../format/errors.ts";
-import { headerTitleSource, headerVersion } from "../format/header.ts";
-import { notAFile, readFull, readFullSync } from "../fs/_read.ts";
-import { seam } from "../fs/_seam.ts";
-import { openToRead, pathOf, type ReadFrom } from "../fs/_snapshot.ts";
-import { type Head, parseHead } from "../read/_head.ts";
-import { canonicalCwdSlug } from "./cwd_slug.ts";
-import type { SessionInfo } from "./session_info.ts";
-import { sessionsDir } from "./places.ts";
-import { EventLoopTurns } from "../fs/_turns.ts";
+import { readFull } from "../read/_open.ts";
+import { type Head, parseHead } from "../read/head.ts";
+import { canonicalCwdSlug, sessionsDir } from "./places.ts";
 
-/** Bytes read from the start of a file for its head (see `LIST_HEAD_BYTES`). */
+/**
+ * Bytes read from the start of a file for its head: enough for the title
+ * slot and the header (see `LIST_HEAD_BYTES`, which is this number).
+ */
 export const HEAD_BYTES = 4096;
 
 /** How deep artifacts folders (subagent sessions) are looked into. */
@@ -46,7 +53,9 @@ export interface FoundFile {
  *
  * @param dataDir The data dir.
  * @param options One cwd; subagents.
- * @returns The files, in folder order.
+ * @returns The files, in folder order; none when there is no sessions
+ * folder (or no folder for the cwd).
+ * @throws {Error} When a folder exists but cannot be read.
  */
 export async function sessionFiles(
   dataDir: string,
@@ -54,83 +63,76 @@ export async function sessionFiles(
 ): Promise<FoundFile[]> {
   const root = sessionsDir(dataDir);
   const folders = options.cwd === undefined
-    ? _subfolders(root)
+    ? (await _entries(root)).filter((e) => e.isDirectory).map((e) =>
+      join(root, e.name)
+    )
     : [join(root, await canonicalCwdSlug(options.cwd))];
   const depth = options.includeSubagents === true ? _MAX_NESTING : 0;
   const out: FoundFile[] = [];
-  for (const folder of folders) _collect(folder, depth, 0, out);
+  for (const folder of folders) await _collect(folder, depth, 0, out);
   return out;
 }
 
-/** The folders right under `root`; none when it does not exist. */
-function _subfolders(root: string): string[] {
-  const out: string[] = [];
+/** A folder's entries; none when it does not exist. */
+async function _entries(folder: string): Promise<DirEntry[]> {
   try {
-    for (const e of seam().readDirSync(root)) {
-      if (e.isDirectory) out.push(join(root, e.name));
-    }
+    return await fs().readDir(folder);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return [];
+    if (isNotFound(err)) return [];
     throw err;
   }
-  return out;
 }
 
-function _collect(
+async function _collect(
   folder: string,
   depth: number,
   level: number,
   out: FoundFile[],
-): void {
+): Promise<void> {
   const files = new Set<string>();
   const dirs: string[] = [];
-  try {
-    for (const e of seam().readDirSync(folder)) {
-      if (e.isFile && e.name.endsWith(".jsonl")) files.add(e.name);
-      else if (e.isDirectory) dirs.push(e.name);
-    }
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw err;
+  for (const e of await _entries(folder)) {
+    if (e.isFile && e.name.endsWith(".jsonl")) files.add(e.name);
+    else if (e.isDirectory) dirs.push(e.name);
   }
-  // The folder is a joined path already, a name has no separator: a
-  // concatenation (node:path's join normalized 10,000 paths in ~25 ms).
+  // The folder is a joined path already and a name has no separator: a
+  // concatenation spares normalizing every path of a large data dir.
   for (const name of files) {
     out.push({ path: folder + sep + name, depth: level });
   }
   if (depth <= 0) return;
   for (const dir of dirs) {
     if (files.has(`${dir}.jsonl`)) {
-      _collect(join(folder, dir), depth - 1, level + 1, out);
+      await _collect(join(folder, dir), depth - 1, level + 1, out);
     }
   }
 }
 
 /** A file's metadata and head, or why it has none. */
 export type HeadRead =
-  | { info: Deno.FileInfo; head: Head; headBytes: Uint8Array }
+  | { info: FileInfo; head: Head; headBytes: Uint8Array }
   | { skip: string };
 
 /**
- * A file's metadata and head from its first {@linkcode HEAD_BYTES} (one
- * read call on a local file).
+ * A file's metadata and head, from its first {@linkcode HEAD_BYTES} (one
+ * read call on a local file; none for an empty file).
  *
- * @param from The file, or a snapshot of it.
- * @param known What the caller knows of it: `isFile` when a directory
- * listing or a stat just said it is a regular file (it is not stat'ed
- * again: a stat by path costs ~10 µs here).
- * @returns The head, or the reason it was skipped.
+ * @param path The file.
+ * @param known What the caller knows of it: `isFile` when a folder listing
+ * or a stat just said it is a regular file (it is then not stat'ed by path
+ * again before it is opened).
+ * @returns The head, or the reason it was skipped: the file cannot be
+ * read, is not a regular file, or holds no complete header in its first
+ * bytes.
  */
 export async function readSessionHead(
-  from: ReadFrom,
+  path: string,
   known: { isFile?: boolean } = {},
 ): Promise<HeadRead> {
-  const path = pathOf(from);
-  let info: Deno.FileInfo;
+  let info: FileInfo;
   let bytes: Uint8Array;
   try {
-    ({ info, bytes } = _firstBytesSync(from, known.isFile === true) ??
-      await _firstBytes(from));
+    ({ info, bytes } = await _firstBytes(path, known.isFile === true));
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     return { skip: `cannot read the first bytes: ${why}` };
@@ -147,111 +149,30 @@ export async function readSessionHead(
   }
 }
 
-/** A file's metadata and first bytes, as they were read. */
-interface _FirstBytes {
-  info: Deno.FileInfo;
-  bytes: Uint8Array;
-}
-
 /**
- * A file's first bytes read synchronously: a stat, an open, a stat of the
- * open file, a read and a close, ~20 µs from the page cache, where the
- * asynchronous open, stat and read cost ~70 µs (a list of 10,000 sessions
- * spent most of its time in them). Undefined where the file system's
- * files cannot read synchronously.
+ * A file's metadata (of the open file) and first bytes. A path not known
+ * to be a regular file is stat'ed first: opening a FIFO would wait for a
+ * writer.
  *
- * @throws {Error} When it is not a regular file (opening a FIFO would wait
- * for a writer), or cannot be read.
+ * @throws {Error} When it is not a regular file, or cannot be read.
  */
-function _firstBytesSync(
-  from: ReadFrom,
-  isFile: boolean,
-): _FirstBytes | undefined {
-  if (typeof from !== "string") return undefined;
-  const fs = seam();
-  const what = isFile ? undefined : notAFile(fs.statSync(from));
-  if (what !== undefined) throw new Error(`it is ${what}`);
-  using file = fs.openSync(from, { read: true });
-  if (file.readSync === undefined) return undefined;
-  const info = file.statSync();
-  const buffer = new Uint8Array(Math.min(info.size, HEAD_BYTES));
-  const n = readFullSync(file.readSync.bind(file), buffer);
-  return { info, bytes: buffer.subarray(0, n) };
-}
-
-/** The same through the file system's asynchronous calls, or from a snapshot. */
-async function _firstBytes(from: ReadFrom): Promise<_FirstBytes> {
-  using file = await openToRead(from);
-  const info = await file.stat();
-  const buffer = new Uint8Array(HEAD_BYTES);
-  const want = Math.min(info.size, HEAD_BYTES);
-  const n = await readFull(file, buffer.subarray(0, want));
-  return { info, bytes: buffer.subarray(0, n) };
-}
-
-/**
- * What the list says of a file from its head and metadata.
- *
- * @param path The file.
- * @param info Its metadata.
- * @param head Its head.
- * @returns The entry.
- */
-export function sessionInfo(
+async function _firstBytes(
   path: string,
-  info: Pick<Deno.FileInfo, "size" | "mtime">,
-  head: Pick<Head, "slot" | "header">,
-): SessionInfo {
-  const { slot, header } = head;
-  const source = slot === undefined ? headerTitleSource(header) : slot.source;
-  const title = slot === undefined ? header.title : slot.title;
-  const session: SessionInfo = {
-    path,
-    id: header.id,
-    cwd: typeof header.cwd === "string" ? header.cwd : "",
-    timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
-    size: info.size,
-    mtime: info.mtime ?? new Date(0),
-    version: headerVersion(header),
-  };
-  if (typeof title === "string" && title.length > 0) session.title = title;
-  if (source !== undefined) session.titleSource = source;
-  const parent = header.parentSession;
-  if (typeof parent === "string" && parent.length > 0) {
-    session.parentSession = parent;
-  }
-  return session;
+  isFile: boolean,
+): Promise<{ info: FileInfo; bytes: Uint8Array }> {
+  const what = isFile ? undefined : notAFile(await fs().stat(path));
+  if (what !== undefined) throw new Error(`it is ${what}`);
+  await using file = await fs().open(path, { read: true });
+  const info = await file.stat();
+  const buffer = new Uint8Array(Math.min(info.size, HEAD_BYTES));
+  const n = buffer.length === 0 ? 0 : await readFull(file, buffer, 0);
+  return { info, bytes: buffer.subarray(0, n) };
 }
 
 /**
- * Sort in the list's order: newest mtime first, then newest header time,
- * then path (each key computed once, not at every comparison).
- *
- * @param sessions The sessions.
- * @returns The same array, sorted.
- */
-export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
-  const keys = sessions.map((s) => ({
-    s,
-    mtime: s.mtime.getTime(),
-    time: _time(s.timestamp),
-  }));
-  keys.sort((a, b) =>
-    b.mtime - a.mtime || b.time - a.time ||
-    (a.s.path < b.s.path ? 1 : a.s.path > b.s.path ? -1 : 0)
-  );
-  for (let i = 0; i < keys.length; i++) sessions[i] = keys[i]!.s;
-  return sessions;
-}
-
-/** A timestamp's milliseconds; one that does not parse sorts oldest. */
-function _time(timestamp: string): number {
-  const t = Date.parse(timestamp);
-  return Number.isNaN(t) ? -Infinity : t;
-}
-
-/**
- * `fn` over `items`, at most `limit` at a time, results in order.
+ * `fn` over `items`, at most `limit` at a time, results in order: how many
+ * small files are read at once, so that their reads overlap without
+ * opening them all.
  *
  * @param items The items.
  * @param limit How many at once.
@@ -265,11 +186,8 @@ export async function mapLimit<T, U>(
 ): Promise<U[]> {
   const out: U[] = new Array(items.length);
   let next = 0;
-  const turns = new EventLoopTurns(); // `fn` may read synchronously
   const worker = async (): Promise<void> => {
     while (next < items.length) {
-      await turns.give();
-      if (next >= items.length) break;
       const i = next++;
       out[i] = await fn(items[i] as T);
     }

@@ -5,12 +5,12 @@
  */
 
 import { join } from "node:path";
+import { errorCode, fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
-import { quote } from "../fs/_errors.ts";
-import { openRegular, readFull } from "../fs/_read.ts";
-import { seam, writeAll } from "../fs/_seam.ts";
+import { quote } from "../format/errors.ts";
+import { openRegular, readFull } from "../read/_open.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
-import { makeFolders } from "../write/_folders.ts";
+import { makeFolders, writeAll } from "../write/_files.ts";
 
 /** Options for the {@linkcode BlobStore} constructor. */
 export interface BlobStoreOptions {
@@ -158,7 +158,7 @@ export class BlobStore {
     const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
     const hex = new Uint8Array(digest).toHex();
     await this.#ensureDir();
-    if (!await this.#isFile(join(this.#dir, hex))) {
+    if (!await _isThere(join(this.#dir, hex), "file")) {
       await this.#writeAtomically(hex, bytes);
     }
     if (ext !== undefined) await this.#ensureTwin(hex, `${hex}.${ext}`, bytes);
@@ -184,8 +184,9 @@ export class BlobStore {
    * @throws {TypeError} When `ref` is not a valid reference.
    * @throws {RangeError} When the blob is larger than 64 MiB.
    * @throws {Error} When the folder or the blob is a symbolic link or not a
-   * regular file, or when it cannot be read (the OS error's class kept;
-   * `Deno.errors.UnexpectedEof` when it shrinks while it is read).
+   * regular file, or when it cannot be read (the OS error's class and code
+   * kept; `EUNEXPECTEDEOF`, Deno's `UnexpectedEof`, when it shrinks while it
+   * is read).
    */
   get(ref: string): Promise<Uint8Array | undefined> {
     return this.#read(ref, BLOB_READ_MAX_BYTES);
@@ -210,7 +211,8 @@ export class BlobStore {
    */
   async has(ref: string): Promise<boolean> {
     const path = this.path(ref);
-    return await this.#dirExists() && await this.#isFile(path);
+    return await _isThere(this.#dir, "directory") &&
+      await _isThere(path, "file");
   }
 
   /**
@@ -271,16 +273,18 @@ export class BlobStore {
   /** The blob's bytes, its size checked against `max` before it is read. */
   async #read(ref: string, max: number): Promise<Uint8Array | undefined> {
     const path = this.path(ref);
-    if (!await this.#dirExists() || !await this.#isFile(path)) return undefined;
+    if (
+      !await _isThere(this.#dir, "directory") || !await _isThere(path, "file")
+    ) return undefined;
     const action = `Cannot read blob ${parseBlobRef(ref)}`;
     let file: Awaited<ReturnType<typeof openRegular>>;
     try {
       file = await openRegular(path, action);
     } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return undefined; // just removed
+      if (isNotFound(err)) return undefined; // just removed
       throw err;
     }
-    using _ = file;
+    await using _ = file;
     const size = (await file.stat()).size;
     if (size > max) {
       throw new RangeError(
@@ -288,58 +292,19 @@ export class BlobStore {
       );
     }
     const bytes = new Uint8Array(size);
-    const n = await readFull(file, bytes);
+    const n = await readFull(file, bytes, 0);
     if (n < size) {
-      throw new Deno.errors.UnexpectedEof(
-        `${action}: it shrank from ${size} to ${n} bytes while read`,
-      );
+      const why = `it shrank from ${size} to ${n} bytes while read`;
+      throw fs().error("EUNEXPECTEDEOF", `${action}: ${why}`);
     }
     return bytes;
   }
 
-  /** Whether the folder exists; throws when it is not a real folder. */
-  async #dirExists(): Promise<boolean> {
-    let info: Deno.FileInfo;
-    try {
-      info = await seam().lstat(this.#dir);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return false;
-      throw err;
-    }
-    if (info.isSymlink) {
-      throw new Error(
-        `Cannot use blob folder "${this.#dir}": it is a symbolic link`,
-      );
-    }
-    if (!info.isDirectory) {
-      throw new Error(`Cannot use blob folder "${this.#dir}": not a folder`);
-    }
-    return true;
-  }
-
   async #ensureDir(): Promise<void> {
-    if (await this.#dirExists()) return;
+    if (await _isThere(this.#dir, "directory")) return;
     // Each folder made (the data dir too, when new) is 0700 whatever the umask.
     await makeFolders(this.#dir, this.#dir);
-    await this.#dirExists();
-  }
-
-  /** Whether `path` is a regular file; throws when it is anything else. */
-  async #isFile(path: string): Promise<boolean> {
-    let info: Deno.FileInfo;
-    try {
-      info = await seam().lstat(path);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return false;
-      throw err;
-    }
-    if (info.isSymlink) {
-      throw new Error(`Cannot use blob "${path}": it is a symbolic link`);
-    }
-    if (!info.isFile) {
-      throw new Error(`Cannot use blob "${path}": not a regular file`);
-    }
-    return true;
+    await _isThere(this.#dir, "directory");
   }
 
   /** Writes `<dir>/<name>` through a temp file and a rename. */
@@ -360,16 +325,38 @@ export class BlobStore {
     twin: string,
     bytes: Uint8Array,
   ): Promise<void> {
-    if (await this.#isFile(join(this.#dir, twin))) return;
+    if (await _isThere(join(this.#dir, twin), "file")) return;
     try {
-      await seam().link(join(this.#dir, hex), join(this.#dir, twin));
+      await fs().link(join(this.#dir, hex), join(this.#dir, twin));
       return;
     } catch (err) {
-      if (err instanceof Deno.errors.AlreadyExists) return;
+      if (errorCode(err) === "EEXIST") return;
       // Links can fail (a filesystem without them): copy, as omp does.
     }
     await this.#writeAtomically(twin, bytes);
   }
+}
+
+/**
+ * Whether `path` is there as a `kind`; throws when it is a symbolic link
+ * (a hostile data dir's way to point reads or writes elsewhere) or
+ * anything else.
+ */
+async function _isThere(
+  path: string,
+  kind: "file" | "directory",
+): Promise<boolean> {
+  const info = await lstatOrUndefined(path);
+  if (info === undefined) return false;
+  const what = kind === "file" ? "blob" : "blob folder";
+  if (info.kind === "symlink") {
+    throw new Error(`Cannot use ${what} "${path}": it is a symbolic link`);
+  }
+  if (info.kind !== kind) {
+    const not = kind === "file" ? "not a regular file" : "not a folder";
+    throw new Error(`Cannot use ${what} "${path}": ${not}`);
+  }
+  return true;
 }
 
 const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([

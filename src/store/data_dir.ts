@@ -1,10 +1,13 @@
 /**
- * The data dir: where sessions and blobs live.
+ * The data dir: where sessions and blobs live. The one place in `store/`
+ * that reads the environment (through `node:process` and `node:os`, which
+ * every runtime the store runs on provides).
  *
  * @module
  */
 
 import { homedir } from "node:os";
+import process from "node:process";
 import {
   basename,
   dirname,
@@ -15,14 +18,14 @@ import {
   sep,
 } from "node:path";
 import type { ParseError } from "jsonc-parser";
-import { seam } from "../fs/_seam.ts";
+import { errorCode, fs, isDenied, isNotFound } from "../_fs.ts";
 
 /** The environment variable that names the data dir; it beats the config. */
 const _DATA_DIR_ENV = "XDEV_DATA_DIR";
 
 /** Options for {@linkcode resolveDataDir}. */
 export interface ResolveDataDirOptions {
-  /** Environment to read `XDEV_DATA_DIR` (and `HOME`) from. Default: `Deno.env`. */
+  /** Environment to read `XDEV_DATA_DIR` (and `HOME`) from. Default: the process's. */
   env?: Record<string, string | undefined>;
   /** The home directory. Default: `HOME`, else `USERPROFILE`, else `os.homedir()`. */
   home?: string;
@@ -57,12 +60,9 @@ export interface ResolveDataDirOptions {
 export async function resolveDataDir(
   options: ResolveDataDirOptions = {},
 ): Promise<string> {
-  const env = options.env;
-  const get = (name: string): string | undefined =>
-    env === undefined ? Deno.env.get(name) : env[name];
-  const home = (): string =>
-    options.home ?? (get("HOME") || get("USERPROFILE") || homedir());
-  const fromEnv = get(_DATA_DIR_ENV);
+  const env = options.env ?? process.env;
+  const home = (): string => options.home ?? homeDir(env);
+  const fromEnv = env[_DATA_DIR_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== "") {
     return resolve(_expandHome(fromEnv, home));
   }
@@ -72,6 +72,19 @@ export async function resolveDataDir(
     return resolve(xdev, _expandHome(fromConfig, home));
   }
   return join(xdev, "agent");
+}
+
+/**
+ * The home directory: `HOME`, else `USERPROFILE`, else `os.homedir()`
+ * (which needs `--allow-sys`), as omp finds it.
+ *
+ * @param env The environment. Default: the process's.
+ * @returns The home directory.
+ */
+export function homeDir(
+  env: Record<string, string | undefined> = process.env,
+): string {
+  return env.HOME || env.USERPROFILE || homedir();
 }
 
 function _expandHome(path: string, home: () => string): string {
@@ -85,14 +98,14 @@ function _expandHome(path: string, home: () => string): string {
 async function _readConfigDataDir(path: string): Promise<string | undefined> {
   let text: string;
   try {
-    text = new TextDecoder().decode(await seam().readFile(path));
+    text = new TextDecoder().decode(await fs().readFile(path));
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
+    if (isNotFound(err)) return undefined;
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(`Cannot read config "${path}": ${reason}`, { cause: err });
   }
   // Loaded only when there is a config to read: the parser is an npm
-  // package, and loading one costs every process ~40 ms at its start.
+  // package, whose loading every process would otherwise pay at its start.
   const { parse, printParseErrorCode, stripComments } = await import(
     "jsonc-parser"
   );
@@ -196,10 +209,7 @@ export async function findDataDir(
 
 /** Errors that mean "no usable blobs/ here": absent, not a folder, off limits. */
 function _isNotThere(err: unknown): boolean {
-  return err instanceof Deno.errors.NotFound ||
-    err instanceof Deno.errors.NotADirectory ||
-    err instanceof Deno.errors.PermissionDenied ||
-    err instanceof Deno.errors.NotCapable;
+  return isNotFound(err) || errorCode(err) === "ENOTDIR" || isDenied(err);
 }
 
 /** Whether `path` lies strictly inside `folder`. */
@@ -213,8 +223,8 @@ async function _nearestWithBlobs(file: string): Promise<string | undefined> {
   let dir = dirname(file);
   for (let i = 0; i < _DATA_DIR_SEARCH_DEPTH; i++) {
     try {
-      const info = await seam().stat(join(dir, "blobs"));
-      if (info.isDirectory) return dir;
+      const info = await fs().stat(join(dir, "blobs"));
+      if (info.kind === "directory") return dir;
     } catch (err) {
       // A folder this process may not look into holds no blobs/ it could
       // use (a system folder, a permission the sandbox withholds): go on up.

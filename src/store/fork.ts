@@ -7,22 +7,29 @@
  */
 
 import { dirname, isAbsolute, join } from "node:path";
+import { type FileInfo, fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
+import { encodeHead } from "../format/_head.ts";
+import { named, quote } from "../format/errors.ts";
 import {
   headerVersion,
   SESSION_VERSION,
   type SessionHeader,
 } from "../format/header.ts";
-import { encodeHead } from "../format/_head.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
-import { named, quote } from "../fs/_errors.ts";
-import { openRegular, readFull } from "../fs/_read.ts";
-import { type FsHandle, seam, writeAll } from "../fs/_seam.ts";
-import { IssueLog } from "../read/_decode.ts";
-import { parseHead } from "../read/_head.ts";
+import { openRegular, readFull } from "../read/_open.ts";
+import { IssueLog } from "../read/decode.ts";
+import { parseHead } from "../read/head.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
-import { copyMigrated, copyWholeLines, type ForkSource } from "./_fork_body.ts";
+import { writeAll } from "../write/_files.ts";
+import {
+  copyMigrated,
+  copyWholeLines,
+  FORK_BUFFER_BYTES,
+  type ForkSink,
+  type ForkSource,
+} from "./_fork_body.ts";
 import { sessionFileName } from "./places.ts";
 
 /** Options for {@linkcode forkSession}. */
@@ -60,13 +67,6 @@ export interface ForkResult {
 }
 
 /**
- * The copy buffer, and the most of the source held at once: the header must
- * end within the first this-many bytes. Reads of 1 MiB run at the disk-cache
- * floor while holding little memory.
- */
-const FORK_BUFFER_BYTES = 1 << 20;
-
-/**
  * Fork a session file: a new UUIDv7 id and timestamp, header
  * `parentSession` = the source's header id, every other header field kept
  * (unknown ones too), a fresh 256-byte title slot (the source's title, or
@@ -78,13 +78,13 @@ const FORK_BUFFER_BYTES = 1 << 20;
  * session another process is appending to forks cleanly. A last line
  * without its "\n" is copied (and given one) when it parses, and otherwise
  * left out; `issues` says so. A version 3 (or later) source's lines are
- * copied byte for byte through one 1 MiB buffer, so a 1 GB source forks
- * without being read into memory. A version 1 or 2 source (pi's, older
- * omp's), which cannot be appended to, forks to a version 3 file: its
- * entries migrated as `Session.open` migrates them in memory (ids minted in
- * file order, parent links, compactions' kept entry, `hookMessage` as
- * `custom`), streamed a line at a time; the fork then takes appends and
- * renames, here and in omp.
+ * copied byte for byte through one 1 MiB buffer (the header must end within
+ * the source's first 1 MiB), so a 1 GB source forks without being read into
+ * memory. A version 1 or 2 source (pi's, older omp's), which cannot be
+ * appended to, forks to a version 3 file: its entries migrated as
+ * `Session.open` migrates them in memory (ids minted in file order, parent
+ * links, compactions' kept entry, `hookMessage` as `custom`), streamed a
+ * line at a time; the fork then takes appends and renames, here and in omp.
  *
  * The fork is written to `.<name>.<random>.tmp` (mode 0600) in the
  * destination folder, then hard-linked to its name, which fails rather than
@@ -148,9 +148,10 @@ const FORK_BUFFER_BYTES = 1 << 20;
  * absolute path.
  * @throws {SessionSyntaxError} When the source's header is missing or
  * malformed, or does not end within its first 1 MiB.
- * @throws {Deno.errors.AlreadyExists} When `dst` exists.
- * @throws {Deno.errors.NotFound} When the source or the destination folder
- * does not exist.
+ * @throws {Error} `EEXIST` (Deno's `AlreadyExists`) when `dst` exists.
+ * @throws {Error} `ENOENT` (`NotFound`) when the source or the destination
+ * folder does not exist; `ENOTDIR` (`NotADirectory`) when that folder is a
+ * file.
  * @throws {Error} When the source is not a regular file (a FIFO, a device, a
  * folder), or it shrinks while it is copied.
  */
@@ -170,15 +171,12 @@ export async function forkSession(
     await _assertAbsent(src, dst);
   }
   const action = `Cannot fork ${quote(src)}`;
-  using file = await _openSource(src, action);
+  await using file = await openRegular(src, action);
   const size = (await file.stat()).size; // the moment the fork copies
-  const buffer = new Uint8Array(FORK_BUFFER_BYTES);
-  const n = await readFull(
-    file,
-    buffer.subarray(0, Math.min(size, buffer.length)),
-  );
+  const first = new Uint8Array(Math.min(size, FORK_BUFFER_BYTES));
+  const n = await readFull(file, first, 0);
   const headLog = new IssueLog();
-  const head = parseHead(buffer.subarray(0, n), {
+  const head = parseHead(first.subarray(0, n), {
     name: src,
     complete: n >= size,
     log: headLog,
@@ -192,12 +190,13 @@ export async function forkSession(
   const from: ForkSource = { file, name: src, size, action, log };
   let bytes = 0;
   await writeAtomically(target, async (out) => {
+    const write: ForkSink = (b) => writeAll(out, b);
     const forkHead = encodeHead(fork.slot, fork.record);
-    await writeAll(out, forkHead);
+    await write(forkHead);
     bytes = forkHead.length +
       (migrated
-        ? await copyMigrated(out, from)
-        : await copyWholeLines(out, from, head.bodyStart, head.lines, buffer));
+        ? await copyMigrated(from, write)
+        : await copyWholeLines(from, head.bodyStart, head.lines, write));
   }, {
     action: `Cannot fork ${quote(src)} to ${quote(target)}`,
     sync: options.sync === true,
@@ -213,40 +212,20 @@ export async function forkSession(
   };
 }
 
-/** The source, open: a regular file, or a clear error. */
-async function _openSource(src: string, action: string): Promise<FsHandle> {
-  try {
-    return await openRegular(src, action);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new Deno.errors.NotFound(`${action}: no such file or directory`, {
-        cause: err,
-      });
-    }
-    throw err;
-  }
-}
-
 /** The destination's folder exists and is a folder, or a clear error. */
 async function _assertFolder(src: string, dst: string): Promise<void> {
   const folder = dirname(dst);
   const action = `Cannot fork ${quote(src)} to ${quote(dst)}`;
-  let info: Deno.FileInfo;
+  let info: FileInfo;
   try {
-    info = await seam().stat(folder);
+    info = await fs().stat(folder);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new Deno.errors.NotFound(
-        `${action}: the folder ${quote(folder)} does not exist`,
-        { cause: err },
-      );
-    }
-    throw named(err, action);
+    if (!isNotFound(err)) throw named(err, action);
+    const why = `the folder ${quote(folder)} does not exist`;
+    throw fs().error("ENOENT", `${action}: ${why}`, { cause: err });
   }
-  if (!info.isDirectory) {
-    throw new Deno.errors.NotADirectory(
-      `${action}: ${quote(folder)} is not a folder`,
-    );
+  if (info.kind !== "directory") {
+    throw fs().error("ENOTDIR", `${action}: ${quote(folder)} is not a folder`);
   }
 }
 
@@ -288,14 +267,11 @@ function _forkHead(
   return { slot, record, id, timestamp };
 }
 
+/** Nothing is at `dst` (not even a dangling link), or a clear error. */
 async function _assertAbsent(src: string, dst: string): Promise<void> {
-  try {
-    await seam().lstat(dst);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    throw err;
-  }
-  throw new Deno.errors.AlreadyExists(
+  if (await lstatOrUndefined(dst) === undefined) return;
+  throw fs().error(
+    "EEXIST",
     `Cannot fork ${quote(src)}: ${quote(dst)} already exists`,
   );
 }

@@ -1,6 +1,8 @@
 /**
  * Listing sessions: every session under a data dir, newest first, read from
- * the first 4 KiB of each file.
+ * the first 4 KiB of each file. The files are the only source: the session
+ * index has its own list (`SessionIndex.list`), which takes a row in place
+ * of each unchanged file's head and reads the rest as this list does.
  *
  * @module
  */
@@ -10,12 +12,12 @@ import {
   mapLimit,
   readSessionHead,
   sessionFiles,
+} from "./_session_files.ts";
+import {
+  type SessionInfo,
   sessionInfo,
   sortNewestFirst,
-} from "./_session_files.ts";
-import { listFromIndex } from "./index/_index_list.ts";
-import { IndexStore } from "./index/_index_store.ts";
-import type { SessionInfo } from "./session_info.ts";
+} from "./session_info.ts";
 
 export type { SessionInfo } from "./session_info.ts";
 
@@ -51,14 +53,6 @@ export interface ListSessionsOptions {
    * prefix, not a session), with path and reason.
    */
   onSkip?: (path: string, reason: string) => void;
-  /**
-   * Use the data dir's session index when it has one (`index.sqlite`):
-   * the same list, stat'ing each file instead of reading it. Default true;
-   * false reads every file's head.
-   */
-  index?: boolean;
-  /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
-  onWarning?: (message: string) => void;
 }
 
 /**
@@ -72,7 +66,8 @@ export interface ListSessionsOptions {
  * is the slot's when there is a slot (an empty slot title means no title; the
  * header's is then ignored), else the header's. A file whose header does not
  * end within the prefix, or that is not a session, is skipped and reported
- * through `onSkip`.
+ * through `onSkip`. The heads are read a few files at a time, each read
+ * awaited, so a list of thousands of sessions leaves the event loop free.
  *
  * @example Listing the sessions of a data dir
  * ```ts
@@ -96,36 +91,24 @@ export async function listSessions(
   dataDir: string,
   options: ListSessionsOptions = {},
 ): Promise<SessionInfo[]> {
-  if (options.index !== false) {
-    const index = await IndexStore.tryOpen(dataDir, {
-      create: false,
-      ...(options.onWarning === undefined
-        ? {}
-        : { onWarning: options.onWarning }),
-    });
-    if (index !== undefined) {
-      try {
-        return await listFromIndex(index, options);
-      } finally {
-        index.close();
-      }
-    }
-  }
   const files = await sessionFiles(dataDir, options);
   const found = await mapLimit(
     files,
     _CONCURRENCY,
-    (f) => _scan(f.path, options),
+    (f) => _listed(f.path, options),
   );
   const sessions = found.filter((s): s is SessionInfo => s !== undefined);
   return sortNewestFirst(sessions);
 }
 
-/** Files read at once. */
+/**
+ * Heads read at once: enough for the reads to overlap and keep the disk
+ * (or the page cache) busy, few enough to hold few files open.
+ */
 const _CONCURRENCY = 16;
 
 /** One file's entry, or undefined (reported when it is not a subagent's). */
-async function _scan(
+async function _listed(
   path: string,
   options: ListSessionsOptions,
 ): Promise<SessionInfo | undefined> {

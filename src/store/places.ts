@@ -1,12 +1,138 @@
 /**
  * Where sessions live in a data dir: the sessions root, the per-cwd folder
- * and the file name.
+ * (omp's slug of the working directory) and the file name.
  *
  * @module
  */
 
-import { join } from "node:path";
-import { cwdSlug, type CwdSlugOptions } from "./cwd_slug.ts";
+import { tmpdir } from "node:os";
+import { join, posix, resolve, win32 } from "node:path";
+import { fs, isNotFound } from "../_fs.ts";
+import { homeDir } from "./data_dir.ts";
+
+/** Options for {@linkcode cwdSlug} and {@linkcode sessionDirFor}. */
+export interface CwdSlugOptions {
+  /** The home directory. Default: `HOME`, else `USERPROFILE`, else `os.homedir()`. */
+  home?: string;
+  /** The temp directory. Default: `os.tmpdir()`. */
+  tmpDir?: string;
+}
+
+/** A drive-letter (`C:\`) or UNC (`\\host`) path: Windows rules on any host. */
+const _WIN_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\[^\\])/;
+
+/**
+ * The name of the folder under `<dataDir>/sessions` for a working directory,
+ * by omp's rule: inside HOME, `-` plus the relative path (HOME itself: `-`);
+ * else inside the temp dir, `-tmp-` plus the relative path (the temp dir
+ * itself: `-tmp`); else `--` plus the absolute path without its leading
+ * separator, plus `--`. Every `/`, `\` and `:` becomes `-`. HOME is checked
+ * before the temp dir.
+ *
+ * The path is taken as given: omp first resolves symbolic links, which
+ * {@linkcode canonicalCwdSlug} does. As in omp, a relative path starting with
+ * `..` (a folder named `..x` right under HOME) counts as outside.
+ *
+ * @example A project under HOME
+ * ```ts
+ * import { cwdSlug } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const slug = cwdSlug("/home/ann/src/lumen-api", { home: "/home/ann" });
+ * equal(slug, "-src-lumen-api");
+ * equal(cwdSlug("/srv/app", { home: "/home/ann", tmpDir: "/tmp" }), "--srv-app--");
+ * ```
+ *
+ * @param cwd An absolute path (POSIX, or Windows with a drive letter or UNC).
+ * @param options HOME and the temp dir, injectable for tests.
+ * @returns The slug: never empty, never containing a path separator.
+ * @throws {TypeError} When `cwd` is not absolute.
+ */
+export function cwdSlug(cwd: string, options: CwdSlugOptions = {}): string {
+  const path = _WIN_ABSOLUTE.test(cwd) ? win32 : posix;
+  if (path === posix && !cwd.startsWith("/")) {
+    throw new TypeError(
+      `Cannot compute the session folder for "${cwd}": the path is not absolute`,
+    );
+  }
+  const target = _normalize(path, cwd);
+  const encode = (s: string): string => s.replace(/[/\\:]/g, "-");
+  const inHome = _relativeWithin(path, options.home ?? homeDir(), target);
+  if (inHome !== undefined) return inHome === "" ? "-" : `-${encode(inHome)}`;
+  const inTmp = _relativeWithin(path, options.tmpDir ?? tmpdir(), target);
+  if (inTmp !== undefined) {
+    return inTmp === "" ? "-tmp" : `-tmp-${encode(inTmp)}`;
+  }
+  return `--${encode(target.replace(/^[/\\]/, ""))}--`;
+}
+
+/**
+ * {@linkcode cwdSlug} after resolving `cwd` against the current directory and
+ * resolving symbolic links in it, HOME and the temp dir, as omp does. A path
+ * that does not exist is used as resolved.
+ *
+ * @example The slug of the current directory
+ * ```ts
+ * import { canonicalCwdSlug } from "@xdev/session";
+ * import { ok } from "node:assert/strict";
+ *
+ * const slug = await canonicalCwdSlug(".");
+ * ok(slug.startsWith("-"));
+ * ```
+ *
+ * @param cwd A path, relative or absolute.
+ * @param options HOME and the temp dir, injectable for tests.
+ * @returns The slug.
+ */
+export async function canonicalCwdSlug(
+  cwd: string,
+  options: CwdSlugOptions = {},
+): Promise<string> {
+  return cwdSlug(await _realPathOrSelf(cwd), {
+    home: await _realPathOrSelf(options.home ?? homeDir()),
+    tmpDir: await _realPathOrSelf(options.tmpDir ?? tmpdir()),
+  });
+}
+
+async function _realPathOrSelf(path: string): Promise<string> {
+  const absolute = resolve(path);
+  try {
+    return await fs().realPath(absolute);
+  } catch (err) {
+    if (isNotFound(err)) return absolute;
+    throw err;
+  }
+}
+
+function _normalize(path: typeof posix, p: string): string {
+  const n = path.normalize(p);
+  const root = path.parse(n).root;
+  let end = n.length;
+  while (end > root.length && (n[end - 1] === "/" || n[end - 1] === path.sep)) {
+    end--;
+  }
+  return n.slice(0, end);
+}
+
+/** `target` relative to `base` ("" when equal), or undefined when outside. */
+function _relativeWithin(
+  path: typeof posix,
+  base: string,
+  target: string,
+): string | undefined {
+  if (!path.isAbsolute(base) || (path === win32) !== _WIN_ABSOLUTE.test(base)) {
+    return undefined;
+  }
+  const b = _normalize(path, base);
+  const same = path === win32
+    ? (x: string, y: string) => x.toLowerCase() === y.toLowerCase()
+    : (x: string, y: string) => x === y;
+  if (same(b, target)) return "";
+  const prefix = b.endsWith(path.sep) ? b : b + path.sep;
+  if (!same(target.slice(0, prefix.length), prefix)) return undefined;
+  const rel = target.slice(prefix.length);
+  return rel.startsWith("..") ? undefined : rel;
+}
 
 /**
  * `<dataDir>/sessions`, the root of all session folders.

@@ -1,10 +1,14 @@
 /**
- * One session as the list reports it.
+ * One session as the list reports it, made from its file's head and
+ * metadata, and the list's order.
  *
  * @module
  */
 
+import type { FileInfo } from "../_fs.ts";
+import { headerTitleSource, headerVersion } from "../format/header.ts";
 import type { TitleSource } from "../format/title_slot.ts";
+import type { Head } from "../read/head.ts";
 
 /** One session as `listSessions` reports it. */
 export interface SessionInfo {
@@ -28,4 +32,67 @@ export interface SessionInfo {
   mtime: Date;
   /** The header's version (1 when it has none). */
   version: number;
+}
+
+/**
+ * What the list says of a file from its head and metadata. The title is
+ * the slot's when there is a slot (an empty slot title means no title: the
+ * header's is then ignored), else the header's.
+ *
+ * @param path The file.
+ * @param info Its size and modification time.
+ * @param head Its head.
+ * @returns The entry.
+ */
+export function sessionInfo(
+  path: string,
+  info: Pick<FileInfo, "size" | "mtimeMs">,
+  head: Pick<Head, "slot" | "header">,
+): SessionInfo {
+  const { slot, header } = head;
+  const source = slot === undefined ? headerTitleSource(header) : slot.source;
+  const title = slot === undefined ? header.title : slot.title;
+  const session: SessionInfo = {
+    path,
+    id: header.id,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
+    size: info.size,
+    mtime: new Date(info.mtimeMs),
+    version: headerVersion(header),
+  };
+  if (typeof title === "string" && title.length > 0) session.title = title;
+  if (source !== undefined) session.titleSource = source;
+  const parent = header.parentSession;
+  if (typeof parent === "string" && parent.length > 0) {
+    session.parentSession = parent;
+  }
+  return session;
+}
+
+/**
+ * Sort in the list's order: newest mtime first, then newest header time,
+ * then path (each key computed once, not at every comparison).
+ *
+ * @param sessions The sessions.
+ * @returns The same array, sorted.
+ */
+export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
+  const keys = sessions.map((s) => ({
+    s,
+    mtime: s.mtime.getTime(),
+    time: _time(s.timestamp),
+  }));
+  keys.sort((a, b) =>
+    b.mtime - a.mtime || b.time - a.time ||
+    (a.s.path < b.s.path ? 1 : a.s.path > b.s.path ? -1 : 0)
+  );
+  for (let i = 0; i < keys.length; i++) sessions[i] = keys[i]!.s;
+  return sessions;
+}
+
+/** A timestamp's milliseconds; one that does not parse sorts oldest. */
+function _time(timestamp: string): number {
+  const t = Date.parse(timestamp);
+  return Number.isNaN(t) ? -Infinity : t;
 }

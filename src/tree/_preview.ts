@@ -7,7 +7,8 @@
  * @module
  */
 
-import { isCut } from "./_json_prefix.ts";
+import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
+import { isCut } from "../read/json_prefix.ts";
 
 /** Characters of text a preview keeps at most. */
 export const PREVIEW_CHARS = 200;
@@ -155,7 +156,7 @@ function _other(type: string, e: _Object): string {
     case "reset_boundary":
       return "reset";
     case "custom": {
-      const to = branchTarget(e);
+      const to = branchMarkerTarget(e as unknown as SessionEntry);
       return to !== undefined
         ? `branch → ${to}`
         : `custom ${_text(e.customType)}`;
@@ -183,19 +184,6 @@ function _other(type: string, e: _Object): string {
     default:
       return `[${type}]`;
   }
-}
-
-/**
- * The target of a branch marker (`custom`, `customType: "branch"`,
- * `data.to`), or undefined.
- *
- * @param e The entry's fields.
- * @returns The target id.
- */
-export function branchTarget(e: _Object): string | undefined {
-  if (e.customType !== "branch") return undefined;
-  const to = _object(e.data).to;
-  return typeof to === "string" ? to : undefined;
 }
 
 function _object(value: unknown): _Object {

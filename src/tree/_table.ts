@@ -11,8 +11,6 @@ import type { Described } from "./_preview.ts";
 
 /** A flag of a node: an assistant turn with tool calls and no text. */
 export const TOOL_ONLY = 1;
-/** A flag of a node: its line holds a branch marker. */
-export const BRANCH_MARKER = 2;
 /** A flag of a node: its parent is not in the file. */
 export const MISSING_PARENT = 4;
 /** A flag of a node: a message whose preview is still to be read. */
@@ -43,50 +41,60 @@ export interface TreeData {
   byId: Map<string, number>;
 }
 
+/** The common roles, so 100,000 nodes share a few strings. */
+const _ROLES = new Map(
+  ["user", "assistant", "toolResult", "developer", "custom", "bashExecution"]
+    .map((r) => [r, r]),
+);
+
 /** The nodes as they are added, then settled. */
 export class NodeTable {
   readonly ids: string[] = [];
   readonly parentIds: (string | null)[] = [];
-  /** `""` for a node reserved for a deferred line that held no entry. */
   readonly types: string[] = [];
   readonly roles: (string | undefined)[] = [];
   readonly previews: string[] = [];
   readonly offsets: number[] = [];
   #flags = new Uint8Array(1024);
-  readonly #labelOps: [number, string, string | undefined][] = [];
-  readonly #branchTo = new Map<number, string>();
+  /** `label` entries in file order: target id, label (undefined clears it). */
+  readonly #labelOps: [string, string | undefined][] = [];
+  /** The last node's branch marker target, if it is a marker. */
+  #lastBranchTo: string | undefined;
 
-  /** Reserve a node (filled now, or later by {@linkcode fill}). */
-  add(offset: number): number {
+  /**
+   * Add a node.
+   *
+   * @param offset Its line's offset.
+   * @param type Its entry's type.
+   * @param id Its id.
+   * @param parentId Its parent's id as written.
+   * @param d Its role, preview and tool-only flag.
+   * @returns Its index.
+   */
+  add(
+    offset: number,
+    type: string,
+    id: string,
+    parentId: string | null,
+    d: Described,
+  ): number {
     const index = this.ids.length;
-    this.ids.push("");
-    this.parentIds.push(null);
-    this.types.push("");
-    this.roles.push(undefined);
-    this.previews.push("");
-    this.offsets.push(offset);
     if (index >= this.#flags.length) {
       const grown = new Uint8Array(this.#flags.length * 2);
       grown.set(this.#flags);
       this.#flags = grown;
     }
-    return index;
-  }
-
-  /** Fill a node. */
-  fill(
-    index: number,
-    type: string,
-    id: string,
-    parentId: string | null,
-    d: Described,
-  ): void {
-    this.ids[index] = id;
-    this.parentIds[index] = parentId;
-    this.types[index] = type;
-    this.roles[index] = d.role;
-    this.previews[index] = ownText(d.preview);
+    this.ids.push(id);
+    this.parentIds.push(parentId);
+    this.types.push(type);
+    this.roles.push(
+      d.role === undefined ? undefined : _ROLES.get(d.role) ?? d.role,
+    );
+    this.previews.push(ownText(d.preview));
+    this.offsets.push(offset);
     if (d.toolOnly) this.#flags[index]! |= TOOL_ONLY;
+    this.#lastBranchTo = undefined;
+    return index;
   }
 
   /** Mark a message whose role is known and whose preview is read later. */
@@ -94,66 +102,63 @@ export class NodeTable {
     this.#flags[index]! |= PREVIEW_LATER;
   }
 
-  /** A branch marker's target, for the leaf rule. */
-  branchTo(index: number, to: string): void {
-    this.#flags[index]! |= BRANCH_MARKER;
-    this.#branchTo.set(index, to);
+  /** The branch marker target of the node just added, for the leaf rule. */
+  branchTo(to: string): void {
+    this.#lastBranchTo = to;
   }
 
   /** A `label` entry: sets (or, with no label, clears) its target's label. */
-  label(index: number, target: string, label: string | undefined): void {
-    this.#labelOps.push([index, target, label]);
+  label(target: string, label: string | undefined): void {
+    this.#labelOps.push([target, label]);
   }
 
   /** Settle parents, children, the leaf, the active path and the labels. */
   settle(issues: LoadIssue[]): TreeData {
-    this.#dropHoles();
     const n = this.ids.length;
     const byId = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      if (this.types[i] !== "") byId.set(this.ids[i]!, i);
-    }
+    for (let i = 0; i < n; i++) byId.set(this.ids[i]!, i);
     const flags = this.#flags.slice(0, n);
     const parents = new Int32Array(n).fill(-1);
-    const counts = new Int32Array(n + 1);
+    const childStart = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
       const p = this.parentIds[i];
-      if (p === null || p === undefined || this.types[i] === "") continue;
+      if (p === null || p === undefined) continue;
       const at = byId.get(p);
       if (at === undefined) flags[i]! |= MISSING_PARENT;
       else if (at !== i) {
         parents[i] = at;
-        counts[at]!++;
+        childStart[at + 1]!++;
       }
     }
-    const childStart = new Int32Array(n + 1);
-    for (let i = 0; i < n; i++) childStart[i + 1] = childStart[i]! + counts[i]!;
+    for (let i = 0; i < n; i++) childStart[i + 1]! += childStart[i]!;
     const childList = new Int32Array(childStart[n]!);
     const next = childStart.slice(0, n);
     for (let i = 0; i < n; i++) {
       const p = parents[i]!;
       if (p >= 0) childList[next[p]!++] = i;
     }
-    const leaf = this.#leaf(byId);
+    // The last entry, or a last branch marker's target (`resolveLeaf`'s rule).
+    const to = this.#lastBranchTo;
+    const leaf = to === undefined ? n - 1 : byId.get(to) ?? n - 1;
     const onPath = new Uint8Array(n);
     for (let i = leaf; i >= 0 && onPath[i] === 0; i = parents[i]!) {
       onPath[i] = 1;
     }
     const labels = new Map<number, string>();
-    this.#labelOps.sort((a, b) => a[0] - b[0]); // deferred lines came late
-    for (const [, target, label] of this.#labelOps) {
+    for (const [target, label] of this.#labelOps) {
       const i = byId.get(target);
       if (i === undefined) continue;
       if (label === undefined) labels.delete(i);
       else labels.set(i, label);
     }
+    const { ids, parentIds, types, roles, previews, offsets } = this;
     return {
-      ids: this.ids,
-      parentIds: this.parentIds,
-      types: this.types,
-      roles: this.roles,
-      previews: this.previews,
-      offsets: this.offsets,
+      ids,
+      parentIds,
+      types,
+      roles,
+      previews,
+      offsets,
       flags,
       parents,
       childStart,
@@ -165,55 +170,14 @@ export class NodeTable {
       byId,
     };
   }
-
-  /**
-   * Remove the nodes reserved for deferred lines that held no entry
-   * (rare: only then are indexes renumbered).
-   */
-  #dropHoles(): void {
-    if (!this.types.includes("")) return;
-    const keep: number[] = [];
-    for (let i = 0; i < this.types.length; i++) {
-      if (this.types[i] !== "") keep.push(i);
-    }
-    const renumber = new Map(keep.map((old, i) => [old, i]));
-    for (
-      const column of [
-        this.ids,
-        this.parentIds,
-        this.types,
-        this.roles,
-        this.previews,
-        this.offsets,
-      ]
-    ) {
-      keep.forEach((old, i) => (column as unknown[])[i] = column[old]);
-      column.length = keep.length;
-    }
-    const flags = new Uint8Array(Math.max(1024, keep.length));
-    keep.forEach((old, i) => flags[i] = this.#flags[old]!);
-    this.#flags = flags;
-    const branchTo = [...this.#branchTo].map(([i, to]) =>
-      [renumber.get(i)!, to] as const
-    );
-    this.#branchTo.clear();
-    for (const [i, to] of branchTo) this.#branchTo.set(i, to);
-    for (const op of this.#labelOps) op[0] = renumber.get(op[0])!;
-  }
-
-  /** The last entry, or a last branch marker's target (the rule of `resolveLeaf`). */
-  #leaf(byId: Map<string, number>): number {
-    let last = this.ids.length - 1;
-    while (last >= 0 && this.types[last] === "") last--;
-    if (last < 0) return -1;
-    const to = this.#branchTo.get(last);
-    return to !== undefined ? byId.get(to) ?? last : last;
-  }
 }
 
 /**
  * A string of its own: a preview cut from a longer decoded text would
  * otherwise keep that text alive (a slice points into its source).
+ *
+ * @param text The text.
+ * @returns The same text, in a string of its own.
  */
 export function ownText(text: string): string {
   return text.length < 13 ? text : (text + " ").slice(0, -1);

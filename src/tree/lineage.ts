@@ -7,12 +7,12 @@
  */
 
 import { basename, dirname, resolve } from "node:path";
-import { openRegular } from "../fs/_read.ts";
+import { openRegular } from "../read/_open.ts";
+import { readHead } from "../read/head.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { listSessions, type SessionInfo } from "../store/list.ts";
 import { parseSessionFileName } from "../store/places.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
-import { readFileHead } from "../watch/_file_head.ts";
 
 /** What {@linkcode sessionLineage} finds. */
 export interface SessionLineage {
@@ -141,9 +141,9 @@ async function _find(
 
 /** A file's head as {@linkcode listSessions} describes it. */
 async function _read(path: string, action: string): Promise<SessionInfo> {
-  using file = await openRegular(path, action);
+  await using file = await openRegular(path, action);
   const info = await file.stat();
-  const { header, slot } = await readFileHead(file, path);
+  const { header, slot } = await readHead(file, path);
   const title = slot === undefined ? header.title : slot.title;
   const source = slot === undefined ? headerTitleSource(header) : slot.source;
   const parent = header.parentSession;
@@ -153,7 +153,7 @@ async function _read(path: string, action: string): Promise<SessionInfo> {
     cwd: typeof header.cwd === "string" ? header.cwd : "",
     timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
     size: info.size,
-    mtime: info.mtime ?? new Date(0),
+    mtime: new Date(info.mtimeMs),
     version: headerVersion(header),
     ...(typeof title === "string" && title !== "" ? { title } : {}),
     ...(source === undefined ? {} : { titleSource: source }),

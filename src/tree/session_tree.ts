@@ -10,9 +10,11 @@ import type { SessionEntry } from "../format/entries.ts";
 import type { SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { headerVersion } from "../format/header.ts";
-import { openRegular } from "../fs/_read.ts";
-import { readFull } from "../fs/_read.ts";
-import { readFileHead } from "../watch/_file_head.ts";
+import { openRegular } from "../read/_open.ts";
+import { IssueLog } from "../read/decode.ts";
+import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/head.ts";
+import { HEAD_BYTES, readLines } from "../read/lines.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import { previewOfHead, TreeBuilder } from "./_build.ts";
 import {
   MISSING_PARENT,
@@ -22,7 +24,6 @@ import {
   type TreeData,
 } from "./_table.ts";
 import { passes, type TreeFilter } from "./_filter.ts";
-import { HEAD_BYTES, scanHeads } from "./_heads.ts";
 import { describe } from "./_preview.ts";
 
 /** One entry of a {@linkcode SessionTree}. */
@@ -60,7 +61,11 @@ export interface TreeNode {
 
 /** Options for {@linkcode SessionTree.read}. */
 export interface SessionTreeReadOptions {
-  /** Called with each line left out of the tree (damage, not entries). */
+  /**
+   * Called with each damaged line of the body, as the loader reports it (a
+   * line taken from its first bytes is not parsed: damage after its
+   * envelope goes unseen, as in the windowed open).
+   */
   onIssue?: (issue: LoadIssue) => void;
   /**
    * Whether to read every message's preview now (default true). With
@@ -74,14 +79,26 @@ export interface SessionTreeReadOptions {
 }
 
 /**
+ * The line source's limits for a tree: the loader's, so a line too long for
+ * the loader is left out of the tree too.
+ */
+const _LIMITS = {
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+};
+
+/**
  * The entry tree of a session file: every entry's id, parent, type, role,
  * label and a one-line preview, the leaf and the active path. Reading it
  * costs one pass over the file's bytes and the first 8 KiB of each line,
  * and holds a compact table (a few strings and numbers an entry), never
- * the entries themselves. omp's `custom` and `custom_message` lines, whose
- * id comes after their payload, are parsed whole when the id lies past
- * their first 8 KiB (up to 1 MiB; longer ones are left out and reported).
- * The file is never modified; no lock is taken.
+ * the entries themselves. It keeps the entries the loader keeps: a line
+ * written envelope first, complete and ending in `}` is taken from its
+ * first bytes; any other line (omp's `custom` and `custom_message`, whose
+ * id comes after their payload; a glued or damaged line; every line of a
+ * version 1 or 2 file) is decoded whole as the loader decodes it, except a
+ * line without an envelope first longer than 1 MiB, which is left out and
+ * reported. The file is never modified; no lock is taken.
  *
  * @example The branches of a session omp wrote
  * ```ts
@@ -127,7 +144,7 @@ export class SessionTree {
    * Read the tree of a session file.
    *
    * @param path The session file.
-   * @param options A callback for lines left out.
+   * @param options A callback for damage; whether to read previews now.
    * @returns The tree.
    * @throws {Error} `Cannot read the tree of "<path>": …` when the file
    * cannot be opened or is not a regular file.
@@ -137,25 +154,28 @@ export class SessionTree {
     path: string,
     options: SessionTreeReadOptions = {},
   ): Promise<SessionTree> {
-    using file = await openRegular(path, `Cannot read the tree of "${path}"`);
-    const head = await readFileHead(file, path);
-    const builder = new TreeBuilder(
-      headerVersion(head.header),
-      head.lines + 1,
-      options.previews === false,
+    await using file = await openRegular(
+      path,
+      `Cannot read the tree of "${path}"`,
     );
-    await file.seek(head.bodyStart, Deno.SeekMode.Start);
-    let read = await scanHeads(file, head.bodyStart, (l) => builder.take(l));
-    for (const d of builder.deferred) {
-      const bytes = new Uint8Array(d.size);
-      await file.seek(d.offset, Deno.SeekMode.Start);
-      read += await readFull(file, bytes);
-      builder.takeDeferred(d, bytes);
+    const log = new IssueLog(options.onIssue);
+    // The head's own damage is the loader's to report, not the tree's.
+    const head = new HeadReader(path, new IssueLog());
+    let builder: TreeBuilder | undefined;
+    let lines = 0;
+    let end = 0;
+    for await (const line of readLines(file, _LIMITS)) {
+      lines++;
+      end = line.offset + line.size;
+      if (builder !== undefined) builder.take(line);
+      else if (head.take(line)) {
+        const version = headerVersion(head.head!.header);
+        builder = new TreeBuilder(version, log, options.previews === false);
+      }
     }
-    const data = builder.finish();
-    for (const issue of data.issues) options.onIssue?.(issue);
-    const title = head.slot?.title || undefined;
-    return new SessionTree(path, head.header, title, read, data);
+    const { header, slot } = head.finish(lines, end);
+    const data = builder!.finish();
+    return new SessionTree(path, header, slot?.title || undefined, end, data);
   }
 
   /**
@@ -215,19 +235,22 @@ export class SessionTree {
       .filter((i) => (this.#check(i).flags[i]! & PREVIEW_LATER) !== 0)
       .sort((a, b) => d.offsets[a]! - d.offsets[b]!);
     if (todo.length === 0) return;
-    using file = await openRegular(
+    await using file = await openRegular(
       this.path,
       `Cannot read the previews of "${this.path}"`,
     );
-    const buffer = new Uint8Array(HEAD_BYTES);
     for (const i of todo) {
-      await file.seek(d.offsets[i]!, Deno.SeekMode.Start);
-      const n = await readFull(file, buffer);
-      const desc = previewOfHead(buffer.subarray(0, n), d.ids[i]!);
+      const start = d.offsets[i]!;
       d.flags[i]! &= ~PREVIEW_LATER;
-      if (desc === undefined) continue;
-      d.previews[i] = ownText(desc.preview);
-      if (desc.toolOnly) d.flags[i]! |= TOOL_ONLY;
+      // The line's first bytes, and its terminator when it is that short.
+      const range = { start, end: start + HEAD_BYTES + 2 };
+      for await (const line of readLines(file, range)) {
+        const desc = previewOfHead(line.head, d.ids[i]!);
+        if (desc === undefined) break;
+        d.previews[i] = ownText(desc.preview);
+        if (desc.toolOnly) d.flags[i]! |= TOOL_ONLY;
+        break;
+      }
     }
   }
 
@@ -246,7 +269,7 @@ export class SessionTree {
     return this.#d.leaf < 0 ? null : this.#d.ids[this.#d.leaf]!;
   }
 
-  /** Lines left out of the tree (damage), in file order. */
+  /** Damage in the body, as `onIssue` is given it, in file order. */
   get issues(): readonly LoadIssue[] {
     return this.#d.issues;
   }

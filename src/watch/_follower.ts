@@ -1,22 +1,26 @@
 /**
- * Following a session file as writers append to it: the bytes after the
- * last complete line read, turned into entries once their line ends; the
- * file's identity and size checked at every look, so a cut or a
- * replacement is caught, never read as new lines.
+ * Following a session file as writers append to it: the bytes after those
+ * read, fed to a line splitter, each line it completes decoded as the
+ * loader decodes it; the file's identity and size checked at every look, so
+ * a cut or a replacement is caught, never read as new lines. Where to start
+ * and where to go on after a cut are found reading backwards.
  *
  * @module
  */
 
+import { type FileHandle, fs, isNotFound } from "../_fs.ts";
 import type { SessionEntry } from "../format/entries.ts";
-import type { LoadIssue } from "../format/issues.ts";
+import { named } from "../format/errors.ts";
 import { headerVersion } from "../format/header.ts";
-import { type FsHandle, seam } from "../fs/_seam.ts";
-import { openRegular, readFull } from "../fs/_read.ts";
-import { IssueLog } from "../read/_decode.ts";
-import { lastEntries, lastLineEnd, lineEndOf } from "./_backward.ts";
-import { entryOfLine, lineMigrator } from "./_entry_line.ts";
-import { LineAssembler } from "./_line_assembler.ts";
-import { readFileHead } from "./_file_head.ts";
+import type { LoadIssue } from "../format/issues.ts";
+import { recordMigrator } from "../format/_migrate.ts";
+import { openRegular, readFull } from "../read/_open.ts";
+import { BackwardLines } from "../read/backward_lines.ts";
+import { decodeEntry, IssueLog } from "../read/decode.ts";
+import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
+import { readHead } from "../read/head.ts";
+import { LF, type Line, LineSplitter } from "../read/lines.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 
 /** Bytes read per look at most; more is read at the next look, at once. */
 const _READ_BYTES = 4 << 20;
@@ -25,6 +29,8 @@ const _READ_BYTES = 4 << 20;
  * written where a rolled-back one was differs from it within its envelope.
  */
 const _CHECK_BYTES = 64 << 10;
+/** Lines without an envelope first longer than this are not parsed to find an entry's place again. */
+const _PARSE_MAX_BYTES = 1 << 20;
 
 /**
  * Where a follower starts: the end, the first entry, a line's offset, or
@@ -56,18 +62,25 @@ export interface Look {
   more: boolean;
 }
 
+type _Migrate = ((record: Record<string, unknown>) => void) | undefined;
+
 /** A follower of one file; {@linkcode close} releases its handle. */
 export class Follower {
   readonly #path: string;
-  readonly #action: string;
-  readonly #log: IssueLog;
   readonly #options: FollowerOptions;
-  #file!: FsHandle;
+  readonly #log: IssueLog;
+  #file!: FileHandle;
   #ino = 0;
   #dev = 0;
   #body = 0;
-  #migrate: ReturnType<typeof lineMigrator>;
-  readonly #lines: LineAssembler;
+  #migrate: _Migrate;
+  #lines = new LineSplitter();
+  /** Where the line being read starts (everything before it is done), and the bytes read. */
+  #lineStart = 0;
+  #readTo = 0;
+  /** The first bytes of the line being read, as read: a cut shows when they change. */
+  readonly #seen = new Uint8Array(_CHECK_BYTES);
+  #seenLength = 0;
   /** The id of the last entry handed out, to find the place again. */
   #anchor: string | undefined;
   /** The entries read before following (`from: { last }`), handed out first. */
@@ -75,10 +88,8 @@ export class Follower {
 
   private constructor(path: string, options: FollowerOptions) {
     this.#path = path;
-    this.#action = options.action;
     this.#options = options;
     this.#log = new IssueLog(options.onIssue);
-    this.#lines = new LineAssembler(this.#log);
   }
 
   /**
@@ -92,132 +103,167 @@ export class Follower {
     try {
       f.#restart(await f.#startAt(options.from, size));
     } catch (err) {
-      f.close();
+      await f.close();
       throw err;
     }
     return f;
   }
 
   /** Release the file. */
-  close(): void {
-    this.#file.close();
+  async close(): Promise<void> {
+    await this.#file.close();
   }
 
   /** Look once: entries of the lines completed since the last look. */
   async look(): Promise<Look> {
-    let info: Deno.FileInfo;
-    try {
-      info = await seam().stat(this.#path);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) {
-        throw new Deno.errors.NotFound(`${this.#action}: the file was removed`);
-      }
-      throw err;
-    }
-    if ((info.ino ?? 0) !== this.#ino || info.dev !== this.#dev) {
+    const info = await fs().stat(this.#path).catch((err) => {
+      if (!isNotFound(err)) throw err;
+      const gone = named(err, this.#options.action) as Error;
+      gone.message = `${this.#options.action}: the file was removed`;
+      throw gone;
+    });
+    if (info.ino !== this.#ino || info.dev !== this.#dev) {
       return await this.#resync("replaced");
     }
     // The title slot's rewrite changes bytes 0-255 only: no size change,
     // nothing to read.
-    if (info.size < this.#lines.readTo) return await this.#resync("truncated");
-    if (info.size === this.#lines.readTo) return { entries: [], more: false };
+    if (info.size < this.#readTo) return await this.#resync("truncated");
+    if (info.size === this.#readTo) return { entries: [], more: false };
     if (!(await this.#unchanged())) return await this.#resync("truncated");
-    const at = this.#lines.readTo;
-    const bytes = new Uint8Array(Math.min(info.size - at, _READ_BYTES));
-    const n = await this.#readAt(bytes, at);
+    const bytes = new Uint8Array(
+      Math.min(info.size - this.#readTo, _READ_BYTES),
+    );
+    const n = await readFull(this.#file, bytes, this.#readTo);
     const entries = this.#take(bytes.subarray(0, n));
-    return { entries, more: this.#lines.readTo < info.size };
+    return { entries, more: this.#readTo < info.size };
   }
 
   /**
    * Whether the bytes this follower stands on are still there: the "\n"
-   * before the line being read, and the start of that line as kept. A cut
+   * before the line being read, and the start of that line as read. A cut
    * followed by new bytes (a rolled-back append, then another) does not
    * show in the size; it shows here.
    */
   async #unchanged(): Promise<boolean> {
-    const lines = this.#lines;
-    if (lines.offset <= this.#body) return true;
-    const kept = lines.kept(_CHECK_BYTES);
-    const bytes = new Uint8Array(kept.length + 1);
-    const n = await this.#readAt(bytes, lines.offset - 1);
-    if (n < bytes.length || bytes[0] !== 0x0a) return false;
-    for (let i = 0; i < kept.length; i++) {
-      if (bytes[i + 1] !== kept[i]) return false;
+    if (this.#lineStart <= this.#body) return true;
+    const bytes = new Uint8Array(this.#seenLength + 1);
+    const n = await readFull(this.#file, bytes, this.#lineStart - 1);
+    if (n < bytes.length || bytes[0] !== LF) return false;
+    for (let i = 0; i < this.#seenLength; i++) {
+      if (bytes[i + 1] !== this.#seen[i]) return false;
     }
     return true;
   }
 
   /** Entries of the lines the new bytes complete. */
-  #take(bytes: Uint8Array): SessionEntry[] {
+  #take(chunk: Uint8Array): SessionEntry[] {
     const out: SessionEntry[] = [];
-    this.#lines.take(bytes, (line) => {
-      const entry = entryOfLine(line, this.#log, this.#migrate);
+    const lines = this.#lines.push(chunk);
+    for (const line of lines) {
+      const entry = decodeEntry(line, this.#log, this.#migrate);
       if (entry !== undefined) out.push(entry);
-    });
-    if (out.length > 0) this.#anchor = out[out.length - 1]!.id;
+    }
+    // Keep the start of the line left open, to check it at the next look.
+    const last = lines.at(-1);
+    let from = 0;
+    if (last !== undefined) {
+      this.#lineStart = last.offset + last.size;
+      this.#seenLength = 0;
+      from = this.#lineStart - this.#readTo;
+    }
+    const piece = chunk.subarray(from, from + _CHECK_BYTES - this.#seenLength);
+    this.#seen.set(piece, this.#seenLength);
+    this.#seenLength += piece.length;
+    this.#readTo += chunk.length;
+    if (out.length > 0) this.#anchor = out.at(-1)!.id;
     return out;
-  }
-
-  async #readAt(into: Uint8Array, position: number): Promise<number> {
-    await this.#file.seek(position, Deno.SeekMode.Start);
-    return await readFull(this.#file, into);
   }
 
   /** Open the file at the path (again) and read its head; its size. */
   async #attach(): Promise<number> {
-    const file = await openRegular(this.#path, this.#action);
+    const action = this.#options.action;
+    const file = await openRegular(this.#path, action);
     try {
       const info = await file.stat();
-      const head = await readFileHead(file, this.#path);
-      this.#migrate = lineMigrator(headerVersion(head.header), this.#action);
+      const head = await readHead(file, this.#path);
+      this.#migrate = _migrator(headerVersion(head.header), action);
       this.#file = file;
-      this.#ino = info.ino ?? 0;
+      this.#ino = info.ino;
       this.#dev = info.dev;
       this.#body = head.bodyStart;
       return info.size;
     } catch (err) {
-      file.close();
+      await file.close();
       throw err;
     }
   }
 
   async #startAt(from: FollowFrom, size: number): Promise<number> {
-    if (from === "start") return this.#body;
-    if (from === "end") return await lastLineEnd(this.#file, size, this.#body);
+    const action = this.#options.action;
+    const body = this.#body;
+    if (from === "start") return body;
+    if (from === "end") return await _lastLineEnd(this.#file, size, body);
     if (typeof from === "object") {
       if (!Number.isSafeInteger(from.last) || from.last < 0) {
         throw new RangeError(
-          `${this.#action}: last must be a whole number, got ${from.last}`,
+          `${action}: last must be a whole number, got ${from.last}`,
         );
       }
-      const read = await lastEntries(
-        this.#file,
-        size,
-        this.#body,
-        from.last,
-        this.#log,
-        this.#migrate,
-      );
+      const read = await this.#lastEntries(size, from.last);
       this.backlog = read.entries;
       this.#anchor = read.entries.at(-1)?.id;
       return read.end;
     }
     const before = new Uint8Array(1);
-    const ok = Number.isSafeInteger(from) && from >= this.#body &&
-      from <= size &&
-      (from === this.#body || (await this.#readAt(before, from - 1) === 1 &&
-        before[0] === 0x0a));
+    const ok = Number.isSafeInteger(from) && from >= body && from <= size &&
+      (from === body ||
+        (await readFull(this.#file, before, from - 1) === 1 &&
+          before[0] === LF));
     if (!ok) {
       throw new RangeError(
-        `${this.#action} from byte ${from}: no line starts there (the entries lie in bytes ${this.#body}-${size})`,
+        `${action} from byte ${from}: no line starts there (the entries lie in bytes ${body}-${size})`,
       );
     }
     return from;
   }
 
+  /**
+   * The last `count` entries of complete lines, read backwards: the cost is
+   * the bytes of those lines (and of the damaged lines among them), not the
+   * file's. A last line without its "\n" is being written: it is left for
+   * later, and `end` (where following goes on) is its start.
+   */
+  async #lastEntries(
+    size: number,
+    count: number,
+  ): Promise<{ entries: SessionEntry[]; end: number }> {
+    const lines = _backward(this.#file, size, this.#body);
+    let line = await lines.prev();
+    if (line === undefined) return { entries: [], end: this.#body };
+    const end = _end(line);
+    if (!line.terminated) line = await lines.prev();
+    const out: SessionEntry[] = [];
+    while (line !== undefined && out.length < count) {
+      const entry = decodeEntry(
+        await lines.complete(line),
+        this.#log,
+        this.#migrate,
+      );
+      if (entry !== undefined) out.push(entry);
+      if (out.length < count) line = await lines.prev();
+    }
+    return { entries: out.reverse(), end };
+  }
+
   #restart(offset: number): void {
-    this.#lines.restart(offset);
+    this.#lines = new LineSplitter(
+      { maxLineBytes: DEFAULT_MAX_LINE_BYTES },
+      offset,
+      -1,
+    );
+    this.#lineStart = offset;
+    this.#readTo = offset;
+    this.#seenLength = 0;
   }
 
   /**
@@ -226,14 +272,15 @@ export class Follower {
    * would start. Ends the following when that entry is gone.
    */
   async #resync(reason: FollowResync["reason"]): Promise<Look> {
-    this.#file.close();
+    const old = this.#file;
     const size = await this.#attach();
+    await old.close();
     let offset: number;
     if (this.#anchor !== undefined) {
-      offset = await lineEndOf(this.#file, size, this.#body, this.#anchor);
+      offset = await _lineEndOf(this.#file, size, this.#body, this.#anchor);
       if (offset < 0) {
         throw new Error(
-          `${this.#action}: the file was ${
+          `${this.#options.action}: the file was ${
             reason === "replaced" ? "replaced" : "cut short"
           } and no longer holds the last entry read (${this.#anchor}); open it again`,
         );
@@ -241,10 +288,81 @@ export class Follower {
     } else {
       offset = this.#options.from === "start"
         ? this.#body
-        : await lastLineEnd(this.#file, size, this.#body);
+        : await _lastLineEnd(this.#file, size, this.#body);
     }
     this.#restart(offset);
     this.#options.onResync?.({ reason, offset });
     return { entries: [], more: true };
   }
+}
+
+/**
+ * The migration of a file's version, for reading lines one at a time.
+ *
+ * @throws {Error} For a version 1 file: its ids are minted in file order
+ * from its first entry, so a line alone cannot be given one.
+ */
+function _migrator(version: number, action: string): _Migrate {
+  if (version < 2) {
+    throw new Error(
+      `${action}: a version ${version} file has no entry ids (fork it to read it entry by entry)`,
+    );
+  }
+  const migrate = recordMigrator(version);
+  return migrate && ((value) => migrate({ index: 0, value }));
+}
+
+function _backward(
+  file: FileHandle,
+  size: number,
+  floor: number,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): BackwardLines {
+  return new BackwardLines(file, { size, floor, maxLineBytes });
+}
+
+/** The end of a line, or its start when it has no "\n" yet (it is being written). */
+function _end(line: Line): number {
+  return line.terminated ? line.offset + line.size : line.offset;
+}
+
+/**
+ * The end of the last line that ends in "\n", at or after `floor` (the
+ * body's start): where a follower starting at the end begins, so a line
+ * being written now is read once it is complete.
+ */
+async function _lastLineEnd(
+  file: FileHandle,
+  size: number,
+  floor: number,
+): Promise<number> {
+  const line = await _backward(file, size, floor).prev();
+  return line === undefined ? floor : _end(line);
+}
+
+/**
+ * The end of the last complete line holding entry `id`, or -1: where a
+ * follower that last read that entry goes on after the file was cut or
+ * replaced. Lines with the envelope first are matched by their first
+ * bytes; the others (omp's `custom` lines) are parsed when small.
+ */
+async function _lineEndOf(
+  file: FileHandle,
+  size: number,
+  floor: number,
+  id: string,
+): Promise<number> {
+  const lines = _backward(file, size, floor, _PARSE_MAX_BYTES);
+  const at = new EnvelopeAt();
+  const quiet = new IssueLog();
+  for (let line = await lines.prev(); line; line = await lines.prev()) {
+    if (!line.terminated) continue;
+    const end = line.offset + line.size;
+    if (readEnvelope(line.head, 0, line.head.length, at)) {
+      if (at.id() === id) return end;
+      continue;
+    }
+    if (decodeEntry(await lines.complete(line), quiet)?.id === id) return end;
+  }
+  return -1;
 }

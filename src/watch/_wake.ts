@@ -7,13 +7,14 @@
  */
 
 import { basename, dirname } from "node:path";
+import { fs, type FsEvents } from "../_fs.ts";
 
 /** A waiter for changes to one file; close it to release the watcher. */
 export class Wake {
   readonly #name: string;
   readonly #pollMs: number;
   readonly #signal: AbortSignal | undefined;
-  #watcher: Deno.FsWatcher | undefined;
+  #watcher: FsEvents | undefined;
   #pump: Promise<void> = Promise.resolve();
   /** A change came while nobody waited. */
   #dirty = false;
@@ -33,7 +34,7 @@ export class Wake {
     this.#signal = signal;
     signal?.addEventListener("abort", this.#onAbort);
     try {
-      this.#watcher = Deno.watchFs(dirname(path), { recursive: false });
+      this.#watcher = fs().watch(dirname(path));
       this.#pump = this.#listen(this.#watcher);
     } catch {
       // No events here (a watcher limit, a platform without them): the
@@ -69,15 +70,9 @@ export class Wake {
   /** Stop watching; waits for the watcher to wind down. */
   async close(): Promise<void> {
     this.#signal?.removeEventListener("abort", this.#onAbort);
-    const watcher = this.#watcher;
+    // Closing a watcher that already ended (its folder went) is harmless.
+    this.#watcher?.close();
     this.#watcher = undefined;
-    if (watcher !== undefined) {
-      try {
-        watcher.close();
-      } catch {
-        // Already closed: nothing to release.
-      }
-    }
     await this.#pump;
     this.#ring();
   }
@@ -87,7 +82,7 @@ export class Wake {
     this.#wake?.();
   }
 
-  async #listen(watcher: Deno.FsWatcher): Promise<void> {
+  async #listen(watcher: FsEvents): Promise<void> {
     try {
       for await (const event of watcher) {
         if (event.paths.some((p) => basename(p) === this.#name)) this.#ring();

@@ -65,7 +65,7 @@ const _POLL_MS = 1000;
  *   `onResync`, and goes on after it, so every entry is still yielded
  *   once. When that entry is no longer there, the iteration ends with an
  *   error: what was yielded no longer matches the file. A removed file
- *   ends it with `Deno.errors.NotFound`.
+ *   ends it with the runtime's not-found error (`code` `ENOENT`).
  * - No lock is taken and nothing is written. While nothing happens it
  *   waits on file-system events for the file's folder (no CPU), with a
  *   slow poll as a fallback. Stop it with `signal`, or by leaving the
@@ -150,6 +150,6 @@ export async function* watchSession(
     }
   } finally {
     await wake?.close();
-    follower.close();
+    await follower.close();
   }
 }

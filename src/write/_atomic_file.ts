@@ -8,9 +8,14 @@
  */
 
 import { basename, dirname, join } from "node:path";
-import { named, quote, removeAfter } from "../fs/_errors.ts";
-import { type FsFile, IS_WINDOWS, seam } from "../fs/_seam.ts";
-import { FILE_MODE, syncFolder } from "./_folders.ts";
+import { errorCode, type FileHandle, fs } from "../_fs.ts";
+import { named, quote } from "../format/errors.ts";
+import {
+  createFile,
+  lstatOrUndefined,
+  removeAfter,
+  syncFolder,
+} from "./_files.ts";
 
 /** Options for {@linkcode writeAtomically}. */
 export interface AtomicWriteOptions {
@@ -20,8 +25,8 @@ export interface AtomicWriteOptions {
   sync: boolean;
   /**
    * Publish with a hard link, so an existing target is never replaced (it
-   * fails with `Deno.errors.AlreadyExists`); on a filesystem without links,
-   * check the target is absent, then rename.
+   * fails with `EEXIST`); on a filesystem without links, check the target
+   * is absent, then rename.
    */
   noClobber?: boolean;
 }
@@ -32,51 +37,39 @@ export interface AtomicWriteOptions {
  * file is published in one step.
  *
  * @param target The file to write.
- * @param fill Writes the content into the temp file; may throw to abandon.
+ * @param fill Writes the content into the temp file, from its start; may
+ * throw to abandon.
  * @param options The action named in errors, durability, no-clobber.
  * @returns Resolves once the target holds the new content.
- * @throws {Deno.errors.AlreadyExists} With `noClobber`, when the target exists.
+ * @throws {Error} `EEXIST` with `noClobber`, when the target exists.
  * @throws {AggregateError} When the write failed and the temp file could not be removed.
  */
 export async function writeAtomically(
   target: string,
-  fill: (out: FsFile) => Promise<void>,
+  fill: (out: FileHandle) => Promise<void>,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  const fs = seam();
   const { action } = options;
   const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
   const temp = join(dirname(target), `.${basename(target)}.${random}.tmp`);
   let linked = false;
   try {
-    const out = await fs.open(temp, {
-      write: true,
-      createNew: true,
-      mode: FILE_MODE,
-    });
-    try {
-      if (!IS_WINDOWS) await fs.chmod(temp, FILE_MODE);
+    {
+      await using out = await createFile(temp, { write: true }, action);
       await fill(out);
       if (options.sync) await out.syncData();
-    } finally {
-      out.close();
     }
     linked = options.noClobber === true
       ? await _publishNoClobber(temp, target, action)
-      : (await fs.rename(temp, target), false);
+      : (await fs().rename(temp, target), false);
   } catch (err) {
-    await removeAfter(
-      temp,
-      err,
-      `${action}: the write failed and the temp file ${
-        quote(temp)
-      } could not be removed`,
-    );
+    const why = `the write failed and the temp file ${quote(temp)}`;
+    await removeAfter(temp, err, `${action}: ${why} could not be removed`);
     throw named(err, action);
   }
   if (linked) {
     try {
-      await fs.remove(temp);
+      await fs().remove(temp);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       throw new Error(
@@ -96,26 +89,16 @@ async function _publishNoClobber(
   target: string,
   action: string,
 ): Promise<boolean> {
-  const fs = seam();
+  const exists = () =>
+    fs().error("EEXIST", `${action}: ${quote(target)} already exists`);
   try {
-    await fs.link(temp, target);
+    await fs().link(temp, target);
     return true;
   } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) _throwExists(target, action);
-    // A filesystem without hard links (FAT, some network shares).
+    if (errorCode(err) === "EEXIST") throw exists();
+    // A filesystem without hard links (FAT, some network shares): below.
   }
-  try {
-    await fs.lstat(target);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-    await fs.rename(temp, target);
-    return false;
-  }
-  _throwExists(target, action);
-}
-
-function _throwExists(target: string, action: string): never {
-  throw new Deno.errors.AlreadyExists(
-    `${action}: ${quote(target)} already exists`,
-  );
+  if (await lstatOrUndefined(target) !== undefined) throw exists();
+  await fs().rename(temp, target);
+  return false;
 }

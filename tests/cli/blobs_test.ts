@@ -1,7 +1,15 @@
-import { deepStrictEqual, equal, ok } from "node:assert/strict";
+import { deepStrictEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
+import {
+  findSessionFiles,
+  listBlobFolder,
+  scanBlobRefs,
+  twinCount,
+  unreferenced,
+} from "../../src/cli/_blobs.ts";
 import { BlobStore } from "../../src/store/blob_store.ts";
 import { cli, cliCases, cliInProcess, makeDataDir } from "../_cli.ts";
+import { tempDir } from "../_session_files.ts";
 
 const CORRUPT =
   "02d0ebcb1041809815e8b77360fd3dd88345cdc488b9382f284f23babe61a942";
@@ -182,4 +190,75 @@ Deno.test("cli blobs: bad usage is exit code 2", async () => {
     equal(r.code, 2, cases[i]!.join(" "));
     ok(r.stderr.startsWith("error: "));
   }
+});
+
+const A = "a".repeat(64);
+const B = "b".repeat(64);
+const C = "c".repeat(64);
+
+Deno.test("listBlobFolder() sorts a blobs folder by kind of name", async (t) => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, B), "bb");
+  await Deno.writeTextFile(join(dir.path, A), "a");
+  await Deno.writeTextFile(join(dir.path, `${A}.png`), "a");
+  await Deno.writeTextFile(join(dir.path, `${C}.jpg`), "ccc"); // lost its blob
+  await Deno.writeTextFile(join(dir.path, `.${A}.x1.tmp`), "");
+  await Deno.writeTextFile(join(dir.path, "README"), "");
+  await Deno.mkdir(join(dir.path, "zz"));
+  const listing = await listBlobFolder(dir.path, "verify");
+  await t.step("by kind", () => {
+    deepStrictEqual([...listing.blobs], [[A, 1], [B, 2]]);
+    deepStrictEqual([...listing.twins], [[A, [`${A}.png`]], [C, [`${C}.jpg`]]]);
+    equal(listing.temp, 1);
+    deepStrictEqual(listing.unknown, ["README", "zz"]);
+    equal(twinCount(listing), 2);
+  });
+  await t.step("unreferenced() keeps what is named", async () => {
+    deepStrictEqual(await unreferenced(dir.path, listing, new Set([B])), [
+      { hex: A, bytes: 1, files: [A, `${A}.png`] },
+      { hex: C, bytes: 3, files: [`${C}.jpg`] },
+    ]);
+  });
+});
+
+Deno.test("listBlobFolder(): an absent folder holds nothing; a linked one is refused", async () => {
+  await using dir = await tempDir();
+  const absent = await listBlobFolder(join(dir.path, "nope"), "verify");
+  equal(absent.blobs.size + absent.twins.size + absent.temp, 0);
+  const link = join(dir.path, "blobs");
+  await Deno.symlink(dir.path, link);
+  await rejects(listBlobFolder(link, "collect"), {
+    message: `Cannot collect the blobs in "${link}": it is a symbolic link`,
+  });
+});
+
+Deno.test("scanBlobRefs() finds a reference split across two chunks and in a torn line", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "a.jsonl");
+  const a = "a".repeat(64);
+  const b = "b".repeat(64);
+  // Readable chunks are 64 KiB: put a reference across the first boundary.
+  const pad = "x".repeat(65_536 - 20);
+  await Deno.writeTextFile(
+    file,
+    `${pad}blob:sha256:${a}\n{"torn":"blob:sha256:${b}`,
+  );
+  const found = new Set<string>();
+  await scanBlobRefs(file, found);
+  deepStrictEqual([...found].sort(), [a, b]);
+});
+
+Deno.test("findSessionFiles() walks links once, sorted, *.jsonl only", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "sessions");
+  await Deno.mkdir(join(root, "b"), { recursive: true });
+  await Deno.writeTextFile(join(root, "b", "2.jsonl"), "");
+  await Deno.writeTextFile(join(root, "1.jsonl"), "");
+  await Deno.writeTextFile(join(root, "notes.txt"), "");
+  await Deno.symlink(root, join(root, "b", "loop")); // a link loop
+  await Deno.symlink(join(dir.path, "gone"), join(root, "dangling.jsonl"));
+  deepStrictEqual(await findSessionFiles(root), [
+    join(root, "1.jsonl"),
+    join(root, "b", "2.jsonl"),
+  ]);
 });

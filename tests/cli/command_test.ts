@@ -1,8 +1,10 @@
 import { deepStrictEqual, equal, ok, throws } from "node:assert/strict";
 import {
+  attempt,
   type Call,
   CliUsageError,
   defineCommand,
+  failure,
   parseArgs,
   printError,
   runCli,
@@ -213,4 +215,36 @@ Deno.test("printError() prints error: and the message, safe for a terminal", () 
   const io = memoryIo();
   printError(io, 'Cannot read "a\x1b[2J.jsonl": gone');
   equal(io.err, 'error: Cannot read "a [2J.jsonl": gone\n');
+});
+
+/** An error as the filesystem seam throws them: its POSIX code set. */
+function osError(code: string): Error {
+  return Object.assign(new Error(`os error (${code})`), { code });
+}
+
+Deno.test("failure() words an error as Cannot <action>: <state>", () => {
+  const cases: [Error, string][] = [
+    [osError("ENOENT"), "no such file or directory"],
+    [osError("EISDIR"), "it is a folder"],
+    [osError("ENOTDIR"), "not a folder"],
+    [osError("EEXIST"), "it already exists"],
+    [osError("EACCES"), "permission denied"],
+    [new Error("odd"), "odd"],
+  ];
+  for (const [err, state] of cases) {
+    const f = failure('open "a"', err);
+    equal(f.message, `Cannot open "a": ${state}`);
+    equal(f.cause, err);
+  }
+  const worded = new Error('Cannot fork "a": "b" already exists');
+  equal(failure('fork "a"', worded), worded);
+});
+
+Deno.test("attempt() passes a result through and words a failure", async () => {
+  equal(await attempt("x", () => Promise.resolve(7)), 7);
+  const err = await attempt(
+    'read "b"',
+    () => Deno.stat("/nowhere/b"),
+  ).catch((e) => e);
+  equal(err.message, 'Cannot read "b": no such file or directory');
 });

@@ -1,6 +1,6 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { CONTEXT_JSON_FIELDS, type ContextMessage } from "../../mod.ts";
-import { renderMessage } from "../../src/cli/_context.ts";
+import { openSession, renderMessage } from "../../src/cli/_context.ts";
 import { join } from "node:path";
 import {
   cli as run,
@@ -10,6 +10,7 @@ import {
   makeDataDir,
   writeHostileSession,
 } from "../_cli.ts";
+import { tempDir } from "../_session_files.ts";
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 const cli = (...args: string[]) => run(args);
@@ -142,5 +143,19 @@ Deno.test("cli context: a missing file or a folder is exit code 1, naming the fi
   equal(
     folder!.stderr,
     `error: Cannot open "${d.sessions}": it is a folder\n`,
+  );
+});
+
+Deno.test("openSession() fails naming the file: missing, a folder", async () => {
+  await using dir = await tempDir();
+  const missing = join(dir.path, "nope.jsonl");
+  const err = async (p: string) => (await openSession(p).catch((e) => e));
+  equal(
+    (await err(missing)).message,
+    `Cannot open "${missing}": no such file or directory`,
+  );
+  equal(
+    (await err(dir.path)).message,
+    `Cannot open "${dir.path}": it is a folder`,
   );
 });

@@ -1,5 +1,12 @@
 import { equal, ok } from "node:assert/strict";
+import { dirname, join } from "node:path";
 import { Session } from "../../mod.ts";
+import {
+  checkFolder,
+  writeMainSession,
+  writeResetSession,
+  writeSubagentSession,
+} from "../../src/cli/_demo.ts";
 import { cli } from "../_cli.ts";
 import { tempDir } from "../_session_files.ts";
 
@@ -55,4 +62,48 @@ Deno.test("cli demo --data-dir naming a file is exit code 1, before writing anyt
     `error: Cannot open the data dir "${file}": not a folder\n`,
   );
   equal(await Deno.readTextFile(file), "not a folder\n");
+});
+
+Deno.test("writeMainSession() and its children load without damage", async (t) => {
+  await using dir = await tempDir();
+  let tick = 0;
+  const now = () => new Date(Date.UTC(2026, 10, 30, 9) + 1000 * tick++);
+  const main = await writeMainSession(dir.path, now);
+  await t.step(
+    "the main session: renamed, compacted, with an image blob",
+    async () => {
+      await using s = await Session.open(main);
+      equal(s.issues.length, 0);
+      equal(s.title, "Fix CRLF handling in loadBlobs 🛠️");
+      const ctx = s.buildContext();
+      equal(ctx.model, "openai/gpt-5.1-codex");
+      equal(ctx.thinkingLevel, "high");
+      ok(ctx.messages.some((m) => m.role === "compactionSummary"));
+    },
+  );
+  await t.step(
+    "the subagent child, in the main session's artifacts folder",
+    async () => {
+      const child = await writeSubagentSession(dir.path, main, now);
+      equal(dirname(child), main.slice(0, -".jsonl".length));
+      await using s = await Session.open(child);
+      equal(s.header.parentSession, main);
+      equal(s.issues.length, 0);
+    },
+  );
+  await t.step("the reset session keeps what follows the reset", async () => {
+    await using s = await Session.open(await writeResetSession(dir.path, now));
+    equal(s.title, "Quick questions");
+    equal(s.buildContext().messages.length, 2);
+  });
+});
+
+Deno.test("checkFolder() accepts a folder or nothing, and refuses a file", async () => {
+  await using dir = await tempDir();
+  await checkFolder(dir.path, "use");
+  await checkFolder(join(dir.path, "absent"), "use");
+  const file = join(dir.path, "f");
+  await Deno.writeTextFile(file, "");
+  const err = await checkFolder(file, "open the data dir").catch((e) => e);
+  equal(err.message, `Cannot open the data dir "${file}": not a folder`);
 });

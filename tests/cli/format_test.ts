@@ -1,8 +1,9 @@
-import { equal } from "node:assert/strict";
+import { deepStrictEqual, equal } from "node:assert/strict";
 import fc from "fast-check";
 import {
   formatBytes,
   formatBytesOf,
+  formatMoney,
   graphemeCells,
   sanitize,
   textWidth,
@@ -19,14 +20,11 @@ Deno.test("textWidth() counts terminal cells", () => {
   equal(textWidth("✓"), 1);
 });
 
-Deno.test("textWidth() and truncate() cut graphemes as Intl.Segmenter does, with or without its help", () => {
-  // Pieces of every kind the width walks itself or leaves to the segmenter:
-  // CJK, Hangul syllables and jamo, combining and spacing marks, a virama
-  // (Indic conjunct), variation selectors, emoji with modifiers, joiners
-  // and flags, a prepended letter, a soft hyphen.
-  // Pieces the width walks itself, and pieces it leaves to the segmenter
-  // (a spacing mark, joiners, flags, a soft hyphen, a keycap); most texts
-  // are drawn from the first alone, so that their walk is what is tested.
+Deno.test("textWidth() and truncate() cut graphemes as Intl.Segmenter does", () => {
+  // Pieces of every kind: CJK, Hangul syllables and jamo, combining and
+  // spacing marks, a virama (Indic conjunct), variation selectors, emoji
+  // with modifiers, joiners and flags, a prepended letter, a soft hyphen, a
+  // keycap; most texts are drawn from the simpler ones alone.
   const simple = [
     "a",
     " ",
@@ -122,4 +120,11 @@ Deno.test("formatBytesOf() puts both counts in the total's unit", () => {
   equal(formatBytesOf(45 * 1024 * 1024, 100 * 1024 * 1024), "45.0/100.0 MB");
   equal(formatBytesOf(0, 2 * 1024 * 1024), "0.0/2.0 MB");
   equal(formatBytesOf(12, 1000), "12/1000 B");
+});
+
+Deno.test("formatMoney() shows cents from a dollar, four decimals below", () => {
+  deepStrictEqual(
+    [0, 0.00004, 0.0048, 0.96956, 1234.5].map(formatMoney),
+    ["$0.00", "<$0.0001", "$0.0048", "$0.9696", "$1,234.50"],
+  );
 });

@@ -1,7 +1,6 @@
 import { equal } from "node:assert/strict";
 import { join } from "node:path";
-import { type Command, runCli } from "../../src/cli/_command.ts";
-import { attempt } from "../../src/cli/_failure.ts";
+import { attempt, type Command, runCli } from "../../src/cli/_command.ts";
 import { OutputClosed } from "../../src/cli/_io.ts";
 import { generateFile } from "../../src/gen/generate.ts";
 import { tempDir } from "../_session_files.ts";

@@ -44,10 +44,11 @@ const local = (graph: Set<string>) =>
     s.slice(_root.href.length)
   ).sort();
 
-Deno.test("cli.ts loads no command before it runs: --help loads three modules besides it", async () => {
+Deno.test("cli.ts loads no command before it runs: --help loads four modules besides it", async () => {
   const graph = await staticGraph(fromFileUrl(new URL("cli.ts", _root)));
   deepEqual(local(graph), [
     "cli.ts",
+    "src/_fs.ts",
     "src/cli/_command.ts",
     "src/cli/_format.ts",
     "src/cli/_io.ts",
@@ -90,13 +91,13 @@ Deno.test("lazyCommand() loads its command when it runs, once per run, and check
   };
   const lazy = lazyCommand("hello", () => {
     loads++;
-    return Promise.resolve(real);
+    return Promise.resolve({ command: real });
   });
   equal(lazy.name, "hello");
   equal(loads, 0);
   equal(await lazy.run(["a", "b"], io), 2);
   equal(loads, 1);
-  const wrong = lazyCommand("bye", () => Promise.resolve(real));
+  const wrong = lazyCommand("bye", () => Promise.resolve({ command: real }));
   await wrong.run([], io).then(
     () => ok(false, "a command of another name ran"),
     (err: Error) => ok(err.message.includes('"bye" loaded "hello"')),

@@ -1,5 +1,11 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
+import {
+  type BlobSizes,
+  fileFigures,
+  tally,
+  totalFigures,
+} from "../../src/cli/_stats.ts";
 import { Session } from "../../src/session/session.ts";
 import {
   cli,
@@ -203,4 +209,70 @@ Deno.test("cli stats counts types and roles named like Object.prototype's keys",
     equal(totals.messagesByRole.toString, 1);
     equal(totals.messagesByRole.constructor, 1);
   });
+});
+
+Deno.test("fileFigures() counts a whole file as a full open sees it", async () => {
+  const file = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url)
+    .pathname;
+  const counts = await fileFigures(file, undefined, new Map());
+  await using full = await Session.open(file, { window: false });
+  equal(counts.entries, full.entries.length);
+  const byType = new Map<string, number>();
+  for (const e of full.entries) {
+    byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+  }
+  deepStrictEqual([...counts.entriesByType].sort(), [...byType].sort());
+  equal(counts.compactions, 1);
+  equal(counts.branches, 1);
+  equal(counts.blobs, 2);
+  equal(counts.issues, 0);
+});
+
+Deno.test("tally() counts any key, even one Object.prototype holds", () => {
+  const counts = new Map<string, number>();
+  for (const k of ["constructor", "__proto__", "toString", "constructor"]) {
+    tally(counts, k);
+  }
+  tally(counts, "message", 3);
+  deepStrictEqual([...counts], [
+    ["constructor", 2],
+    ["__proto__", 1],
+    ["toString", 1],
+    ["message", 3],
+  ]);
+});
+
+Deno.test("totalFigures() sums the files and counts a shared blob once", async () => {
+  await using d = await makeDataDir();
+  const sizes: BlobSizes = new Map();
+  const main = await fileFigures(d.session("s1-main.jsonl"), undefined, sizes);
+  const fork = await fileFigures(d.session("s1-fork.jsonl"), undefined, sizes);
+  equal(main.blobs, 2);
+  equal(fork.blobs, 2);
+  const t = totalFigures([main, fork], sizes);
+  equal(t.entries, main.entries + fork.entries);
+  equal(t.fileBytes, main.fileBytes + fork.fileBytes);
+  equal(t.tokens.usage, main.tokens.usage + fork.tokens.usage);
+  equal(t.window.bytesRead, main.window.bytesRead + fork.window.bytesRead);
+  equal(t.blobs, 2, "the fork shares the main session's blobs");
+  equal(t.blobBytes, main.blobBytes);
+  equal(t.missingBlobs, 0);
+});
+
+Deno.test("fileFigures() of a file under no data dir: its blobs are missing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/a.jsonl`;
+    await Deno.copyFile(
+      new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url),
+      file,
+    );
+    const sizes: BlobSizes = new Map();
+    const f = await fileFigures(file, undefined, sizes);
+    equal(f.blobs, 2);
+    equal(f.missingBlobs, 2);
+    equal(f.blobBytes, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

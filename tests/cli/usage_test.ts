@@ -1,8 +1,7 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { formatMoney } from "../../src/cli/_usage.ts";
 import { textWidth } from "../../src/cli/_format.ts";
-import { checkHelpersFlag, cli, cliInProcess } from "../_cli.ts";
+import { cli, cliInProcess } from "../_cli.ts";
 import { fixtureCopy, writeImageSession } from "../store/_usage_dirs.ts";
 
 const FIELDS = [
@@ -147,25 +146,4 @@ Deno.test("cli usage refuses bad options with exit code 2", async () => {
     equal(r.code, 2);
     ok(r.stderr.startsWith(`error: usage: ${message}\n`), r.stderr);
   }
-});
-
-Deno.test("formatMoney() shows cents from a dollar, four decimals below", () => {
-  deepStrictEqual(
-    [0, 0.00004, 0.0048, 0.96956, 1234.5].map(formatMoney),
-    ["$0.00", "<$0.0001", "$0.0048", "$0.9696", "$1,234.50"],
-  );
-});
-
-Deno.test("cli usage --helpers: the same report with 0 or 2 helper threads; anything but a count refused", async () => {
-  await using d = await fixtureCopy("forks");
-  await checkHelpersFlag((helpers) => [
-    "usage",
-    "--data-dir",
-    d.dir,
-    "--by",
-    "session",
-    "--helpers",
-    helpers,
-    "--json",
-  ]);
 });

@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { withFs } from "../_fs_seam.ts";
+import { override, withNewFs } from "../_fs_seam.ts";
 import { basename, dirname, join } from "node:path";
 import {
   BlobStore,
@@ -17,12 +17,7 @@ import {
   Session,
   type SessionEntry,
 } from "../../mod.ts";
-import {
-  type Fs,
-  type FsFile,
-  type FsHandle,
-  realFs,
-} from "../../src/fs/_seam.ts";
+import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
@@ -66,7 +61,11 @@ function faultyFs(
   let writes = 0;
   let syncs = 0;
   const thrown: Error[] = [];
-  const write = async (file: FsFile, p: Uint8Array): Promise<number> => {
+  const write = async (
+    file: FileHandle,
+    p: Uint8Array,
+    at?: number,
+  ): Promise<number> => {
     writes++;
     const failing = plan.failWrite !== undefined &&
       (plan.persistent ? writes >= plan.failWrite : writes === plan.failWrite);
@@ -75,9 +74,9 @@ function faultyFs(
       thrown.push(err);
       throw err;
     }
-    return await file.write(p.subarray(0, plan.chunk ?? p.length));
+    return await file.write(p.subarray(0, plan.chunk ?? p.length), at);
   };
-  const syncData = async (file: FsFile): Promise<void> => {
+  const syncData = async (file: FileHandle): Promise<void> => {
     if (++syncs === plan.failSync) {
       const err = plan.syncError!();
       thrown.push(err);
@@ -85,30 +84,16 @@ function faultyFs(
     }
     await file.syncData();
   };
-  const wrapFile = (file: FsFile): FsFile => ({
-    write: (p) => write(file, p),
-    syncData: () => syncData(file),
-    close: () => file.close(),
-    [Symbol.dispose]: () => file.close(),
-  });
-  const wrapHandle = (file: FsHandle): FsHandle => ({
-    ...wrapFile(file),
-    read: (p) => file.read(p),
-    seek: (offset, whence) => file.seek(offset, whence),
-    truncate: (len) => file.truncate(len),
-    stat: () => file.stat(),
-    tryLock: (exclusive) => file.tryLock(exclusive),
-    unlock: () => file.unlock(),
-  });
+  const wrap = (file: FileHandle): FileHandle =>
+    override(file, {
+      write: (p, at) => write(file, p, at),
+      syncData: () => syncData(file),
+    });
   const fs: Fs = {
-    ...realFs,
+    ...denoFs,
     open: async (path, options) => {
-      const file = await realFs.open(path, options);
-      return plan.match(path) ? wrapFile(file) : file;
-    },
-    openHandle: async (path, options) => {
-      const file = await realFs.openHandle(path, options);
-      return plan.match(path) ? wrapHandle(file) : file;
+      const file = await denoFs.open(path, options);
+      return plan.match(path) ? wrap(file) : file;
     },
   };
   return { fs, writes: () => writes, thrown };
@@ -232,7 +217,7 @@ Deno.test("Session writes every line whole through 1-byte writes: create, append
   const png = new Uint8Array(1500).map((_, i) => (i * 7) & 0xff);
   let expected: unknown;
   let fork = "";
-  await withFs(fs, async () => {
+  await withNewFs(fs, async () => {
     const s = await Session.create({ cwd: "/x", dataDir, path, now: clock() });
     await s.appendModelChange("anthropic/claude-sonnet-4-5");
     await s.appendMessage({ role: "user", content: "première ✓" });
@@ -294,7 +279,7 @@ Deno.test("Session.appendMessage() on a full disk or a file too large, at the n-
           writeError: make,
           persistent: true,
         });
-        await withFs(fs, async () => {
+        await withNewFs(fs, async () => {
           await using s = await Session.open(path, { dataDir, now: clock() });
           const entries = s.entries.length;
           const leaf = s.leafId;
@@ -369,7 +354,7 @@ Deno.test("Session.ensureOnDisk() on a full disk at the n-th write leaves no fil
         writeError: ENOSPC,
         persistent: true,
       });
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await assert.rejects(s.ensureOnDisk(), (err) => {
           assert.ok(isOrCauses(err, thrown[0]!));
           assertNoContent(err);
@@ -400,33 +385,23 @@ Deno.test("Session.setTitle() with the disk failing during the slot rewrite: not
         let slotWrites = 0;
         const err0 = make();
         const fs: Fs = {
-          ...realFs,
-          openHandle: async (p, options) => {
-            const file = await realFs.openHandle(p, options);
+          ...denoFs,
+          open: async (p, options) => {
+            const file = await denoFs.open(p, options);
             // Reads go through the seam too: only the positional write
             // handle of the slot rewrite fails.
             if (
               p !== path || options.append || !options.write || ++handles > 1
             ) return file;
-            return {
-              ...file,
-              read: (b) => file.read(b),
-              seek: (o, w) => file.seek(o, w),
-              truncate: (l) => file.truncate(l),
-              stat: () => file.stat(),
-              tryLock: (e) => file.tryLock(e),
-              unlock: () => file.unlock(),
-              syncData: () => file.syncData(),
-              close: () => file.close(),
-              [Symbol.dispose]: () => file.close(),
-              write: (b) => {
+            return override(file, {
+              write: (b, at) => {
                 if (++slotWrites === n) return Promise.reject(err0);
-                return file.write(b.subarray(0, 100));
+                return file.write(b.subarray(0, 100), at);
               },
-            };
+            });
           },
         };
-        await withFs(fs, async () => {
+        await withNewFs(fs, async () => {
           await using s = await Session.open(path, { dataDir });
           const entries = s.entries.length;
           const leaf = s.leafId;
@@ -471,7 +446,7 @@ Deno.test("Session with sync: an I/O error on syncData rolls the append back and
       failSync: 1,
       syncError: EIO,
     });
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using s = await Session.open(path, { dataDir, sync: true });
       await assert.rejects(s.appendMessage(secretMessage()), (err) => {
         assert.ok(isOrCauses(err, thrown[0]!));
@@ -500,7 +475,7 @@ Deno.test("Session with sync: an I/O error on syncData rolls the append back and
       failSync: 2, // 1: the title_change append; 2: the slot
       syncError: EIO,
     });
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using s = await Session.open(path, { dataDir, sync: true });
       await assert.rejects(s.setTitle("Renamed"), (err) => {
         assert.ok(isOrCauses(err, thrown[0]!));
@@ -536,7 +511,7 @@ Deno.test("Session with sync: an I/O error on syncData rolls the append back and
       failSync: 1,
       syncError: EIO,
     });
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await assert.rejects(s.ensureOnDisk(), (err) => {
         assert.ok(isOrCauses(err, thrown[0]!));
         assertNoContent(err);
@@ -561,8 +536,8 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
     const blobs = join(dataDir, "blobs");
     const crash = EIO();
     await using s = await Session.open(path, { dataDir });
-    await withFs(
-      { ...realFs, rename: () => Promise.reject(crash) },
+    await withNewFs(
+      { ...denoFs, rename: () => Promise.reject(crash) },
       () =>
         assert.rejects(
           s.appendMessage({ role: "user", content: [image] }),
@@ -593,7 +568,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
           persistent: true,
         });
         await using s = await Session.open(path, { dataDir });
-        await withFs(fs, () =>
+        await withNewFs(fs, () =>
           assert.rejects(
             s.appendMessage({ role: "user", content: [image] }),
             (err) => isOrCauses(err, thrown[0]!),
@@ -611,8 +586,8 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
       const store = new BlobStore(blobs);
       const crash = EIO();
       const stuck = EIO();
-      await withFs({
-        ...realFs,
+      await withNewFs({
+        ...denoFs,
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(stuck),
       }, () =>
@@ -642,8 +617,8 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
     const before = await Deno.readFile(src);
     const dst = join(dirname(src), "fork.jsonl");
     const crash = EIO();
-    await withFs({
-      ...realFs,
+    await withNewFs({
+      ...denoFs,
       link: () => Promise.reject(crash),
       rename: () => Promise.reject(crash),
     }, () =>
@@ -672,11 +647,14 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
           writeError: make,
           persistent: true,
         });
-        await withFs(fs, () =>
-          assert.rejects(forkSession(src, dst), (err) => {
-            assert.ok(isOrCauses(err, thrown[0]!));
-            return true;
-          }));
+        await withNewFs(
+          fs,
+          () =>
+            assert.rejects(forkSession(src, dst), (err) => {
+              assert.ok(isOrCauses(err, thrown[0]!));
+              return true;
+            }),
+        );
         assert.deepEqual(await names(dirname(src)), [basename(src)]);
       });
     }
@@ -689,8 +667,8 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
       const src = await writeSession(dataDir);
       const dst = join(dirname(src), "fork.jsonl");
       const crash = EIO();
-      await withFs({
-        ...realFs,
+      await withNewFs({
+        ...denoFs,
         link: () => Promise.reject(crash),
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(EIO()),
@@ -743,7 +721,7 @@ Deno.test({
       failWrite: 1,
       writeError: ENOSPC,
     });
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using s = await Session.open(path, { dataDir });
       await assert.rejects(s.appendMessage(secretMessage()), (err) => {
         assertNamesActionAndFile(err, /^Cannot append to/, path);
@@ -764,11 +742,11 @@ Deno.test({
     const dataDir = dir.path;
     const src = await writeSession(dataDir);
     const fs = {
-      ...realFs,
+      ...denoFs,
       rename: () => Promise.reject(EIO()),
       link: () => Promise.reject(EIO()),
     };
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await assert.rejects(
         new BlobStore(join(dataDir, "blobs")).put(new Uint8Array([1])),
         (err) => {
@@ -807,21 +785,18 @@ Deno.test({
     const blobs = join(dataDir, "blobs");
     const flushed: string[] = [];
     const fs: Fs = {
-      ...realFs,
+      ...denoFs,
       open: async (p, options) => {
-        const file = await realFs.open(p, options);
-        return {
-          write: (b) => file.write(b),
+        const file = await denoFs.open(p, options);
+        return override(file, {
           syncData: async () => {
             flushed.push(p);
             await file.syncData();
           },
-          close: () => file.close(),
-          [Symbol.dispose]: () => file.close(),
-        };
+        });
       },
     };
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using s = await Session.open(path, { dataDir, sync: true });
       await s.appendMessage({
         role: "user",

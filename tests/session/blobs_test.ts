@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Fs, type FsHandle, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
 import type { LoadIssue } from "../../src/format/issues.ts";
 import { Session } from "../../src/session/session.ts";
 import { BLOB_READ_MAX_BYTES } from "../../src/store/blob_store.ts";
-import { withFs } from "../_fs_seam.ts";
+import { override, withNewFs } from "../_fs_seam.ts";
 import { sessionBytes, T0, tempDir } from "../_session_files.ts";
 
 const PNG = new Uint8Array(3000).map((_, i) => (i * 13) & 0xff);
@@ -13,23 +13,6 @@ async function sha256(bytes: Uint8Array): Promise<string> {
   return new Uint8Array(
     await crypto.subtle.digest("SHA-256", bytes as BufferSource),
   ).toHex();
-}
-
-/** A handle over `file` with some calls replaced (no sync shortcuts). */
-function handle(file: FsHandle, over: Partial<FsHandle>): FsHandle {
-  return {
-    read: (p) => file.read(p),
-    seek: (o, w) => file.seek(o, w),
-    truncate: (n) => file.truncate(n),
-    stat: () => file.stat(),
-    write: (p) => file.write(p),
-    syncData: () => file.syncData(),
-    tryLock: (x) => file.tryLock(x),
-    unlock: () => file.unlock(),
-    close: () => file.close(),
-    [Symbol.dispose]: () => file.close(),
-    ...over,
-  };
 }
 
 /** A data dir with one session whose user message shows the image `hex`. */
@@ -80,14 +63,14 @@ Deno.test("Session.open() reports a blob larger than the read bound and never re
   const blob = join(dir.path, "blobs", hex);
   let read = 0;
   const fs: Fs = {
-    ...realFs,
-    openHandle: async (p, options) => {
-      const file = await realFs.openHandle(p, options);
+    ...denoFs,
+    open: async (p, options) => {
+      const file = await denoFs.open(p, options);
       if (p !== blob) return file;
-      return handle(file, {
-        read: (buf) => {
+      return override(file, {
+        read: (buf, at) => {
           read++;
-          return file.read(buf);
+          return file.read(buf, at);
         },
       });
     },
@@ -101,7 +84,7 @@ Deno.test("Session.open() reports a blob larger than the read bound and never re
     await t.step(name, async () => {
       await Deno.writeFile(blob, new Uint8Array(0));
       await Deno.truncate(blob, size); // sparse: no disk, no memory
-      const issues = await withFs(fs, () => openBoth(path, hex));
+      const issues = await withNewFs(fs, () => openBoth(path, hex));
       assert.deepEqual(issues.map((i) => i.kind), [
         "blob-too-large",
         "blob-too-large",
@@ -125,16 +108,16 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
   const path = await sessionWithImage(dir.path, hex);
   const blob = join(dir.path, "blobs", hex);
   await Deno.writeFile(blob, PNG);
-  const failing = (fault: (file: FsHandle) => FsHandle): Fs => ({
-    ...realFs,
-    openHandle: async (p, options) => {
-      const file = await realFs.openHandle(p, options);
+  const failing = (fault: (file: FileHandle) => FileHandle): Fs => ({
+    ...denoFs,
+    open: async (p, options) => {
+      const file = await denoFs.open(p, options);
       return p === blob ? fault(file) : file;
     },
   });
   await t.step("an I/O error on read", async () => {
     const eio = failing((file) =>
-      handle(file, {
+      override(file, {
         read: () =>
           Promise.reject(
             Object.assign(new Error("Input/output error (os error 5)"), {
@@ -143,7 +126,7 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
           ),
       })
     );
-    const issues = await withFs(eio, () => openBoth(path, hex));
+    const issues = await withNewFs(eio, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [
       "unreadable-blob",
       "unreadable-blob",
@@ -152,11 +135,11 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
   });
   await t.step("a blob cut while it is read", async () => {
     const shrinking = failing((file) =>
-      handle(file, {
+      override(file, {
         stat: async () => ({ ...await file.stat(), size: PNG.length + 10 }),
       })
     );
-    const issues = await withFs(shrinking, () => openBoth(path, hex));
+    const issues = await withNewFs(shrinking, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [
       "unreadable-blob",
       "unreadable-blob",
@@ -165,13 +148,13 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
   });
   await t.step("permission denied on open", async () => {
     const denied: Fs = {
-      ...realFs,
-      openHandle: (p, options) =>
+      ...denoFs,
+      open: (p, options) =>
         p === blob
           ? Promise.reject(new Deno.errors.PermissionDenied("denied"))
-          : realFs.openHandle(p, options),
+          : denoFs.open(p, options),
     };
-    const issues = await withFs(denied, () => openBoth(path, hex));
+    const issues = await withNewFs(denied, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [
       "unreadable-blob",
       "unreadable-blob",

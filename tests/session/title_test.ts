@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../mod.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { withFs } from "../_fs_seam.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
+import { override, withNewFs } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
@@ -102,16 +102,11 @@ Deno.test("Session.setTitle() on a slot-less file when the disk is full changes 
     { code: "ENOSPC" },
   );
   const fs: Fs = {
-    ...realFs,
+    ...denoFs,
     open: async (p, options) => {
-      const file = await realFs.open(p, options);
+      const file = await denoFs.open(p, options);
       if (!p.endsWith(".tmp")) return file;
-      return {
-        write: () => Promise.reject(full),
-        syncData: () => file.syncData(),
-        close: () => file.close(),
-        [Symbol.dispose]: () => file.close(),
-      };
+      return override(file, { write: () => Promise.reject(full) });
     },
   };
   await using s = await Session.open(path);
@@ -120,7 +115,7 @@ Deno.test("Session.setTitle() on a slot-less file when the disk is full changes 
     s.leafId,
     s.buildContext().messages,
   ];
-  await withFs(fs, async () => {
+  await withNewFs(fs, async () => {
     await assert.rejects(s.setTitle("Renamed"), (err) => {
       assert.ok(err instanceof Error);
       assert.equal(err.cause, full);
@@ -167,17 +162,17 @@ Deno.test("Session.setTitle() takes one lock: a writer that takes the lock once 
   // As our lock file goes, another process (pid 1: alive) takes the name.
   let released = 0;
   const fs: Fs = {
-    ...realFs,
-    removeSync: (p) => {
-      realFs.removeSync(p);
+    ...denoFs,
+    remove: async (p) => {
+      await denoFs.remove(p);
       if (p === lock && released++ === 0) {
-        Deno.writeTextFileSync(lock, `1:${Date.now()}\n`);
+        await Deno.writeTextFile(lock, `1:${Date.now()}\n`);
       }
     },
   };
   await using s = await Session.open(path, { lockTimeoutMs: 50 });
   const messages = s.buildContext().messages;
-  await withFs(fs, () => s.setTitle("Renamed"));
+  await withNewFs(fs, () => s.setTitle("Renamed"));
   assert.equal(s.title, "Renamed");
   assert.equal(released, 1, "one lock for the entry and the slot");
   await Deno.remove(lock);

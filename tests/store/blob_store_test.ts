@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { withFs } from "../_fs_seam.ts";
+import { override, withFs, withNewFs } from "../_fs_seam.ts";
 import { join } from "node:path";
 import { BlobStore, imageExtension } from "../../src/store/blob_store.ts";
-import { type Fs, type FsFile, realFs } from "../../src/fs/_seam.ts";
+import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type FileHandle, type Fs as NewFs } from "../../src/_fs.ts";
 
 const encoder = new TextEncoder();
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -28,27 +29,38 @@ async function withDataDir(
   }
 }
 
-/** The real filesystem, counting the calls made through it by name. */
-function countingFs(): { fs: Fs; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const fs = Object.fromEntries(
-    Object.entries(realFs).map(([name, op]) => [
+/** `fs` with every call counted by name into `calls`. */
+function counted<T extends object>(fs: T, calls: Map<string, number>): T {
+  return Object.fromEntries(
+    Object.entries(fs).map(([name, op]) => [
       name,
-      (...args: unknown[]) => {
+      typeof op !== "function" ? op : (...args: unknown[]) => {
         calls.set(name, (calls.get(name) ?? 0) + 1);
         return (op as (...a: unknown[]) => unknown)(...args);
       },
     ]),
-  ) as unknown as Fs;
-  return { fs, calls };
+  ) as T;
+}
+
+/** The real filesystem through both seams, counting the calls by name. */
+function countingFs(): { fs: Fs; newFs: NewFs; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  return { fs: counted(realFs, calls), newFs: counted(denoFs, calls), calls };
 }
 
 /** A filesystem that fails the test on any call. */
-const NO_FS = new Proxy({} as Fs, {
-  get: (_target, name) => () => {
-    throw new Error(`unexpected filesystem call: ${String(name)}`);
-  },
-});
+function failing<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => () => {
+      throw new Error(`unexpected filesystem call: ${String(name)}`);
+    },
+  });
+}
+
+/** Runs `fn` with both seams failing the test on any call. */
+function withNoFs(fn: () => Promise<void>): Promise<void> {
+  return withFs(failing<Fs>(), () => withNewFs(failing<NewFs>(), fn));
+}
 
 async function names(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -56,14 +68,11 @@ async function names(dir: string): Promise<string[]> {
   return out.sort();
 }
 
-/** An `FsFile` that hands the real file at most `chunk` bytes per write. */
-function shortWrites(file: FsFile, chunk: number): FsFile {
-  return {
-    write: (p) => file.write(p.subarray(0, chunk)),
-    syncData: () => file.syncData(),
-    close: () => file.close(),
-    [Symbol.dispose]: () => file.close(),
-  };
+/** A file that hands the real file at most `chunk` bytes per write. */
+function shortWrites(file: FileHandle, chunk: number): FileHandle {
+  return override(file, {
+    write: (p, at) => file.write(p.subarray(0, chunk), at),
+  });
 }
 
 Deno.test("BlobStore.put() stores bytes under their SHA-256 and get() and has() find them", async (t) => {
@@ -148,10 +157,11 @@ Deno.test("BlobStore.put() is idempotent: a second put of the same bytes writes 
     const bytes = encoder.encode("same bytes");
     const ref = await store.put(bytes);
     const before = await Deno.stat(store.path(ref));
-    const { fs, calls } = countingFs();
-    await withFs(fs, async () => {
-      assert.equal(await store.put(bytes), ref);
-    });
+    const { fs, newFs, calls } = countingFs();
+    await withFs(fs, () =>
+      withNewFs(newFs, async () => {
+        assert.equal(await store.put(bytes), ref);
+      }));
     for (const name of ["open", "rename", "mkdir", "chmod", "link", "remove"]) {
       assert.equal(
         calls.get(name),
@@ -201,16 +211,15 @@ Deno.test({
     "BlobStore.put() sets modes explicitly, not only through open() and mkdir()",
   ignore: IS_WINDOWS,
   fn: async () => {
-    const fs: Fs = {
-      ...realFs,
-      open: (path, { mode: _, ...options }) => realFs.open(path, options),
-      mkdir: (path, { mode: _, ...options } = {}) =>
-        realFs.mkdir(path, options),
+    const fs: NewFs = {
+      ...denoFs,
+      open: (path, { mode: _, ...options }) => denoFs.open(path, options),
+      mkdir: (path) => denoFs.mkdir(path, 0o777),
     };
     await withDataDir(async (dataDir) => {
       const store = new BlobStore(join(dataDir, "blobs"));
       let ref = "";
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         ref = await store.put(encoder.encode("private"), { ext: "png" });
       });
       await assertModes(store, ref);
@@ -240,7 +249,7 @@ Deno.test("BlobStore refuses a reference the gate refuses, with a TypeError and 
     ` blob:sha256:${hex}`,
   ];
   const store = new BlobStore("/nonexistent/blobs");
-  await withFs(NO_FS, async () => {
+  await withNoFs(async () => {
     for (const ref of hostile) {
       const label = JSON.stringify(ref);
       assert.throws(() => store.path(ref), TypeError, label);
@@ -263,7 +272,7 @@ Deno.test("BlobStore refuses a reference the gate refuses, with a TypeError and 
 
 Deno.test("BlobStore.put() refuses a bad extension or content with a TypeError and no filesystem call", async () => {
   const store = new BlobStore("/nonexistent/blobs");
-  await withFs(NO_FS, async () => {
+  await withNoFs(async () => {
     for (
       const ext of ["", "PNG", ".png", "a/b", "..", "123456789", "p\0g", "png "]
     ) {
@@ -402,12 +411,12 @@ Deno.test("BlobStore.put() with ext adds omp's <hex>.<ext> twin", async (t) => {
     await t.step("where links fail, the twin is a copy", async () => {
       const gif = encoder.encode("gif bytes");
       const gifHex = await sha256Hex(gif);
-      const fs: Fs = {
-        ...realFs,
+      const fs: NewFs = {
+        ...denoFs,
         link: () =>
           Promise.reject(new Deno.errors.PermissionDenied("no links here")),
       };
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await store.put(gif, { ext: "gif" });
       });
       assert.deepEqual(await Deno.readFile(join(dir, `${gifHex}.gif`)), gif);
@@ -434,8 +443,8 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
       const dir = join(dataDir, "blobs");
       const store = new BlobStore(dir);
       const crash = new Error("injected: rename failed");
-      await withFs(
-        { ...realFs, rename: () => Promise.reject(crash) },
+      await withNewFs(
+        { ...denoFs, rename: () => Promise.reject(crash) },
         async () => {
           await assert.rejects(
             store.put(bytes),
@@ -453,18 +462,18 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
     await withDataDir(async (dataDir) => {
       const dir = join(dataDir, "blobs");
       const store = new BlobStore(dir);
-      const full = (file: FsFile): FsFile => ({
-        ...shortWrites(file, 2),
-        write: (p) =>
-          p.length > 4
-            ? file.write(p.subarray(0, 2))
-            : Promise.reject(new Error("injected: ENOSPC")),
-      });
-      const fs: Fs = {
-        ...realFs,
-        open: async (path, options) => full(await realFs.open(path, options)),
+      const full = (file: FileHandle): FileHandle =>
+        override(file, {
+          write: (p, at) =>
+            p.length > 4
+              ? file.write(p.subarray(0, 2), at)
+              : Promise.reject(new Error("injected: ENOSPC")),
+        });
+      const fs: NewFs = {
+        ...denoFs,
+        open: async (path, options) => full(await denoFs.open(path, options)),
       };
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await assert.rejects(store.put(bytes), /ENOSPC/);
       });
       assert.deepEqual(await names(dir), []);
@@ -476,13 +485,13 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
       await withDataDir(async (dataDir) => {
         const dir = join(dataDir, "blobs");
         const store = new BlobStore(dir);
-        const stuck = (file: FsFile): FsFile => ({ ...shortWrites(file, 0) });
-        const fs: Fs = {
-          ...realFs,
+        const stuck = (file: FileHandle): FileHandle => shortWrites(file, 0);
+        const fs: NewFs = {
+          ...denoFs,
           open: async (path, options) =>
-            stuck(await realFs.open(path, options)),
+            stuck(await denoFs.open(path, options)),
         };
-        await withFs(fs, async () => {
+        await withNewFs(fs, async () => {
           await assert.rejects(store.put(bytes), Deno.errors.WriteZero);
         });
         assert.deepEqual(await names(dir), []);
@@ -492,13 +501,13 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
   await t.step("short writes are completed", async () => {
     await withDataDir(async (dataDir) => {
       const store = new BlobStore(join(dataDir, "blobs"));
-      const fs: Fs = {
-        ...realFs,
+      const fs: NewFs = {
+        ...denoFs,
         open: async (path, options) =>
-          shortWrites(await realFs.open(path, options), 1),
+          shortWrites(await denoFs.open(path, options), 1),
       };
       let ref = "";
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         ref = await store.put(bytes);
       });
       assert.deepEqual(await store.get(ref), bytes);
@@ -509,24 +518,23 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
 Deno.test("BlobStore with sync flushes the blob before renaming it", async () => {
   await withDataDir(async (dataDir) => {
     const order: string[] = [];
-    const fs: Fs = {
-      ...realFs,
+    const fs: NewFs = {
+      ...denoFs,
       open: async (path, options) => {
-        const file = await realFs.open(path, options);
-        return {
-          ...shortWrites(file, Infinity),
+        const file = await denoFs.open(path, options);
+        return override(file, {
           syncData: async () => {
             order.push(options.write ? "sync file" : "sync folder");
             await file.syncData();
           },
-        };
+        });
       },
       rename: async (from, to) => {
         order.push("rename");
-        await realFs.rename(from, to);
+        await denoFs.rename(from, to);
       },
     };
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await new BlobStore(join(dataDir, "blobs"), { sync: true }).put(
         encoder.encode("durable"),
       );

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findDataDir, resolveDataDir } from "../../src/store/data_dir.ts";
 import { Session } from "../../src/session/session.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { withFs } from "../_fs_seam.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
+import { withNewFs } from "../_fs_seam.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
 const HOME = "/home/ann";
@@ -80,16 +80,23 @@ Deno.test("findDataDir() takes the configured data dir, then the sessions/ layou
   await t.step("folders it may not look into are passed over", async () => {
     const copied = join(root, "copied");
     const deep = join(copied, "x", "y");
+    // An OS refusal carries its code; Deno's sandbox refusal carries none.
+    const denied = Object.assign(new Deno.errors.PermissionDenied("denied"), {
+      code: "EACCES",
+    });
     const fs: Fs = {
-      ...realFs,
+      ...denoFs,
       stat: (p) =>
         p === join(deep, "blobs")
-          ? Promise.reject(new Deno.errors.PermissionDenied("denied"))
+          ? Promise.reject(denied)
           : p === join(copied, "x", "blobs")
           ? Promise.reject(new Deno.errors.NotCapable("sandboxed"))
-          : realFs.stat(p),
+          : denoFs.stat(p),
     };
-    assert.equal(await withFs(fs, () => find(join(deep, "s.jsonl"))), copied);
+    assert.equal(
+      await withNewFs(fs, () => find(join(deep, "s.jsonl"))),
+      copied,
+    );
   });
   await t.step("else nothing", async () => {
     assert.equal(await find(join(root, "loose", "s.jsonl")), undefined);

@@ -86,6 +86,31 @@ Deno.test("forkSession() keeps a last entry that lacks only its newline, and giv
   assert.equal(s.leafId, "00000003");
 });
 
+Deno.test("forkSession() copies every whole line as it stands: CRLF ends, blank lines, NUL fill, a line longer than the copy buffer", async () => {
+  await using dir = await tempDir();
+  const src = join(dir.path, "src.jsonl");
+  const long = user("00000003", "00000002", "y".repeat(3 << 20)); // 3 MiB
+  const body = new Uint8Array([
+    ...enc.encode(`${JSON.stringify(TWO[0])}\r\n`),
+    ...enc.encode("\n"),
+    ...new Uint8Array(40), // NUL bytes a crash left, then the next line
+    ...enc.encode(`\n${JSON.stringify(TWO[1])}\n`),
+    ...enc.encode(`${JSON.stringify(long)}\r\n`),
+  ]);
+  const head = sessionBytes([]);
+  await Deno.writeFile(src, new Uint8Array([...head, ...body]));
+  const fork = await forkSession(src);
+  assert.deepEqual(fork.issues, []);
+  const bytes = await Deno.readFile(fork.path);
+  assert.equal(fork.bytes, bytes.length);
+  assert.ok(
+    Buffer.from(bytes.subarray(afterLine(bytes, 2))).equals(Buffer.from(body)),
+    "the body is the source's, byte for byte",
+  );
+  await using s = await Session.open(fork.path);
+  assert.equal(s.leafId, "00000003");
+});
+
 Deno.test("forkSession() forks a session whose header is its last line", async () => {
   await using dir = await tempDir();
   const src = join(dir.path, "src.jsonl");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withFs } from "../_fs_seam.ts";
+import { override, withNewFs } from "../_fs_seam.ts";
 import { Buffer } from "node:buffer";
 import { basename, dirname, join } from "node:path";
 import { generateFile } from "../../src/gen/generate.ts";
@@ -8,7 +8,7 @@ import { forkSession } from "../../src/store/fork.ts";
 import { parseHead } from "../../src/read/_head.ts";
 import { parseSessionFileName } from "../../src/store/places.ts";
 import { Session } from "../../src/session/session.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const OMP = new URL("../../fixtures/omp/", import.meta.url).pathname;
@@ -191,14 +191,14 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   await t.step("and at the link, when it appears during the copy", async () => {
     const late = join(dir.path, "late.jsonl");
     const fs: Fs = {
-      ...realFs,
+      ...denoFs,
       link: async (from, to) => {
         await Deno.writeTextFile(late, "raced\n");
-        return realFs.link(from, to);
+        return denoFs.link(from, to);
       },
     };
     await assert.rejects(
-      withFs(fs, () => forkSession(src, late)),
+      withNewFs(fs, () => forkSession(src, late)),
       Deno.errors.AlreadyExists,
     );
     assert.equal(await Deno.readTextFile(late), "raced\n");
@@ -211,10 +211,10 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   await t.step("without hard links it checks and renames", async () => {
     const out = join(dir.path, "nolink.jsonl");
     const fs: Fs = {
-      ...realFs,
+      ...denoFs,
       link: () => Promise.reject(new Deno.errors.NotSupported("no links")),
     };
-    const fork = await withFs(fs, () => forkSession(src, out));
+    const fork = await withNewFs(fs, () => forkSession(src, out));
     assert.equal(fork.path, out);
     const bytes = await Deno.readFile(out);
     assert.equal(prefixOf(bytes).header.parentSession, HEADER.id);
@@ -223,19 +223,16 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   await t.step("a failed write removes the temp file", async () => {
     const before = await names(dir.path);
     const fs: Fs = {
-      ...realFs,
+      ...denoFs,
       open: async (path, options) => {
-        const file = await realFs.open(path, options);
-        return {
+        const file = await denoFs.open(path, options);
+        return override(file, {
           write: () => Promise.reject(new Error("disk full")),
-          syncData: () => file.syncData(),
-          close: () => file.close(),
-          [Symbol.dispose]: () => file.close(),
-        };
+        });
       },
     };
     await assert.rejects(
-      withFs(fs, () => forkSession(src, join(dir.path, "full.jsonl"))),
+      withNewFs(fs, () => forkSession(src, join(dir.path, "full.jsonl"))),
       /disk full/,
     );
     assert.deepEqual(await names(dir.path), before);

@@ -68,18 +68,37 @@ async function fixtureDataDir(dataDir: string): Promise<void> {
   await place(dataDir, "-xdev", ["xdev/compaction-past-reset.jsonl"]);
 }
 
-/** A list as JSON, with or without the index. */
+/** How a test lists: through the index, as `listSessions` once did, or not. */
+interface ListedOptions extends ListSessionsOptions {
+  /** False: the files alone (`listSessions`). Default: the index, when the data dir has one. */
+  index?: boolean;
+  /** Where index warnings go. */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * A list as JSON, with or without the index: `SessionIndex.list` when the
+ * data dir has an index (opened, never made), else `listSessions`.
+ */
 async function listed(
   dataDir: string,
-  options: ListSessionsOptions = {},
+  options: ListedOptions = {},
 ): Promise<string> {
-  return JSON.stringify(await listSessions(dataDir, options));
+  const { index: useIndex, onWarning, ...list } = options;
+  using index = useIndex === false ? undefined : await SessionIndex.tryOpen(
+    dataDir,
+    { create: false, ...(onWarning === undefined ? {} : { onWarning }) },
+  );
+  const sessions = index === undefined
+    ? await listSessions(dataDir, list)
+    : await index.list(list);
+  return JSON.stringify(sessions);
 }
 
 /** The list through the index is the list from the files alone. */
 async function assertListedAsFiles(
   dataDir: string,
-  options: ListSessionsOptions = {},
+  options: ListedOptions = {},
 ): Promise<void> {
   assert.equal(
     await listed(dataDir, options),
@@ -272,7 +291,7 @@ Deno.test("SessionIndex rows go stale and are rebuilt: append, truncation, repla
     await session.setTitle("After");
     await session.close();
     await check();
-    const [listedOne] = await listSessions(dir.path);
+    const [listedOne] = JSON.parse(await listed(dir.path));
     assert.equal(listedOne!.title, "After");
   });
   await t.step("a deletion", async () => {
@@ -280,7 +299,7 @@ Deno.test("SessionIndex rows go stale and are rebuilt: append, truncation, repla
     const done = await index.refresh();
     assert.equal(done.removed, 1);
     assert.deepEqual(rows(dir.path), []);
-    assert.deepEqual(await listSessions(dir.path), []);
+    assert.equal(await listed(dir.path), "[]");
   });
 });
 
@@ -628,34 +647,40 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
   );
 });
 
-Deno.test("SessionIndex: a session closed after its appends keeps the refresh mark standing, so the next refresh reads no row", async () => {
-  await using dir = await tempDir();
-  const paths = await plainFiles(dir.path, 4, 2);
-  using index = await SessionIndex.open(dir.path, quiet);
-  await index.refresh();
-  for (const text of ["needleclosed one", "needleclosed two"]) {
-    const session = await Session.open(paths[1]!);
-    await session.appendMessage({ role: "user", content: text });
-    await session.close(); // brings the file's row up to date
-    const done = await index.refresh();
-    assert.deepEqual([done.fresh, done.sessions, done.refreshed], [
-      true,
-      4,
-      0,
-    ]);
-  }
-  const found = await searchSessions(dir.path, "needleclosed", quiet);
-  assert.equal(found.hits.length, 2);
-  // A new session's file: its row is made, but no listing matches the mark.
-  const made = await plain(dir.path, "4.jsonl", 1);
-  const session = await Session.open(made);
-  await session.appendMessage({ role: "user", content: "new" });
-  await session.close();
-  const next = await index.refresh();
-  assert.equal(next.sessions, 5);
-  assert.equal((await index.refresh()).fresh, true);
-  assert.deepEqual(await unlikeScratch(dir.path), []);
-});
+// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
+// ignored until the index supplies the resume point and the row after
+// appends (the index's port), not dropped.
+Deno.test.ignore(
+  "SessionIndex: a session closed after its appends keeps the refresh mark standing, so the next refresh reads no row",
+  async () => {
+    await using dir = await tempDir();
+    const paths = await plainFiles(dir.path, 4, 2);
+    using index = await SessionIndex.open(dir.path, quiet);
+    await index.refresh();
+    for (const text of ["needleclosed one", "needleclosed two"]) {
+      const session = await Session.open(paths[1]!);
+      await session.appendMessage({ role: "user", content: text });
+      await session.close(); // brings the file's row up to date
+      const done = await index.refresh();
+      assert.deepEqual([done.fresh, done.sessions, done.refreshed], [
+        true,
+        4,
+        0,
+      ]);
+    }
+    const found = await searchSessions(dir.path, "needleclosed", quiet);
+    assert.equal(found.hits.length, 2);
+    // A new session's file: its row is made, but no listing matches the mark.
+    const made = await plain(dir.path, "4.jsonl", 1);
+    const session = await Session.open(made);
+    await session.appendMessage({ role: "user", content: "new" });
+    await session.close();
+    const next = await index.refresh();
+    assert.equal(next.sessions, 5);
+    assert.equal((await index.refresh()).fresh, true);
+    assert.deepEqual(await unlikeScratch(dir.path), []);
+  },
+);
 
 Deno.test("SessionIndex.refresh leaves no mark when another process writes to the index meanwhile", async () => {
   await using dir = await tempDir();
@@ -932,9 +957,7 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           } else if (o.kind === "fork") {
             await forkSession(path).catch(() => undefined); // garbled: no fork
           } else if (o.kind === "write" || o.kind === "open") {
-            const session = await Session.open(path).catch(() =>
-              undefined
-            ); // a garbled file does not open
+            const session = await Session.open(path).catch(() => undefined); // a garbled file does not open
             if (o.kind === "write") {
               // A version 1 file refuses appends (fork it first).
               await session?.appendMessage({ role: "user", content: "own" })
@@ -988,55 +1011,73 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
   );
 });
 
-Deno.test("Session.open reopens a recorded checkpoint-less file reading little, with the context of a full read", async () => {
-  await using dir = await tempDir();
-  const folder = join(dir.path, "sessions", "-w");
-  await Deno.mkdir(folder, { recursive: true });
-  const path = join(folder, "omp-style.jsonl");
-  await generateFile(path, {
-    size: 8 * 1024 * 1024,
-    checkpoints: false,
-    lastCompactionBeforeEnd: 256 * 1024,
-    seed: 3,
-  });
-  const size = (await Deno.stat(path)).size;
-  const cold = await Session.open(path, { resolveBlobs: false });
-  assert.equal(cold.windowStats().bytesRead >= size * 0.9, true); // no checkpoint: read back to the start
-  using index = await SessionIndex.open(dir.path);
-  await index.refresh();
-  const warm = await Session.open(path, { resolveBlobs: false });
-  const whole = await Session.open(path, { window: false });
-  assert.deepEqual(warm.buildContext(), whole.buildContext());
-  assert.equal(warm.windowStats().bytesRead < size / 4, true);
-  const bypass = await Session.open(path, { resolveBlobs: false });
-  assert.equal(bypass.windowStats().bytesRead >= size * 0.9, true);
-});
+// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
+// ignored until the index supplies the resume point and the row after
+// appends (the index's port), not dropped.
+Deno.test.ignore(
+  "Session.open reopens a recorded checkpoint-less file reading little, with the context of a full read",
+  async () => {
+    await using dir = await tempDir();
+    const folder = join(dir.path, "sessions", "-w");
+    await Deno.mkdir(folder, { recursive: true });
+    const path = join(folder, "omp-style.jsonl");
+    await generateFile(path, {
+      size: 8 * 1024 * 1024,
+      checkpoints: false,
+      lastCompactionBeforeEnd: 256 * 1024,
+      seed: 3,
+    });
+    const size = (await Deno.stat(path)).size;
+    const cold = await Session.open(path, { resolveBlobs: false });
+    assert.equal(cold.windowStats().bytesRead >= size * 0.9, true); // no checkpoint: read back to the start
+    using index = await SessionIndex.open(dir.path);
+    await index.refresh();
+    const warm = await Session.open(path, { resolveBlobs: false });
+    const whole = await Session.open(path, { window: false });
+    assert.deepEqual(warm.buildContext(), whole.buildContext());
+    assert.equal(warm.windowStats().bytesRead < size / 4, true);
+    const bypass = await Session.open(path, { resolveBlobs: false });
+    assert.equal(bypass.windowStats().bytesRead >= size * 0.9, true);
+  },
+);
 
-Deno.test("Session.close after appends updates the file's row, so the next open resumes from its new end", async () => {
-  await using dir = await tempDir();
-  const path = await plain(dir.path, "s.jsonl", 3);
-  using index = await SessionIndex.open(dir.path);
-  await index.refresh();
-  const session = await Session.open(path);
-  await session.appendMessage({ role: "user", content: "one more" });
-  await session.close();
-  const row = rows(dir.path)[0]!;
-  assert.equal(row.offset, (await Deno.stat(path)).size);
-  assert.equal(row.entries, 4);
-  assert.equal((await index.refresh()).refreshed, 0);
-});
+// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
+// ignored until the index supplies the resume point and the row after
+// appends (the index's port), not dropped.
+Deno.test.ignore(
+  "Session.close after appends updates the file's row, so the next open resumes from its new end",
+  async () => {
+    await using dir = await tempDir();
+    const path = await plain(dir.path, "s.jsonl", 3);
+    using index = await SessionIndex.open(dir.path);
+    await index.refresh();
+    const session = await Session.open(path);
+    await session.appendMessage({ role: "user", content: "one more" });
+    await session.close();
+    const row = rows(dir.path)[0]!;
+    assert.equal(row.offset, (await Deno.stat(path)).size);
+    assert.equal(row.entries, 4);
+    assert.equal((await index.refresh()).refreshed, 0);
+  },
+);
 
-Deno.test("Session.open records a file the index did not hold, so a later refresh has nothing to read", async () => {
-  await using dir = await tempDir();
-  await plain(dir.path, "a.jsonl", 2);
-  using index = await SessionIndex.open(dir.path);
-  await index.refresh();
-  const b = await plain(dir.path, "b.jsonl", 4);
-  const session = await Session.open(b);
-  assert.equal(session.buildContext().messages.length, 4);
-  assert.equal(rows(dir.path).length, 2);
-  assert.equal((await index.refresh()).refreshed, 0);
-});
+// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
+// ignored until the index supplies the resume point and the row after
+// appends (the index's port), not dropped.
+Deno.test.ignore(
+  "Session.open records a file the index did not hold, so a later refresh has nothing to read",
+  async () => {
+    await using dir = await tempDir();
+    await plain(dir.path, "a.jsonl", 2);
+    using index = await SessionIndex.open(dir.path);
+    await index.refresh();
+    const b = await plain(dir.path, "b.jsonl", 4);
+    const session = await Session.open(b);
+    assert.equal(session.buildContext().messages.length, 4);
+    assert.equal(rows(dir.path).length, 2);
+    assert.equal((await index.refresh()).refreshed, 0);
+  },
+);
 
 Deno.test("SessionIndex rebuilds a corrupt index file with a warning; the list stays right", async () => {
   await using dir = await tempDir();

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { uuidv7 } from "../../src/format/uuid.ts";
-import { canonicalCwdSlug, cwdSlug } from "../../src/store/cwd_slug.ts";
 import { resolveDataDir } from "../../src/store/data_dir.ts";
 import {
+  canonicalCwdSlug,
+  cwdSlug,
   parseSessionFileName,
   sessionDirFor,
   sessionFileName,

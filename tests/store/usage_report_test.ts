@@ -234,10 +234,7 @@ Deno.test("usageReport() through an index that opens recorded (rows whose facets
   await using copy = await fixtureCopy("forks");
   const files = await usageReport(copy.dir, { by: "session", index: false });
   (await SessionIndex.open(copy.dir)).close(); // an empty index
-  const listed = await listSessions(copy.dir, {
-    includeSubagents: true,
-    index: false,
-  });
+  const listed = await listSessions(copy.dir, { includeSubagents: true });
   for (const { path } of listed) {
     // An open records the file's row and state, not what the facets read.
     await using _ = await Session.open(path);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Session, type SessionEntry, SessionTree } from "../../mod.ts";
 import {
   assistant,
+  HEADER,
   sessionBytes,
   T0,
   tempDir,
@@ -306,4 +307,70 @@ Deno.test("SessionTree.node() refuses an index out of range", async () => {
     message = err.message;
   }
   ok(message.startsWith("Cannot find node 60 of the tree of"));
+});
+
+Deno.test("SessionTree.read() reads a glued line as Session.open does: the first value kept, the same leaf", async (t) => {
+  await using dir = await tempDir();
+  const one = user("00000001", null, "one");
+  const two = user("00000002", "00000001", "two");
+  const three = user("00000003", "00000002", "three");
+  const note = {
+    type: "custom_message",
+    customType: "note",
+    content: "a note",
+    display: true,
+    id: "00000002",
+    parentId: "00000001",
+    timestamp: T0,
+  };
+  // A line taken from its first bytes is not parsed: its glue goes unseen.
+  const cases: [string, number, Record<string, unknown>, string[]][] = [
+    ["version 2, envelope first", 2, two, ["glued-line"]],
+    ["version 3, omp's custom_message first", 3, note, ["glued-line"]],
+    ["version 3, envelope first", 3, two, []],
+  ];
+  for (const [name, version, first, issues] of cases) {
+    await t.step(name, async () => {
+      const file = join(dir.path, `glued-${version}-${first.type}.jsonl`);
+      // What omp leaves when it appends after a line without its newline.
+      const glued = JSON.stringify(first) + JSON.stringify(three);
+      await Deno.writeFile(
+        file,
+        sessionBytes([one, glued], { header: { ...HEADER, version } }),
+      );
+      const tree = await SessionTree.read(file);
+      await using s = await Session.open(file, { resolveBlobs: false });
+      equal(s.leafId, "00000002");
+      equal(tree.leafId, s.leafId);
+      deepStrictEqual(
+        [...tree.nodes()].map((n) => n.id),
+        s.entries.map((e) => e.id),
+      );
+      deepStrictEqual(tree.issues.map((i) => i.kind), issues);
+    });
+  }
+});
+
+Deno.test("SessionTree.read({ previews: false }) reads a message's role wherever it lies, as the eager read does", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "roles.jsonl");
+  // A field before the message moves its role along, one byte at a time.
+  const entries = Array.from({ length: 320 }, (_, i) => {
+    const e = user(`${i + 1}`.padStart(8, "0"), null, "x".repeat(9000));
+    const { message, ...envelope } = e;
+    const role = i % 2 === 0 ? "assistant" : `toolResult${"é".repeat(i % 7)}`;
+    return {
+      ...envelope,
+      pad: "p".repeat(i),
+      message: { ...(message as object), role },
+    };
+  });
+  await Deno.writeFile(file, sessionBytes(entries));
+  const eager = await SessionTree.read(file);
+  const lazy = await SessionTree.read(file, { previews: false });
+  deepStrictEqual(
+    [...lazy.nodes()].map((n) => n.role),
+    [...eager.nodes()].map((n) => n.role),
+  );
+  equal(lazy.node(1).role, "toolResulté");
 });

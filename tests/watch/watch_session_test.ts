@@ -245,3 +245,14 @@ Deno.test("Session.watch() yields another writer's appends; a session not on dis
   equal(e.type, "message");
   await watching.return();
 });
+
+Deno.test("watchSession() ends with a not-found error when the file is removed", async () => {
+  await using dir = await tempDir();
+  const file = await sessionFile(dir.path);
+  await using f = await follow(file, { pollInterval: 50 });
+  await Deno.remove(file);
+  const err = await f.end();
+  ok(err instanceof Deno.errors.NotFound, String(err));
+  equal((err as { code?: string }).code, "ENOENT");
+  ok(/^Cannot follow ".*s.jsonl": the file was removed$/.test(err.message));
+});

@@ -1,6 +1,8 @@
 /** Files, fault doubles and helpers shared by the tests of `src/write/`. */
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
-import { type Fs, type FsHandle, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
+
+export { override } from "../_fs_seam.ts";
 
 export const encoder: TextEncoder = new TextEncoder();
 export const decoder: TextDecoder = new TextDecoder();
@@ -47,34 +49,14 @@ export async function withDir(
 /** The real filesystem, with every handle opened on `path` wrapped by `wrap`. */
 export function wrapping(
   path: string,
-  wrap: (file: FsHandle) => FsHandle,
+  wrap: (file: FileHandle) => FileHandle,
 ): Fs {
   return {
-    ...realFs,
-    openHandle: async (p, options) => {
-      const file = await realFs.openHandle(p, options);
+    ...denoFs,
+    open: async (p, options) => {
+      const file = await denoFs.open(p, options);
       return p === path ? wrap(file) : file;
     },
-  };
-}
-
-/** `file` with some calls replaced. */
-export function override(
-  file: FsHandle,
-  calls: Partial<Pick<FsHandle, "write" | "truncate" | "read">>,
-): FsHandle {
-  return {
-    write: (p) => file.write(p),
-    read: (p) => file.read(p),
-    seek: (offset, whence) => file.seek(offset, whence),
-    truncate: (len) => file.truncate(len),
-    stat: () => file.stat(),
-    tryLock: (exclusive) => file.tryLock(exclusive),
-    unlock: () => file.unlock(),
-    syncData: () => file.syncData(),
-    close: () => file.close(),
-    [Symbol.dispose]: () => file.close(),
-    ...calls,
   };
 }
 

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { realFs, writeAll } from "../../src/fs/_seam.ts";
+import { denoFs } from "../../src/_fs.ts";
 import { writeAtomically } from "../../src/write/_atomic_file.ts";
-import { withFs } from "../_fs_seam.ts";
+import { writeAll } from "../../src/write/_files.ts";
+import { withNewFs } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
 const enc = new TextEncoder();
@@ -80,10 +81,10 @@ Deno.test("writeAtomically() writes the whole file or nothing", async (t) => {
     async () => {
       const other = join(dir.path, "b.jsonl");
       const noLinks = {
-        ...realFs,
+        ...denoFs,
         link: () => Promise.reject(new Error("EPERM")),
       };
-      await withFs(
+      await withNewFs(
         noLinks,
         () =>
           writeAtomically(other, (out) => writeAll(out, enc.encode("b\n")), {
@@ -102,8 +103,8 @@ Deno.test("writeAtomically() writes the whole file or nothing", async (t) => {
       const eio = Object.assign(new Error("Input/output error"), {
         code: "EIO",
       });
-      const failing = { ...realFs, rename: () => Promise.reject(eio) };
-      await withFs(failing, () =>
+      const failing = { ...denoFs, rename: () => Promise.reject(eio) };
+      await withNewFs(failing, () =>
         assert.rejects(
           writeAtomically(target, (out) => writeAll(out, enc.encode("x")), {
             action,

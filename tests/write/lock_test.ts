@@ -1,5 +1,5 @@
 /**
- * The lock every write takes (`src/write/_lock.ts`, `_lock_file.ts`):
+ * The lock every write takes (`src/write/_lock.ts`):
  * omp's lock file, the OS gate, what is stale, and the clear errors for
  * what can never be released.
  *
@@ -7,10 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withFs } from "../_fs_seam.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { withNewFs } from "../_fs_seam.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
 import { SessionWriter } from "../../src/write/_writer.ts";
-import { body, deadPid, names, withDir } from "./_writer_files.ts";
+import { body, deadPid, names, override, withDir } from "./_writer_files.ts";
 
 Deno.test("SessionWriter.append() takes omp's lock", async (t) => {
   await withDir(async (dir) => {
@@ -122,15 +122,15 @@ Deno.test("SessionWriter.append() takes over its own lock file that it failed to
     await using writer = await SessionWriter.open(path, { lockTimeoutMs: 100 });
     let refused = 0;
     const fs: Fs = {
-      ...realFs,
-      removeSync: (p) => {
+      ...denoFs,
+      remove: (p) => {
         if (p === lock && refused++ === 0) {
-          throw new Deno.errors.PermissionDenied("EACCES");
+          return Promise.reject(new Deno.errors.PermissionDenied("EACCES"));
         }
-        return realFs.removeSync(p);
+        return denoFs.remove(p);
       },
     };
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await writer.append(['{"n":1}']);
       assert.match(await Deno.readTextFile(lock), new RegExp(`^${Deno.pid}:`));
       await writer.append(['{"n":2}']);
@@ -229,43 +229,27 @@ Deno.test("SessionWriter.append() never takes over a lock file this process hold
     const release = Promise.withResolvers<void>();
     const held = Promise.withResolvers<void>();
     const fs: Fs = {
-      ...realFs,
-      openSync: (p, options) => {
-        const file = realFs.openSync(p, options);
-        if (!p.endsWith(".lock.os")) return file;
-        return {
-          writeSync: (b) => file.writeSync(b),
-          statSync: () => file.statSync(),
-          tryLockSync: () => true,
-          unlockSync: () => {},
-          close: () => file.close(),
-          [Symbol.dispose]: () => file.close(),
-        };
-      },
-      openHandle: async (p, options) => {
-        const file = await realFs.openHandle(p, options);
+      ...denoFs,
+      open: async (p, options) => {
+        const file = await denoFs.open(p, options);
+        if (p.endsWith(".lock.os")) {
+          return override(file, {
+            tryLock: () => Promise.resolve(true),
+            unlock: () => Promise.resolve(),
+          });
+        }
         if (p !== path) return file;
-        return {
-          ...file,
-          read: (b) => file.read(b),
-          seek: (o, w) => file.seek(o, w),
-          truncate: (l) => file.truncate(l),
-          stat: () => file.stat(),
-          tryLock: (e) => file.tryLock(e),
-          unlock: () => file.unlock(),
-          syncData: () => file.syncData(),
-          close: () => file.close(),
-          [Symbol.dispose]: () => file.close(),
-          write: async (b) => {
+        return override(file, {
+          write: async (b, at) => {
             held.resolve();
             await release.promise;
-            return await file.write(b);
+            return await file.write(b, at);
           },
-        };
+        });
       },
     };
     try {
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await using a = await SessionWriter.open(path);
         await using b = await SessionWriter.open(`${dir}-alias/s.jsonl`, {
           lockTimeoutMs: 60,
@@ -301,24 +285,15 @@ Deno.test("SessionWriter.append() on a full disk while creating the lock file na
         await using writer = await SessionWriter.open(path);
         const full = enospc();
         const fs: Fs = {
-          ...realFs,
-          openSync: (p, options) => {
-            if (p !== lock) return realFs.openSync(p, options);
+          ...denoFs,
+          open: async (p, options) => {
+            if (p !== lock) return await denoFs.open(p, options);
             if (where === "create") throw full;
-            const file = realFs.openSync(p, options);
-            return {
-              writeSync: () => {
-                throw full;
-              },
-              statSync: () => file.statSync(),
-              tryLockSync: (e) => file.tryLockSync(e),
-              unlockSync: () => file.unlockSync(),
-              close: () => file.close(),
-              [Symbol.dispose]: () => file.close(),
-            };
+            const file = await denoFs.open(p, options);
+            return override(file, { write: () => Promise.reject(full) });
           },
         };
-        await withFs(fs, async () => {
+        await withNewFs(fs, async () => {
           await assert.rejects(writer.append(['{"n":1}']), (err) => {
             assert.ok(err instanceof Error);
             assert.equal(
@@ -352,20 +327,20 @@ Deno.test("SessionWriter.append() holds nothing when its new lock file was repla
     const theirs = "1:1790845200000\n"; // pid 1: alive
     let stolen = false;
     const fs: Fs = {
-      ...realFs,
-      openSync: (p, options) => {
-        const file = realFs.openSync(p, options);
+      ...denoFs,
+      open: async (p, options) => {
+        const file = await denoFs.open(p, options);
         if (p === lock && !stolen) {
           // Between our create and our record, another writer takes the
           // name (a steal that found our file empty and thought it stale).
           stolen = true;
-          realFs.removeSync(lock);
-          Deno.writeTextFileSync(lock, theirs);
+          await denoFs.remove(lock);
+          await Deno.writeTextFile(lock, theirs);
         }
         return file;
       },
     };
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await assert.rejects(
         writer.append(['{"n":1}']),
         Deno.errors.TimedOut,

@@ -7,12 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withFs } from "../_fs_seam.ts";
+import { withNewFs } from "../_fs_seam.ts";
 import {
   marshalTitleSlot,
   TITLE_SLOT_BYTES,
 } from "../../src/format/title_slot.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import {
   AT,
@@ -101,12 +101,12 @@ Deno.test("SessionWriter.retitle() in place: a failed slot write puts the old sl
     let writes = 0;
     const fs = wrapping(path, (file) =>
       override(file, {
-        write: async (p) => {
+        write: async (p, at) => {
           if (++writes === 3) throw broken; // 1: the entry; 2, 3: the slot
-          return await file.write(p.subarray(0, 100));
+          return await file.write(p.subarray(0, 100), at);
         },
       }));
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await assert.rejects(writer.retitle(RENAMED, [ENTRY]), (err) => {
         assert.equal((err as Error).cause, broken);
@@ -220,20 +220,15 @@ Deno.test("SessionWriter.retitle() leaves the file untouched, and the writer usa
         { code: "ENOSPC" },
       );
       const fs: Fs = {
-        ...realFs,
+        ...denoFs,
         open: async (p, options) => {
-          const file = await realFs.open(p, options);
+          const file = await denoFs.open(p, options);
           if (!p.endsWith(".tmp")) return file;
-          return {
-            write: () => Promise.reject(full),
-            syncData: () => file.syncData(),
-            close: () => file.close(),
-            [Symbol.dispose]: () => file.close(),
-          };
+          return override(file, { write: () => Promise.reject(full) });
         },
       };
       await using writer = await SessionWriter.open(path);
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await assert.rejects(writer.retitle(RENAMED, [ENTRY]), (err) => {
           assert.ok(err instanceof Error);
           assert.equal(err.cause, full);
@@ -259,15 +254,15 @@ Deno.test("SessionWriter.retitle() leaves the file untouched, and the writer usa
       let reads = 0;
       const fs = wrapping(path, (file) =>
         override(file, {
-          read: async (p) => {
+          read: async (p, at) => {
             if (++reads === 4) {
               await Deno.writeTextFile(path, '{"late":1}\n', { append: true });
             }
-            return await file.read(p);
+            return await file.read(p, at);
           },
         }));
       await using writer = await SessionWriter.open(path);
-      await withFs(fs, async () => {
+      await withNewFs(fs, async () => {
         await assert.rejects(
           writer.retitle(RENAMED, [ENTRY]),
           /the file changed during the copy/,

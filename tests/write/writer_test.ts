@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withFs } from "../_fs_seam.ts";
+import { withNewFs } from "../_fs_seam.ts";
 import { join } from "node:path";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import {
@@ -99,12 +99,12 @@ Deno.test("SessionWriter.create() removes the partial file when the write fails"
     });
     const fs = wrapping(path, (file) =>
       override(file, {
-        write: async (p) => {
-          if (p.length > 10) return await file.write(p.subarray(0, 10));
+        write: async (p, at) => {
+          if (p.length > 10) return await file.write(p.subarray(0, 10), at);
           throw full;
         },
       }));
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await assert.rejects(SessionWriter.create(path, body()), (err) => {
         assert.ok(err instanceof Error);
         assert.equal(err.cause, full);
@@ -163,13 +163,13 @@ Deno.test("SessionWriter.append() writes a batch in one write call, lines in ord
     let writes = 0;
     const fs = wrapping(path, (file) =>
       override(file, {
-        write: (p) => {
+        write: (p, at) => {
           writes++;
-          return file.write(p);
+          return file.write(p, at);
         },
       }));
     const lines = Array.from({ length: 50 }, (_, i) => `{"n":${i}}`);
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await writer.append(lines);
     });
@@ -206,9 +206,10 @@ Deno.test("SessionWriter.append() loops on short writes", async () => {
     const path = join(dir, "s.jsonl");
     const fs = wrapping(
       path,
-      (file) => override(file, { write: (p) => file.write(p.subarray(0, 1)) }),
+      (file) =>
+        override(file, { write: (p, at) => file.write(p.subarray(0, 1), at) }),
     );
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using writer = await SessionWriter.create(path, body());
       await writer.append(['{"n":1}', '{"é":"✓"}']);
     });
@@ -230,12 +231,12 @@ Deno.test("SessionWriter.append() rolls a failed write back and fails the writer
     let writes = 0;
     const fs = wrapping(path, (file) =>
       override(file, {
-        write: async (p) => {
+        write: async (p, at) => {
           if (++writes === 3) throw full;
-          return await file.write(p.subarray(0, 4));
+          return await file.write(p.subarray(0, 4), at);
         },
       }));
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await t.step("the failing call throws the error itself", async () => {
         await assert.rejects(writer.append(['{"secret":1}']), (err) => {
@@ -298,13 +299,13 @@ Deno.test("SessionWriter.append() reports a rollback that fails with the write e
     let writes = 0;
     const fs = wrapping(path, (file) =>
       override(file, {
-        write: async (p) => {
+        write: async (p, at) => {
           if (++writes === 2) throw full;
-          return await file.write(p.subarray(0, 3));
+          return await file.write(p.subarray(0, 3), at);
         },
         truncate: () => Promise.reject(stuck),
       }));
-    await withFs(fs, async () => {
+    await withNewFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await assert.rejects(writer.append(['{"n":1}']), (err) => {
         assert.ok(err instanceof AggregateError);

@@ -11,7 +11,7 @@ import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { IS_WINDOWS, seam } from "../../fs/_seam.ts";
 import { quote } from "../../fs/_errors.ts";
-import { FILE_MODE, makeFolders } from "../../write/_folders.ts";
+import { FILE_MODE, makeFolders } from "../../write/_files.ts";
 import {
   INDEX_SCHEMA,
   INDEX_SCHEMA_VERSION,

@@ -13,7 +13,7 @@ import {
   sessionFiles,
   sessionInfo,
   sortNewestFirst,
-} from "../_session_files.ts";
+} from "../_old_session_heads.ts";
 import type { SessionInfo } from "../session_info.ts";
 import type { IndexStore } from "./_index_store.ts";
 import { EventLoopTurns } from "../../fs/_turns.ts";

@@ -14,7 +14,7 @@ import { pathOf, type ReadFrom } from "../../fs/_snapshot.ts";
 import type { LoadedSession } from "../../read/_records.ts";
 import type { ResumeFrom } from "../../read/_resume.ts";
 import { sessionsDir } from "../places.ts";
-import { readSessionHead } from "../_session_files.ts";
+import { readSessionHead } from "../_old_session_heads.ts";
 import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
 import {

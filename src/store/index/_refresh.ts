@@ -15,7 +15,7 @@ import {
   type FoundFile,
   readSessionHead,
   sessionFiles,
-} from "../_session_files.ts";
+} from "../_old_session_heads.ts";
 import { EventLoopTurns } from "../../fs/_turns.ts";
 import { wholeLinesEnd } from "./_facets.ts";
 import { FilesPrint, type FreshMark } from "./_fresh.ts";

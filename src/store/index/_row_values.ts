@@ -17,7 +17,7 @@ import type { Head } from "../../read/_head.ts";
 import { IdFlags } from "../../read/_id_set.ts";
 import type { LoadedSession } from "../../read/_records.ts";
 import type { ResumeFrom } from "../../read/_resume.ts";
-import { readSessionHead } from "../_session_files.ts";
+import { readSessionHead } from "../_old_session_heads.ts";
 import type { SessionInfo } from "../session_info.ts";
 import { tailHashAt } from "./_facets.ts";
 import { hashBytes } from "./_hash.ts";

@@ -42,7 +42,7 @@ export type SessionIndexOptions = IndexStoreOptions;
  *   const done = await index.refresh();
  *   equal(done.sessions, 1);
  *   equal((await index.list()).length, 1);
- *   equal((await listSessions(dataDir)).length, 1); // uses the index
+ *   equal((await listSessions(dataDir)).length, 1); // from the files alone
  * } finally {
  *   await Deno.remove(dataDir, { recursive: true });
  * }
@@ -140,8 +140,7 @@ export class SessionIndex implements Disposable {
    * stat'ed, and only a file that changed since its row is read (its first
    * 4 KiB).
    *
-   * @param options One cwd; subagents; skipped files (`index` and
-   * `onWarning` do not apply).
+   * @param options One cwd; subagents; skipped files.
    * @returns The sessions.
    */
   list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
