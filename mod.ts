@@ -173,7 +173,7 @@ export {
   type SearchOptions,
   type SearchResult,
   searchSessions,
-} from "./src/store/search/search.ts";
+} from "./src/search/search.ts";
 export type { SessionInfo } from "./src/store/session_info.ts";
 export {
   canonicalCwdSlug,

@@ -12,7 +12,7 @@
  */
 
 import { join } from "node:path";
-import { searchSessions } from "../src/store/search/search.ts";
+import { searchSessions } from "../src/search/search.ts";
 import { SessionIndex } from "../src/store/index/session_index.ts";
 import { benchFile, OUT_DIR, readdirAndStat } from "./_files.ts";
 
@@ -91,9 +91,8 @@ async function oneFile(size: number): Promise<{ root: string; path: string }> {
 }
 
 /**
- * The buffer of {@linkcode readBytes}, made once: the scan keeps its own
- * between searches, and a fresh 1 MiB costs ~3 ms of page faults here, which
- * made the floor look twice as slow as it is.
+ * The buffer of {@linkcode readBytes}, made once: a fresh 1 MiB costs ~3 ms
+ * of page faults here, which made the floor look twice as slow as it is.
  */
 const _readBuffer = new Uint8Array(MB);
 

@@ -10,7 +10,7 @@ import {
   type SearchOptions,
   type SearchResult,
   searchSessions,
-} from "../store/search/search.ts";
+} from "../search/search.ts";
 import {
   attempt,
   type Call,

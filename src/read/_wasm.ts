@@ -1,6 +1,6 @@
 /**
- * The instruction encoder the byte kernels share (the search scan's
- * `_kernel.ts`, the backward walk's `_newlines.ts`; the usage pass's
+ * The instruction encoder the byte kernels share (the backward walk's
+ * `_newlines.ts`; the usage pass's
  * `store/usage/_wasm.ts` takes its numbers and sections, and its `fields`
  * its branches by label): each kernel is one WebAssembly function over one
  * memory, assembled here from its instructions, so there is no binary to

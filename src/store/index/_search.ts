@@ -13,13 +13,8 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
-import { fold } from "../search/_fold.ts";
-import {
-  entryLineText,
-  type LineText,
-  lineText,
-  textlessType,
-} from "../search/_line.ts";
+import { fold } from "../../search/_fold.ts";
+import { storedLineText } from "../../search/_text.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 
@@ -81,14 +76,14 @@ export const SEARCH_FACET: IndexFacet = {
       db,
       "INSERT INTO search_fts (rowid, text) VALUES (?, ?)",
     );
-    const legacy = headerVersion(file.header) < SESSION_VERSION;
+    const version = headerVersion(file.header);
     for (const line of lines) {
-      let found: LineText | undefined;
-      if (!legacy) found = lineText(line.bytes);
-      else if (!textlessType(line.bytes)) {
-        found = entryLineText(line.bytes, line.entry());
-      }
+      let found = storedLineText(line.bytes, version);
       if (found === undefined) continue;
+      if (version < SESSION_VERSION && found.skip === undefined) {
+        // Read alone, its id is a stand-in: the one its place gave it.
+        found = { ...found, entryId: line.entry()?.id ?? found.entryId };
+      }
       const { lastInsertRowid } = row.run(
         file.path,
         line.offset,

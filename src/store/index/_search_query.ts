@@ -9,11 +9,9 @@
 
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { PathSteps } from "../../context/_path_steps.ts";
-import type { HitFilter } from "../search/_hits.ts";
-import type { SkipReason } from "../search/_line.ts";
-import type { LocatedLine } from "../search/_line_at.ts";
-import { quoteFts, type SearchQuery, TRIGRAM_CHARS } from "../search/_query.ts";
-import type { SearchRole } from "../search/_text.ts";
+import type { HitFilter } from "../../search/_hits.ts";
+import type { SearchQuery } from "../../search/_query.ts";
+import type { SearchRole, SkipReason } from "../../search/_text.ts";
 import { prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
 
@@ -23,6 +21,22 @@ export interface IndexScope {
   prefix?: string | undefined;
   /** Only files last modified from this time on (ms since the epoch). */
   sinceMs?: number | undefined;
+}
+
+/** A line as the index recorded it. */
+export interface LocatedLine {
+  /** The file. */
+  path: string;
+  /** The line's offset. */
+  offset: number;
+  /** The bytes it takes, its end of line included. */
+  size: number;
+  /** The file's version (a version 1 or 2 line is migrated). */
+  version: number;
+  /** What it gave when indexed: an entry, or a skipped line. */
+  expected:
+    | { skip?: undefined; entryId: string; role: SearchRole; timestamp: string }
+    | { skip: SkipReason };
 }
 
 /**
@@ -70,8 +84,8 @@ export function uncoveredFiles(
  * version its two arguments: no state, the facet behind it, or bytes past
  * the state's last whole line (a last line without "\n", which the scan
  * reads when it is whole JSON; the facet takes only ended lines). The
- * version in the join lets SQLite answer from the facets_read index
- * (10,000 rows: 16 -> 8 ms); another version is no row, as none is.
+ * version in the join lets SQLite answer from the facets_read index alone;
+ * another version is no row, as none is.
  */
 const _UNCOVERED = `sessions s
      LEFT JOIN facets p ON p.path = s.path AND p.facet = ? AND p.version = ?
@@ -140,14 +154,14 @@ export function indexedPath(
  * @returns The expression, or null (no row matches), or undefined (no narrowing).
  */
 export function narrowing(db: DatabaseSync, query: SearchQuery): Narrowing {
-  const match = query.ftsMatch();
+  const match = ftsMatch(query);
   if (match !== undefined) return match;
   const groups: string[] = [];
-  for (const word of query.shortWords()) {
+  for (const word of shortWords(query)) {
     const terms = _trigramsStarting(db, word);
     if (terms.length === 0) return null;
     if (terms.length > _TERMS) continue;
-    groups.push(`(${terms.map(quoteFts).join(" OR ")})`);
+    groups.push(`(${terms.map(_quoteFts).join(" OR ")})`);
   }
   return groups.length === 0 ? undefined : groups.join(" AND ");
 }
@@ -182,26 +196,11 @@ export function* candidateRows(
   }
   const { from, more } = _from(db, match, args);
   const rows = db.prepare(
-    `SELECT e.path AS path, e.offset AS offset, e.size AS size,
-            e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp,
-            s.version AS version
-     FROM ${from} ${_COMPLETE}
+    `SELECT ${_COLUMNS} FROM ${from} ${_COMPLETE}
      WHERE ${[...more, ...where].join(" AND ")}
      ORDER BY e.timestamp DESC, e.path ASC, e.offset DESC`,
   );
-  for (const r of rows.iterate(...args) as Iterable<_Row>) {
-    yield {
-      path: r.path,
-      offset: r.offset,
-      size: r.size,
-      version: r.version,
-      expected: {
-        entryId: r.entryId!,
-        role: r.role as SearchRole,
-        timestamp: r.timestamp,
-      },
-    };
-  }
+  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
 }
 
 /**
@@ -219,8 +218,8 @@ export function* skippedRows(
 ): Generator<LocatedLine> {
   if (match === null) return;
   // Most indexes hold no skipped line, and the match below costs what the
-  // word's rows cost however few lines are skipped (a common word in
-  // 10,000 sessions: ~50 ms). The partial index answers at once.
+  // word's rows cost however few lines are skipped. The partial index
+  // answers at once.
   const any = prepared(
     db,
     "SELECT 1 FROM search_entries WHERE skip IS NOT NULL LIMIT 1",
@@ -235,30 +234,19 @@ export function* skippedRows(
     args.push(match);
   }
   const rows = db.prepare(
-    `SELECT e.path AS path, e.offset AS offset, e.size AS size,
-            e.skip AS skip, s.version AS version
-     FROM search_entries e ${_COMPLETE}
+    `SELECT ${_COLUMNS} FROM search_entries e ${_COMPLETE}
      WHERE ${where.join(" AND ")}`,
   );
-  for (
-    const r of rows.iterate(...args) as Iterable<
-      {
-        path: string;
-        offset: number;
-        size: number;
-        skip: SkipReason;
-        version: number;
-      }
-    >
-  ) {
-    yield {
-      path: r.path,
-      offset: r.offset,
-      size: r.size,
-      version: r.version,
-      expected: { skip: r.skip },
-    };
-  }
+  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
+}
+
+/** What a row of {@linkcode _COLUMNS} says of its line. */
+function _located(r: _Row): LocatedLine {
+  const { path, offset, size, version } = r;
+  const expected = r.skip !== null
+    ? { skip: r.skip }
+    : { entryId: r.entryId!, role: r.role!, timestamp: r.timestamp };
+  return { path, offset, size, version, expected };
 }
 
 /**
@@ -290,13 +278,19 @@ function _scope(scope: IndexScope, args: SQLInputValue[]): string[] {
   return where;
 }
 
+/** The columns of a line's row, and its file's version. */
+const _COLUMNS = `e.path AS path, e.offset AS offset, e.size AS size,
+  e.entryId AS entryId, e.role AS role, e.timestamp AS timestamp,
+  e.skip AS skip, s.version AS version`;
+
 interface _Row {
   path: string;
   offset: number;
   size: number;
   entryId: string | null;
-  role: string | null;
+  role: SearchRole | null;
   timestamp: string;
+  skip: SkipReason | null;
   version: number;
 }
 
@@ -315,7 +309,7 @@ const _LAST = String.fromCodePoint(0x10ffff);
  * the text fills byte for byte (the tokenizer does not fold).
  */
 function _trigramsStarting(db: DatabaseSync, word: string): string[] {
-  const rest = TRIGRAM_CHARS - [...word].length;
+  const rest = _TRIGRAM_CHARS - [...word].length;
   const rows = db.prepare(
     `SELECT term FROM search_vocab WHERE term >= ? AND term <= ?
      LIMIT ${_TERMS + 1}`,
@@ -352,4 +346,52 @@ function _from(
         "e.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)",
       ],
     };
+}
+
+/** Words shorter than this are not in the trigram index's reach. */
+const _TRIGRAM_CHARS = 3;
+
+/**
+ * The full-text index's `MATCH` expression for a query's candidates:
+ * every trigram of every word of three or more characters, quoted (never
+ * an operator), joined with `AND`; undefined when no word has three. The
+ * index keeps no positions, so a word's trigrams may be apart in a
+ * candidate: the matcher decides.
+ *
+ * @param query The query.
+ * @returns The expression.
+ */
+export function ftsMatch(query: SearchQuery): string | undefined {
+  const trigrams = new Set<string>();
+  for (const word of _words(query)) {
+    const chars = [...word];
+    for (let i = 0; i + _TRIGRAM_CHARS <= chars.length; i++) {
+      trigrams.add(chars.slice(i, i + _TRIGRAM_CHARS).join(""));
+    }
+  }
+  if (trigrams.size === 0) return undefined;
+  return [...trigrams].map(_quoteFts).join(" AND ");
+}
+
+/**
+ * A query's words shorter than three characters (folded), when no word has
+ * three or more: what the index then narrows by (see {@linkcode narrowing}).
+ *
+ * @param query The query.
+ * @returns The words, or an empty list.
+ */
+export function shortWords(query: SearchQuery): string[] {
+  const words = _words(query);
+  if (words.some((w) => [...w].length >= _TRIGRAM_CHARS)) return [];
+  return [...new Set(words)];
+}
+
+/** Every word of every term. */
+function _words(query: SearchQuery): string[] {
+  return query.terms.flatMap((t) => t.words);
+}
+
+/** A string as one FTS5 term: in double quotes, a quote doubled, so nothing in it is an operator. */
+function _quoteFts(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
 }

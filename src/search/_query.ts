@@ -1,13 +1,19 @@
 /**
- * A search query: its terms, how a text matches them, and the same
- * question asked of the full-text index. Every path (the index, the scan)
- * decides a hit with {@linkcode SearchQuery.match}; the index only narrows
- * down the candidates, so both give the same hits.
+ * What decides a hit: a search query (its terms, and how a text matches
+ * them) or a regular expression. Every path (the index, the scan) decides a hit with the
+ * matcher's `match`; the index only narrows down the candidates, so both
+ * give the same hits.
  *
  * @module
  */
 
 import { fold } from "./_fold.ts";
+
+/** What decides whether a text matches: a query, or a regular expression. */
+export interface Matcher {
+  /** Where `text` matches, or undefined. */
+  match(text: string): MatchSpan | undefined;
+}
 
 /** One term: every term must match (AND). */
 export interface SearchTerm {
@@ -25,16 +31,13 @@ export interface MatchSpan {
   end: number;
 }
 
-/** Words shorter than this are not in the trigram index's reach. */
-export const TRIGRAM_CHARS = 3;
-
 /** Text that is not a letter, number or mark ends a word; so does a character of a script written without spaces. */
 const _WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
 const _SPACELESS =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
 /** A parsed query. */
-export class SearchQuery {
+export class SearchQuery implements Matcher {
   /** The terms. */
   readonly terms: readonly SearchTerm[];
   readonly #phrases: (RegExp | undefined)[];
@@ -99,44 +102,6 @@ export class SearchQuery {
     return best;
   }
 
-  /**
-   * The full-text index's `MATCH` expression for candidates: every
-   * trigram of every word of three or more characters, quoted (never an
-   * operator), joined with `AND`; undefined when no word has three. The
-   * index keeps no positions, so a word's trigrams may be apart in a
-   * candidate: the matcher decides.
-   *
-   * @returns The expression.
-   */
-  ftsMatch(): string | undefined {
-    const trigrams = new Set<string>();
-    for (const word of this.#words()) {
-      const chars = [...word];
-      for (let i = 0; i + TRIGRAM_CHARS <= chars.length; i++) {
-        trigrams.add(chars.slice(i, i + TRIGRAM_CHARS).join(""));
-      }
-    }
-    if (trigrams.size === 0) return undefined;
-    return [...trigrams].map(quoteFts).join(" AND ");
-  }
-
-  /**
-   * The words shorter than three characters (folded), when no word has
-   * three or more: what the index then narrows by (see `_search_query.ts`).
-   *
-   * @returns The words, or an empty list.
-   */
-  shortWords(): string[] {
-    const words = this.#words();
-    if (words.some((w) => _chars(w) >= TRIGRAM_CHARS)) return [];
-    return [...new Set(words)];
-  }
-
-  /** Every word of every term. */
-  #words(): string[] {
-    return this.terms.flatMap((t) => t.words);
-  }
-
   #matchTerm(i: number, folded: string): MatchSpan | undefined {
     const term = this.terms[i]!;
     const phrase = this.#phrases[i];
@@ -168,23 +133,41 @@ function _wordStart(text: string, at: number): boolean {
   return !_WORD_CHAR.test(ch) || _SPACELESS.test(ch);
 }
 
-/**
- * A string as one FTS5 term: in double quotes, a quote doubled, so nothing
- * in it is an operator.
- *
- * @param term The term.
- * @returns The quoted term.
- */
-export function quoteFts(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
-}
-
-function _chars(word: string): number {
-  let n = 0;
-  for (const _ of word) n++;
-  return n;
-}
-
 function _escape(word: string): string {
   return word.replace(/[\\^$.*+?()[\]{}|/]/gu, "\\$&");
+}
+
+/**
+ * A matcher for a JavaScript regular expression, case-insensitive and
+ * Unicode-aware (flags `iu`). It runs on each entry's text (at most
+ * `SEARCH_TEXT_CHARS`), which bounds what a slow pattern costs per entry,
+ * though not a pattern that backtracks exponentially: that is the
+ * caller's to avoid.
+ *
+ * @param pattern The pattern.
+ * @returns The matcher.
+ * @throws {TypeError} When the pattern is empty, holds a NUL or is not valid.
+ */
+export function regexMatcher(pattern: string): Matcher {
+  if (pattern === "") throw new TypeError("Cannot search: the query is empty");
+  if (pattern.includes("\0")) {
+    throw new TypeError("Cannot search: the query holds a NUL character");
+  }
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, "iu");
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new TypeError(
+      `Cannot search: the pattern is not a valid regular expression (${why})`,
+    );
+  }
+  return {
+    match(text: string): MatchSpan | undefined {
+      const m = re.exec(text);
+      return m === null
+        ? undefined
+        : { start: m.index, end: m.index + m[0].length };
+    },
+  };
 }

@@ -8,17 +8,15 @@
  */
 
 import { join, resolve, sep } from "node:path";
-import { canonicalCwdSlug, sessionsDir } from "../places.ts";
-import { sessionFiles } from "../_session_files.ts";
-import { IndexStore } from "../index/_index_store.ts";
+import { canonicalCwdSlug, sessionsDir } from "../store/places.ts";
+import { sessionFiles } from "../store/_session_files.ts";
+import { IndexStore } from "../store/index/_index_store.ts";
 import { type Found, HitList, newerFirst } from "./_hits.ts";
+import { searchIndex } from "./_indexed.ts";
 import { ByteNeedle } from "./_needle.ts";
-import { SearchQuery } from "./_query.ts";
-import { regexMatcher } from "./_regex.ts";
-import { scanFiles, type SessionLabel } from "./_scan_files.ts";
-import { helperCount } from "../../fs/_threads.ts";
-import { searchIndex } from "./_search_index.ts";
-import { SEARCH_ROLES } from "./_text.ts";
+import { regexMatcher, SearchQuery } from "./_query.ts";
+import { scanFiles } from "./_scan.ts";
+import { SEARCH_ROLES, type SearchRole } from "./_text.ts";
 
 /** Options for {@linkcode searchSessions}. */
 export interface SearchOptions {
@@ -40,12 +38,6 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called for each file that cannot be searched, with path and reason. */
   onSkip?: (path: string, reason: string) => void;
-  /**
-   * Helper threads (Web Workers) that scan files beside the calling one
-   * where many files are scanned: default one per other core, at most 2;
-   * 0 scans on the calling thread alone. The hits are the same either way.
-   */
-  helpers?: number;
   /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
   onWarning?: (message: string) => void;
 }
@@ -122,8 +114,7 @@ const _LIMIT = 50;
  * @returns The hits, newest first, and the matching lines skipped.
  * @throws {TypeError} For an empty query, a NUL in it, an invalid regular
  * expression, an unknown role or a date that does not parse.
- * @throws {RangeError} For a limit that is not a positive integer, or a
- * count of helpers that is not a whole number from 0 to 64.
+ * @throws {RangeError} For a limit that is not a positive integer.
  */
 export async function searchSessions(
   dataDir: string,
@@ -134,15 +125,8 @@ export async function searchSessions(
   const regex = options.regex === true;
   const matcher = regex ? regexMatcher(query) : SearchQuery.parse(query);
   const limit = _limit(options.limit);
-  const role = options.role;
-  if (role !== undefined && !SEARCH_ROLES.includes(role)) {
-    throw new TypeError(
-      `Cannot search: the role must be one of ${SEARCH_ROLES.join(", ")}`,
-    );
-  }
   const since = _since(options.since);
-  const filter = { role, since: since?.toISOString() };
-  const helpers = helperCount(options.helpers);
+  const filter = { role: _role(options.role), since: since?.toISOString() };
   const index = regex || options.index === false
     ? undefined
     : await IndexStore.tryOpen(dataDir, {
@@ -152,15 +136,14 @@ export async function searchSessions(
   try {
     const prefix = options.cwd === undefined
       ? undefined
-      : `${
-        join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd))
-      }${sep}`;
+      : join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd)) + sep;
+    const scope = { prefix, sinceMs: since?.getTime() };
     const fromIndex = index === undefined
       ? undefined
       : await searchIndex(index, matcher as SearchQuery, {
         limit,
         filter,
-        scope: { prefix, sinceMs: since?.getTime() },
+        scope,
         options,
       });
     const toScan = fromIndex?.toScan ?? (await sessionFiles(dataDir, {
@@ -174,36 +157,25 @@ export async function searchSessions(
       sinceMs: since?.getTime(),
       onSkip: options.onSkip,
       onFile: () => options.onProgress?.(++done, toScan.length),
-      helpers: {
-        count: helpers,
-        query,
-        regex,
-        limit,
-        filter,
-      },
     });
-    for (const hit of fromIndex?.hits.hits ?? []) hits.add(hit);
-    const skipped = [...(fromIndex?.hits.skipped ?? []), ...hits.skipped]
-      .sort((a, b) =>
-        a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
-      );
+    if (fromIndex !== undefined) hits.merge(fromIndex.hits);
     return {
-      hits: hits.hits.sort(newerFirst).map((f) =>
-        _hit(f, fromIndex?.labels.get(f.path) ?? scanned.labels.get(f.path))
+      hits: hits.hits.sort(newerFirst).map(_hit),
+      skipped: hits.skipped.sort((a, b) =>
+        a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
       ),
-      skipped,
       indexed: fromIndex !== undefined,
-      scanned: scanned.count,
+      scanned,
     };
   } finally {
     index?.close();
   }
 }
 
-function _hit(f: Found, label: SessionLabel | undefined): SearchHit {
+function _hit(f: Found): SearchHit {
   const hit: SearchHit = {
     path: f.path,
-    sessionId: label?.id ?? "",
+    sessionId: f.session?.id ?? "",
     entryId: f.entryId,
     role: f.role,
     timestamp: f.timestamp,
@@ -211,8 +183,17 @@ function _hit(f: Found, label: SessionLabel | undefined): SearchHit {
     match: f.match,
     onActivePath: f.onActivePath === true,
   };
-  if (label?.title !== undefined) hit.title = label.title;
+  if (f.session?.title !== undefined) hit.title = f.session.title;
   return hit;
+}
+
+function _role(role: SearchRole | undefined): SearchRole | undefined {
+  if (role !== undefined && !SEARCH_ROLES.includes(role)) {
+    throw new TypeError(
+      `Cannot search: the role must be one of ${SEARCH_ROLES.join(", ")}`,
+    );
+  }
+  return role;
 }
 
 function _limit(limit: number | undefined): number {

@@ -6,9 +6,8 @@
  * @module
  */
 
-import type { MatchSpan } from "./_query.ts";
-import type { LineText, SkipReason } from "./_line.ts";
-import type { SearchRole } from "./_text.ts";
+import type { Matcher, MatchSpan } from "./_query.ts";
+import type { LineText, SearchRole, SkipReason } from "./_text.ts";
 
 /** A match before it is given its session and snippet. */
 export interface Found {
@@ -28,6 +27,16 @@ export interface Found {
   match: MatchSpan;
   /** Whether the entry is on its session's active path, once known. */
   onActivePath?: boolean;
+  /** Its session's id and title, once known. */
+  session?: SessionLabel;
+}
+
+/** A session's id and title, for its hits. */
+export interface SessionLabel {
+  /** The header's id. */
+  id: string;
+  /** The title, when it has one. */
+  title?: string;
 }
 
 /** A line skipped whose text matches the query. */
@@ -39,18 +48,6 @@ export interface SkippedLine {
   /** Why it was skipped: not an entry (`damaged`), or longer than the search parses (`too-long`). */
   reason: SkipReason;
 }
-
-/** What decides whether a text matches: a query, or a regular expression. */
-export interface Matcher {
-  /** Where `text` matches, or undefined. */
-  match(text: string): MatchSpan | undefined;
-}
-
-/** What a line gives a hit list before its place is known: see {@linkcode HitList.judge}. */
-export type Judged =
-  | Omit<Found, "path" | "offset" | "onActivePath">
-  | { skip: SkipReason }
-  | undefined;
 
 /** Which entries a search takes, besides the query. */
 export interface HitFilter {
@@ -84,11 +81,19 @@ export class HitList {
   readonly #limit: number;
   readonly #query: Matcher;
   readonly #filter: HitFilter;
+  /** The list this one is merged into: what it will not keep is not matched here either. */
+  readonly #parent: HitList | undefined;
 
-  constructor(query: Matcher, limit: number, filter: HitFilter) {
+  constructor(
+    query: Matcher,
+    limit: number,
+    filter: HitFilter,
+    parent?: HitList,
+  ) {
     this.#query = query;
     this.#limit = limit;
     this.#filter = filter;
+    this.#parent = parent;
   }
 
   /** Whether `limit` hits are held. */
@@ -107,60 +112,65 @@ export class HitList {
    * @param found What the line gave.
    */
   take(path: string, offset: number, found: LineText): void {
-    if (found.skip === undefined && this.full) {
-      const hit = { path, offset, timestamp: found.timestamp };
-      if (newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0) return;
-    }
-    this.takeJudged(path, offset, this.judge(found));
-  }
-
-  /**
-   * What a line's text gives, whatever the hits kept: its hit (snippet
-   * made) or skipped line, or undefined. Small, so a scan can judge its
-   * lines before it knows which it will take (`_later_lines.ts`).
-   *
-   * @param found What the line gave.
-   * @returns The hit without its place, `{ skip }`, or undefined.
-   */
-  judge(found: LineText): Judged {
     if (found.skip !== undefined) {
-      const matches = this.#query.match(found.text) !== undefined;
-      return matches ? { skip: found.skip } : undefined;
+      if (this.#query.match(found.text) !== undefined) {
+        this.skipped.push({ path, offset, reason: found.skip });
+      }
+      return;
     }
     const { role, since } = this.#filter;
-    if (role !== undefined && found.role !== role) return undefined;
-    if (since !== undefined && found.timestamp < since) return undefined;
+    if (role !== undefined && found.role !== role) return;
+    if (since !== undefined && found.timestamp < since) return;
+    const hit = { path, offset, timestamp: found.timestamp };
+    const parent = this.#parent;
+    if (this.#older(hit) || (parent !== undefined && parent.#older(hit))) {
+      return;
+    }
     const span = this.#query.match(found.text);
-    if (span === undefined) return undefined;
-    const { snippet, start, end } = snippetOf(found.text, span);
+    if (span === undefined) return;
+    const { snippet, start, end } = _snippet(found.text, span);
     const { entryId, timestamp } = found;
-    return {
+    const match = { start, end };
+    this.add({
+      path,
+      offset,
       entryId,
       role: found.role,
       timestamp,
       snippet,
-      match: { start, end },
-    };
+      match,
+    });
+  }
+
+  /** Whether the list is full and `hit` older than every hit it holds. */
+  #older(hit: Pick<Found, "timestamp" | "path" | "offset">): boolean {
+    return this.full && newerFirst(hit, this.hits[this.hits.length - 1]!) >= 0;
   }
 
   /**
-   * Take what {@linkcode HitList.judge} gave for a line.
+   * An empty list that takes lines as this one does: a file's own, merged
+   * once the file is read whole (a file that fails midway gives none).
    *
-   * @param path The file.
-   * @param offset The line's offset.
-   * @param judged The hit without its place, `{ skip }`, or undefined.
+   * @returns The list.
    */
-  takeJudged(path: string, offset: number, judged: Judged): void {
-    if (judged === undefined) return;
-    if ("skip" in judged) {
-      this.skipped.push({ path, offset, reason: judged.skip });
-    } else this.add({ path, offset, ...judged });
+  fork(): HitList {
+    return new HitList(this.#query, this.#limit, this.#filter, this);
+  }
+
+  /**
+   * Take the hits and skipped lines of another list.
+   *
+   * @param other The list, from {@linkcode HitList.fork}.
+   */
+  merge(other: HitList): void {
+    for (const hit of other.hits) this.add(hit);
+    for (const line of other.skipped) this.skipped.push(line);
   }
 
   /** Keep a hit if it is among the newest `limit`. */
   add(hit: Found): void {
     const hits = this.hits;
-    if (this.full && newerFirst(hit, hits[hits.length - 1]!) >= 0) return;
+    if (this.#older(hit)) return;
     let lo = 0;
     let hi = hits.length;
     while (lo < hi) {
@@ -181,7 +191,7 @@ export class HitList {
  * @param span The match.
  * @returns The snippet and the match's place in it.
  */
-export function snippetOf(
+function _snippet(
   text: string,
   span: MatchSpan,
 ): { snippet: string; start: number; end: number } {

@@ -1,9 +1,48 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { searchSessions, SessionIndex } from "../../mod.ts";
+import { denoFs, type Fs, setFs } from "../../src/_fs.ts";
+import { READ_BYTES } from "../../src/read/lines.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
-import { countingReads, noSnapshots, withFs } from "../_fs_seam.ts";
-import { READ_BYTES } from "../../src/read/_kernel.ts";
+
+/** Runs `fn` with `fs` as the filesystem seam, then restores the previous one. */
+async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
+  const restore = setFs(fs);
+  try {
+    return await fn();
+  } finally {
+    restore();
+  }
+}
+
+/**
+ * The real filesystem, counting the reads of the files whose name is
+ * `name` (all, without); from the read `failFrom` on (counting from 1),
+ * they fail.
+ */
+function countingReads(
+  count: { reads: number },
+  failFrom = Infinity,
+  name?: string,
+): Fs {
+  return {
+    ...denoFs,
+    open: async (path, options) => {
+      const file = await denoFs.open(path, options);
+      if (name !== undefined && basename(path) !== name) return file;
+      return {
+        ...file,
+        read: (p: Uint8Array, position: number) => {
+          count.reads++;
+          if (count.reads >= failFrom) {
+            return Promise.reject(new Error("the disk went away"));
+          }
+          return file.read(p, position);
+        },
+      };
+    },
+  };
+}
 
 /** Filler of `n` characters: words, escapes and CJK, as tool output has. */
 function filler(n: number, seed: number): string {
@@ -13,7 +52,7 @@ function filler(n: number, seed: number): string {
   return s.slice(0, n);
 }
 
-Deno.test("searchSessions() scanning finds needles across its reads (ahead), in long and CRLF lines, as the index does", async () => {
+Deno.test("searchSessions() scanning finds needles across its reads, in long and CRLF lines, as the index does", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -69,7 +108,7 @@ Deno.test("searchSessions() scanning finds needles across its reads (ahead), in 
     countingReads(count),
     () => searchSessions(dir.path, "tokq*", { index: false, limit: 1000 }),
   );
-  equal(count.reads > 3, true, `the file is read ahead (${count.reads})`);
+  equal(count.reads > 3, true, `the file is read in parts (${count.reads})`);
   const indexed = await searchSessions(dir.path, "tokq*", { limit: 1000 });
   equal(scan.hits.length, tokens.length);
   deepEqual(
@@ -78,8 +117,7 @@ Deno.test("searchSessions() scanning finds needles across its reads (ahead), in 
   );
   deepEqual(indexed.hits, scan.hits);
   equal(scan.hits.every((h) => h.onActivePath), true);
-  // The newest few: the texts of the lines held back are made as the reads
-  // go on, the hits chosen at the end, newest first.
+  // The newest few: the same, whatever the limit.
   const few = await searchSessions(dir.path, "tokq*", {
     index: false,
     limit: 7,
@@ -198,7 +236,7 @@ Deno.test("searchSessions() scanning settles the active path as the reader does,
   }
 });
 
-Deno.test("searchSessions() scanning builds the tree only from the first line that may match, from the lines before it read again", async (t) => {
+Deno.test("searchSessions() scanning settles the active path from every line before the first that may match", async (t) => {
   await using dir = await tempDir();
   const ts = (n: number) =>
     `2026-10-01T09:${String(Math.floor(n / 60)).padStart(2, "0")}:${
@@ -217,14 +255,14 @@ Deno.test("searchSessions() scanning builds the tree only from the first line th
       timestamp: ts(n),
       message: { role: "user", content: text },
     }) as Record<string, unknown>;
-  // Before any line that may match: 1.2 MB of lines, across the catch-up's
+  // Before any line that may match: 1.2 MB of lines, across the scan's
   // 1 MiB reads; a line whose envelope is not first (parsed), a CRLF line,
   // a line longer than a read, a blank line. Each is the target of the last
   // line's branch marker in one case: found, it puts both hits off the path.
   const targets: [string, string][] = [
     ["a line whose envelope is not first", "0000000a"],
     ["a CRLF line", "0000000b"],
-    ["a line across the catch-up's reads", "0000000c"],
+    ["a line across the scan's reads", "0000000c"],
   ];
   for (const [i, [name, target]] of targets.entries()) {
     await t.step(name, async () => {
@@ -273,12 +311,6 @@ Deno.test("searchSessions() scanning builds the tree only from the first line th
         ["20000002 off", "20000001 off"],
       );
       deepEqual((await searchSessions(root, "needlelate")).hits, scan.hits);
-      // And read through the file (no snapshot of it), as a large one is.
-      const through = await withFs(
-        noSnapshots,
-        () => searchSessions(root, "needlelate", { index: false }),
-      );
-      deepEqual(through.hits, scan.hits);
     });
   }
   await t.step(
@@ -305,12 +337,11 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
-  const word = "Longneedle" + "x".repeat(50); // 60 bytes: the kernel keeps 59
+  const word = "Longneedle" + "x".repeat(50); // 60 bytes
   const enc = new TextEncoder();
   const bodyStart = sessionBytes([]).length;
-  // Reads end where the file's offset is a multiple of 64, READ_BYTES
-  // apart (the file is large enough to be read ahead).
-  const boundary = (k: number) => bodyStart - (bodyStart % 64) + k * READ_BYTES;
+  // The file is read from its start, READ_BYTES at a time.
+  const boundary = (k: number) => k * READ_BYTES;
   const shifts = [0, 1, 2, 30, 58, 59, 60, 63];
   const lines: string[] = [];
   let offset = bodyStart;
@@ -340,21 +371,22 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
     while (target - offset > 40_000) line("filler", undefined, 30_000);
     starts.push(line(`${i} ${word}`, target - 2) + 2);
   }
-  await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
+  const bytes = sessionBytes(lines);
+  await Deno.writeFile(join(folder, "s.jsonl"), bytes);
   deepEqual(starts, shifts.map((d, i) => boundary(i + 1) - d));
   const count = { reads: 0 };
   const r = await withFs(
     countingReads(count),
     () => searchSessions(dir.path, word, { index: false }),
   );
-  equal(count.reads, shifts.length, "each read after the first, ahead");
+  equal(count.reads, Math.ceil(bytes.length / READ_BYTES), "read once");
   deepEqual(
     r.hits.map((h) => Number(h.snippet.match(/(\d) Longneedle/)?.[1])).sort(),
     shifts.map((_, i) => i),
   );
 });
 
-Deno.test("searchSessions() scanning holds matching lines back and takes them newest first, as the index finds them", async () => {
+Deno.test("searchSessions() scanning takes the newest matching lines whatever the limit, as the index finds them", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -368,8 +400,8 @@ Deno.test("searchSessions() scanning holds matching lines back and takes them ne
     }","message":{"role":"user","content":"laterword"x}}`,
   );
   for (let i = 1; i <= 45; i++) {
-    // 45 lines of 150 KB: more than the 4 MiB held back at once.
-    const big = i === 20 ? 1_200_000 : 150_000; // one taken at once
+    // 45 lines of 150 KB, one longer than a read.
+    const big = i === 20 ? 1_200_000 : 150_000;
     lines.push(JSON.stringify({
       type: "message",
       id: i.toString(16).padStart(8, "0"),
@@ -432,7 +464,7 @@ Deno.test("searchSessions() scans at the same time do not share a buffer", async
   equal((alone[0] as unknown[]).length, 3 * 13);
 });
 
-Deno.test("searchSessions() scanning reads a small file once, from memory: the hits of reading it through the file", async () => {
+Deno.test("searchSessions() scanning finds in omp's and pi's fixtures what the index finds", async () => {
   await using dir = await tempDir();
   const fixtures = new URL("../../fixtures/", import.meta.url).pathname;
   for (const set of ["s1", "s2"]) {
@@ -451,16 +483,57 @@ Deno.test("searchSessions() scanning reads a small file once, from memory: the h
     join(fixtures, "pi", "large-session-v1.jsonl"),
     join(folder, "v1.jsonl"),
   );
+  (await SessionIndex.open(dir.path)).close();
   let total = 0;
   for (const query of ["the", "file", "read*", '"a test"', "検索"]) {
-    const options = { index: false, limit: 500 } as const;
-    const fromMemory = await searchSessions(dir.path, query, options);
-    const fromFiles = await withFs(
-      noSnapshots,
-      () => searchSessions(dir.path, query, options),
-    );
-    deepEqual(fromMemory, fromFiles, query);
-    total += fromMemory.hits.length;
+    const scan = await searchSessions(dir.path, query, {
+      index: false,
+      limit: 500,
+    });
+    const indexed = await searchSessions(dir.path, query, { limit: 500 });
+    deepEqual(indexed.hits, scan.hits, query);
+    deepEqual(indexed.skipped, scan.skipped, query);
+    total += scan.hits.length;
   }
   equal(total > 100, true, `${total} hits`);
+});
+
+Deno.test("searchSessions() scanning a file whose read fails reports the file and searches the others", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  const line = (i: number, text: string) =>
+    JSON.stringify({
+      type: "message",
+      id: (i + 1).toString(16).padStart(8, "0"),
+      parentId: i === 0 ? null : i.toString(16).padStart(8, "0"),
+      timestamp: "2026-10-01T09:00:00.000Z",
+      message: { role: "user", content: text },
+    });
+  const filler = "lorem ipsum ".repeat(10_000);
+  const big = Array.from(
+    { length: 3 * READ_BYTES / filler.length + 20 },
+    (_, i) => line(i, i % 100 === 7 ? `${filler} findme` : filler),
+  );
+  await Deno.writeFile(join(folder, "big.jsonl"), sessionBytes(big));
+  await Deno.writeFile(
+    join(folder, "small.jsonl"),
+    sessionBytes([line(0, "findme here")]),
+  );
+  const count = { reads: 0 };
+  const skipped: string[] = [];
+  // Two reads (the first with a hit), then a failure.
+  const r = await withFs(
+    countingReads(count, 3, "big.jsonl"),
+    () =>
+      searchSessions(dir.path, "findme", {
+        index: false,
+        onSkip: (path, why) => skipped.push(`${basename(path)}: ${why}`),
+      }),
+  );
+  equal(count.reads, 3, "the third read failed");
+  deepEqual(skipped, [
+    "big.jsonl: cannot be searched: the disk went away",
+  ]);
+  deepEqual(r.hits.map((h) => basename(h.path)), ["small.jsonl"]);
 });

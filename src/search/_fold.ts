@@ -10,7 +10,7 @@
 /**
  * Code points whose fold is not reached by upper-casing the fold (title
  * case digraphs, final sigma, the Kelvin and Ångström signs …): `[from, to]`.
- * `tests/store/search_query_test.ts` checks this list against every code
+ * `tests/search/search_query_test.ts` checks this list against every code
  * point.
  */
 const _EXTRAS: readonly [number, number][] = [
