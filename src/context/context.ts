@@ -5,17 +5,13 @@
  * @module
  */
 
-import type { SessionEntry } from "../format/entries.ts";
-import { cleanMessages } from "./_hygiene.ts";
-import { type ResetRule, visibleEntries } from "./_visible.ts";
+import type { CompactionEntry, SessionEntry } from "../format/entries.ts";
 import { collectLabels } from "./labels.ts";
-import { type ContextMessage, toMessage } from "./messages.ts";
+import { cleanMessages, type ContextMessage, toMessage } from "./messages.ts";
 import type { PathSteps } from "./_path_steps.ts";
 import { foldSettings, type Settings } from "./settings.ts";
 import { estimateTokens } from "./tokens.ts";
-import { type PathEnd, pathTo } from "./tree.ts";
-
-export type { ResetRule } from "./_visible.ts";
+import { type ActivePath, type PathEnd, pathTo } from "./tree.ts";
 
 /** One entry of the active path: its id and type. */
 export interface PathStep {
@@ -178,4 +174,35 @@ export function buildContextOver(
       return activePath;
     },
   }) as SessionContext;
+}
+
+/** Which rule settles a compaction whose kept window reaches back past a reset. */
+export type ResetRule = "xdev" | "omp";
+
+/** The entries whose messages reach the model, in order. */
+export function visibleEntries(
+  path: ActivePath,
+  rule: ResetRule,
+): SessionEntry[] {
+  const p = path.entries;
+  let resetIdx = -1;
+  let compactionIdx = -1;
+  for (let i = 0; i < p.length; i++) {
+    const type = p[i]!.type;
+    if (type === "reset_boundary") resetIdx = i;
+    else if (type === "compaction") compactionIdx = i;
+  }
+  if (resetIdx > compactionIdx) return p.slice(resetIdx + 1);
+  if (compactionIdx < 0) return p.slice();
+  const compaction = p[compactionIdx] as CompactionEntry;
+  const out: SessionEntry[] = [compaction];
+  // The kept window: from firstKeptEntryId up to the compaction, when that id
+  // is on the path before it (and, under our rule, after the latest reset).
+  const floor = rule === "xdev" ? resetIdx : -1;
+  const keptIdx = p.findIndex((e, i) =>
+    i > floor && i < compactionIdx && e.id === compaction.firstKeptEntryId
+  );
+  if (keptIdx >= 0) out.push(...p.slice(keptIdx, compactionIdx));
+  out.push(...p.slice(compactionIdx + 1));
+  return out;
 }

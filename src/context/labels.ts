@@ -6,7 +6,7 @@
  */
 
 import type { SessionEntry } from "../format/entries.ts";
-import { LatestByKey } from "./_latest.ts";
+import { LatestByKey } from "./settings.ts";
 
 /**
  * Labels in effect, in file order: a `label` entry sets its target's label,

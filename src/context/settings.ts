@@ -9,7 +9,6 @@
 import type { Settings } from "../format/checkpoint.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import type { AssistantMessage } from "../format/messages.ts";
-import { LatestByKey } from "./_latest.ts";
 
 export type { Settings } from "../format/checkpoint.ts";
 
@@ -127,5 +126,37 @@ function _settingsKey(e: SessionEntry): string | undefined {
         : undefined;
     default:
       return undefined;
+  }
+}
+
+/**
+ * The latest entry per key, for entries offered latest first: the first one
+ * offered under a key is kept, later offers under it are not.
+ */
+export class LatestByKey {
+  readonly #kept = new Map<string, SessionEntry>();
+  readonly #keyOf: (entry: SessionEntry) => string | undefined;
+
+  /** @param keyOf The key an entry counts under; undefined: it never counts. */
+  constructor(keyOf: (entry: SessionEntry) => string | undefined) {
+    this.#keyOf = keyOf;
+  }
+
+  /** Whether an entry is already kept under `key`. */
+  has(key: string): boolean {
+    return this.#kept.has(key);
+  }
+
+  /** Offer an entry (latest first); returns whether it was kept. */
+  offer(entry: SessionEntry): boolean {
+    const key = this.#keyOf(entry);
+    if (key === undefined || this.#kept.has(key)) return false;
+    this.#kept.set(key, entry);
+    return true;
+  }
+
+  /** The kept entries in path order (earliest first), for a forward fold. */
+  inOrder(): SessionEntry[] {
+    return [...this.#kept.values()].reverse();
   }
 }
