@@ -12,8 +12,11 @@
  */
 
 import { encodeEntry, type SessionEntry } from "../format/entries.ts";
-import { encodeHead } from "../format/_head.ts";
-import { SESSION_VERSION, type SessionHeader } from "../format/header.ts";
+import {
+  encodeHead,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "../format/header.ts";
 import type { ToolCallBlock } from "../format/messages.ts";
 import { _BODY_MARK, _Entries, _uuidV7, BASE_MS } from "./_entries.ts";
 import { type _Body, _Rng, _Text, _TITLES } from "./_text.ts";

@@ -15,8 +15,11 @@ import {
   encodeEntry,
   type SessionEntry,
 } from "../format/entries.ts";
-import { encodeHead } from "../format/_head.ts";
-import { headerVersion, SESSION_VERSION } from "../format/header.ts";
+import {
+  encodeHead,
+  headerVersion,
+  SESSION_VERSION,
+} from "../format/header.ts";
 import { readSessionFile } from "../read/session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { SessionWriter, type SessionWriterOptions } from "../write/_writer.ts";

@@ -8,9 +8,9 @@
 
 import { dirname, isAbsolute, join } from "node:path";
 import { type FileInfo, fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
-import { encodeHead } from "../format/_head.ts";
 import { named, quote } from "../format/errors.ts";
 import {
+  encodeHead,
   headerVersion,
   SESSION_VERSION,
   type SessionHeader,
