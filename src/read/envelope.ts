@@ -9,6 +9,8 @@
  * @module
  */
 
+import { KNOWN_ENTRY_TYPES } from "../format/entries.ts";
+
 /** The envelope fields a walk over the tree needs. */
 export interface Envelope {
   /** The entry's type. */
@@ -183,24 +185,9 @@ function _equal(
 }
 
 /** The known types, encoded, so a line's type maps to one shared string. */
-const _KNOWN: readonly [Uint8Array, string][] = [
-  "message",
-  "model_change",
-  "thinking_level_change",
-  "service_tier_change",
-  "compaction",
-  "branch_summary",
-  "reset_boundary",
-  "custom",
-  "custom_message",
-  "label",
-  "title_change",
-  "session_init",
-  "model_usage",
-  "mode_change",
-  "ttsr_injection",
-  "credential_pin",
-].map((name) => [_encoder.encode(name), name]);
+const _KNOWN: readonly [Uint8Array, string][] = KNOWN_ENTRY_TYPES.map((
+  name,
+) => [_encoder.encode(name), name]);
 const _KNOWN_BY_LENGTH: [Uint8Array, string][][] = [];
 for (const known of _KNOWN) {
   (_KNOWN_BY_LENGTH[known[0].length] ??= []).push(known);
