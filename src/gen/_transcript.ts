@@ -29,9 +29,7 @@ const ESCAPED_NEWLINE = new TextEncoder().encode("\\n");
 const BRANCH_TAIL_MAX = 512 * 1024;
 /** Entries remembered for picking compaction and branch targets. */
 const RECENT_KEPT = 64;
-const CWD = "/home/dev/src/app";
 
-/** The options that shape the bytes, checked, with the defaults filled in (`resetsAt` sorted). */
 /** Options of {@linkcode generateTranscript} and {@linkcode generateFile}. */
 export interface GenerateOptions {
   /** Target size in bytes; the file ends at the first entry boundary at or past it. */
@@ -47,28 +45,24 @@ export interface GenerateOptions {
   resetsAt?: number[];
   /**
    * Where the last compaction falls, in bytes before the end (default
-   * 3.5 MiB, so the final window is ~4 MB whatever the size). Set it larger
-   * (e.g. 30 MB) to make a big window. Counted back from `size`: the
-   * compaction is written at the first tool-round or turn boundary at or
-   * past `size - lastCompactionBeforeEnd`. A file no larger than this gets
-   * no compaction at all.
+   * 3.5 MiB: the final window is ~4 MB whatever the size): at the first
+   * tool-round or turn boundary at or past `size - lastCompactionBeforeEnd`.
+   * A file no larger than this gets no compaction at all.
    */
   lastCompactionBeforeEnd?: number;
-  /** Called with bytes written so far (for a progress bar) after each chunk is written; the last call has the final size. */
+  /** Called with the bytes written so far after each chunk; the last call has the final size. */
   onProgress?: (written: number, total: number) => void;
   /**
-   * Branch back before the last compaction at the end (the user branched to
-   * an earlier entry): writes a branch_summary whose parentId is an entry
-   * before the last compaction (the turn that ended just before its first
-   * kept entry), then turns under it for the last min(512 KiB,
-   * lastCompactionBeforeEnd / 2) bytes. Default false.
+   * Branch back at the end (default false): a branch_summary under the turn
+   * that ended just before the last compaction's first kept entry, then
+   * turns under it for the last min(512 KiB, lastCompactionBeforeEnd / 2)
+   * bytes.
    */
   branchBackAtEnd?: boolean;
   /**
-   * Write a settings checkpoint (a `custom` entry of type `xdev.settings`)
-   * after every compaction and reset, as this library's writer does, so the
-   * windowed loader can stop there. Default true; false gives what omp
-   * writes.
+   * A settings checkpoint (`custom` entry `xdev.settings`) after every
+   * compaction and reset, as this library's writer puts them (default
+   * true); false gives what omp writes.
    */
   checkpoints?: boolean;
 }
@@ -89,6 +83,7 @@ export interface GenerateResult {
   leafId: string;
 }
 
+/** The options that shape the bytes, checked, the defaults filled in (`resetsAt` sorted). */
 export type _Shape = Required<Omit<GenerateOptions, "onProgress">>;
 
 /** An entry to write, with the body of a tool output spliced into it. */
@@ -105,36 +100,30 @@ interface _Recent {
 export class _Transcript {
   readonly #c: _Shape;
   readonly #r: _Rng;
-  readonly #text: _Text;
   readonly #e: _Entries;
   readonly #out = new _Chunks();
   #entries = 0;
   #compactions = 0;
-  #resets = 0;
   #lastCompactionOffset = -1;
   #recent: _Recent[] = [];
   /** Rounds of tool calls left in the turn; -1 between turns. */
   #roundsLeft = -1;
   #afterUser = false;
   #modelChangeDue = false;
-  #nextCompaction: number;
+  /** The `resetsAt` written so far. */
   #resetIndex = 0;
-  /** Where the last compaction goes, if the file is longer than its distance. */
-  readonly #finalAt: number | undefined;
-  #finalDone = false;
-  /** Where `branchBackAtEnd` branches, and the entry it goes back to. */
-  readonly #branchAt: number | undefined;
-  #branched = false;
+  /** Where the last compaction goes (if the file is longer than its distance), until it is written. */
+  #finalAt: number | undefined;
+  /** Where `branchBackAtEnd` branches, until it has; and the entry it goes back to. */
+  #branchAt: number | undefined;
   #branchPoint: _Recent | undefined;
 
   constructor(shape: _Shape) {
     this.#c = shape;
     this.#r = new _Rng(shape.seed);
-    this.#text = new _Text(this.#r);
-    this.#e = new _Entries(this.#r, this.#text);
+    this.#e = new _Entries(this.#r, new _Text(this.#r));
     const { size, lastCompactionBeforeEnd: last } = shape;
     this.#finalAt = size > last ? size - last : undefined;
-    this.#nextCompaction = shape.compactionEvery;
     this.#branchAt = shape.branchBackAtEnd
       ? size - Math.min(BRANCH_TAIL_MAX, last / 2)
       : undefined;
@@ -146,8 +135,9 @@ export class _Transcript {
       this.#write(entry, body);
       yield* this.#out.take();
       // With branchBackAtEnd the file does not end before the branch.
-      const branched = this.#branchAt === undefined || this.#branched;
-      if (this.#out.size >= this.#c.size && branched) break;
+      if (this.#out.size >= this.#c.size && this.#branchAt === undefined) {
+        break;
+      }
     }
     yield* this.#out.end();
   }
@@ -158,7 +148,7 @@ export class _Transcript {
       bytes: this.#out.size,
       entries: this.#entries,
       compactions: this.#compactions,
-      resets: this.#resets,
+      resets: this.#resetIndex,
       lastCompactionOffset: this.#lastCompactionOffset,
       leafId: this.#recent.at(-1)!.id,
     };
@@ -187,27 +177,22 @@ export class _Transcript {
       },
       e.user(false),
       e.assistant(false, 0),
+      {
+        ...e.envelope("title_change", 0),
+        title,
+        source: "auto",
+        trigger: "auto-title",
+      },
     ];
-    const titleChange = {
-      ...e.envelope("title_change", 0),
-      title,
-      source: "auto",
-      trigger: "auto-title",
-    };
-    entries.push(titleChange);
     const header: SessionHeader = {
       type: "session",
       version: SESSION_VERSION,
       id: _uuidV7(BASE_MS, ids),
       timestamp: new Date(BASE_MS).toISOString(),
-      cwd: CWD,
+      cwd: "/home/dev/src/app",
     };
-    const slot = {
-      title,
-      source: "auto" as const,
-      updatedAt: titleChange.timestamp,
-    };
-    this.#out.copy(encodeHead(slot, header));
+    const updatedAt = entries[4]!.timestamp;
+    this.#out.copy(encodeHead({ title, source: "auto", updatedAt }, header));
     for (const entry of entries) yield [entry];
   }
 
@@ -245,26 +230,27 @@ export class _Transcript {
     const bytes = this.#out.size;
     const { compactionEvery, resetsAt, size } = this.#c;
     const final = this.#finalAt;
-    if (final !== undefined && !this.#finalDone) {
+    if (final !== undefined) {
       if (bytes >= final) {
-        this.#finalDone = true;
+        this.#finalAt = undefined;
         yield* this.#compaction(true);
       } else if (
-        bytes >= this.#nextCompaction && bytes < final - compactionEvery / 2
+        // compactionEvery after the last one; none just before the final one
+        bytes >= Math.max(this.#lastCompactionOffset, 0) + compactionEvery &&
+        bytes < final - compactionEvery / 2
       ) {
         yield* this.#compaction(false);
       }
     }
     const branchAt = this.#branchAt;
-    if (branchAt !== undefined && !this.#branched && bytes >= branchAt) {
-      this.#branched = true;
+    if (branchAt !== undefined && bytes >= branchAt) {
+      this.#branchAt = undefined;
       yield* this.#branch();
     }
     if (this.#roundsLeft >= 0) return; // mid-turn: the rest waits
     const resetAt = resetsAt[this.#resetIndex];
     if (resetAt !== undefined && bytes >= resetAt * size) {
       this.#resetIndex++;
-      this.#resets++;
       yield [this.#e.envelope("reset_boundary", 30)];
       yield* this.#checkpoint();
     }
@@ -285,7 +271,6 @@ export class _Transcript {
     );
     this.#compactions++;
     this.#lastCompactionOffset = offset;
-    this.#nextCompaction = offset + this.#c.compactionEvery;
     this.#modelChangeDue = this.#r.chance(0.5);
     yield [entry];
     yield* this.#checkpoint();

@@ -13,10 +13,6 @@
  * U+2028). Text comes from word pools and pre-generated blocks drawn with a
  * seeded PRNG: the same options always give the same bytes.
  *
- * The bytes are made synchronously, chunk by chunk, and written here: one
- * chunk is written while the next is made, so memory stays bounded whatever
- * the size.
- *
  * @module
  */
 
@@ -31,13 +27,6 @@ export interface TranscriptSink {
   write(p: Uint8Array): Promise<number>;
 }
 
-/** Default distance between compactions. */
-const DEFAULT_COMPACTION_EVERY = 5 * 1024 * 1024;
-/** Default distance of the last compaction from the end: a ~4 MB final window. */
-const DEFAULT_LAST_COMPACTION_BEFORE_END = 3.5 * 1024 * 1024;
-/** Default places of the `reset_boundary` entries, as fractions of the file. */
-const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
-
 /**
  * Write a synthetic transcript to `sink`, in chunks of at most 1 MiB: one is
  * written while the next is made, so memory stays bounded whatever the size.
@@ -51,23 +40,6 @@ const DEFAULT_RESETS_AT: readonly number[] = [0.3, 0.7];
  * @throws {RangeError} If an option is out of range (a negative size, a
  * reset fraction outside 0–1, a non-positive `compactionEvery`).
  * @throws {Error} What the sink throws, or if it accepts no bytes.
- *
- * @example Generating into memory
- * ```ts
- * import { generateTranscript } from "./generate.ts";
- * import assert from "node:assert/strict";
- *
- * const chunks: Uint8Array[] = [];
- * const sink = {
- *   write(p: Uint8Array): Promise<number> {
- *     chunks.push(p); // each chunk has its own buffer: keeping it is safe
- *     return Promise.resolve(p.length);
- *   },
- * };
- * const result = await generateTranscript(sink, { size: 64 * 1024 });
- * assert.ok(result.bytes >= 64 * 1024);
- * assert.equal(chunks.reduce((n, c) => n + c.length, 0), result.bytes);
- * ```
  */
 export async function generateTranscript(
   sink: TranscriptSink,
@@ -98,16 +70,6 @@ export async function generateTranscript(
  * @returns Its bytes.
  * @throws {TypeError} If an option has the wrong type.
  * @throws {RangeError} If an option is out of range.
- *
- * @example A small transcript's lines
- * ```ts
- * import { generateBytes } from "./generate.ts";
- * import assert from "node:assert/strict";
- *
- * const bytes = await generateBytes({ size: 16 * 1024, seed: 1 });
- * const lines = new TextDecoder().decode(bytes).trimEnd().split("\n");
- * assert.equal(JSON.parse(lines[1]!).type, "session");
- * ```
  */
 export async function generateBytes(
   options: GenerateOptions,
@@ -126,17 +88,6 @@ export async function generateBytes(
  * @throws {TypeError} If an option has the wrong type.
  * @throws {RangeError} If an option is out of range.
  * @throws {Deno.errors.PermissionDenied} Without write permission to `path`.
- *
- * @example Writing a small transcript
- * ```ts
- * import { generateFile } from "./generate.ts";
- * import assert from "node:assert/strict";
- *
- * const path = await Deno.makeTempFile({ suffix: ".jsonl" });
- * const result = await generateFile(path, { size: 100_000, seed: 7 });
- * assert.equal((await Deno.stat(path)).size, result.bytes);
- * await Deno.remove(path);
- * ```
  */
 export async function generateFile(
   path: string,
@@ -154,16 +105,6 @@ export async function generateFile(
   return await generateTranscript(file, options);
 }
 
-/** Multipliers of {@linkcode parseSize}'s units (binary: K = 1024). */
-const _UNITS: Readonly<Record<string, number>> = {
-  "": 1,
-  b: 1,
-  k: 1024,
-  m: 1024 ** 2,
-  g: 1024 ** 3,
-  t: 1024 ** 4,
-};
-
 /**
  * Parse a size: a number with an optional binary unit, case-insensitive:
  * `K`, `KB`, `KiB` are 1024 bytes, `M…` 1024², `G…` 1024³, `T…` 1024⁴; a
@@ -175,31 +116,21 @@ const _UNITS: Readonly<Record<string, number>> = {
  * @throws {TypeError} If `text` is not a string.
  * @throws {RangeError} If `text` is not a size (empty, negative, an unknown
  * unit, fractional bytes, beyond 2⁵³).
- *
- * @example Sizes for `gen --size`
- * ```ts
- * import { parseSize } from "./generate.ts";
- * import assert from "node:assert/strict";
- *
- * assert.equal(parseSize("100M"), 100 * 1024 * 1024);
- * assert.equal(parseSize("1.5G"), 1.5 * 1024 ** 3);
- * assert.throws(() => parseSize("lots"), RangeError);
- * ```
  */
 export function parseSize(text: string): number {
   if (typeof text !== "string") {
     throw new TypeError("Cannot parse the size: it is not a string");
   }
-  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([kmgt])(?:i?b)?|(b))?\s*$/i
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(?:([kmgt])(?:i?b)?|b)?\s*$/i
     .exec(text);
   if (match === null) {
     throw new RangeError(
       `Cannot parse the size "${text}": expected a number with an optional unit K, M, G or T`,
     );
   }
-  const unit = (match[2] ?? match[3] ?? "").toLowerCase();
-  const bytes = Number(match[1]) * (_UNITS[unit] ?? 1);
-  if ((unit === "" || unit === "b") && !Number.isInteger(bytes)) {
+  const unit = (match[2] ?? "b").toLowerCase(); // a plain number is bytes
+  const bytes = Number(match[1]) * 1024 ** "bkmgt".indexOf(unit);
+  if (unit === "b" && !Number.isInteger(bytes)) {
     throw new RangeError(
       `Cannot parse the size "${text}": a byte count must be whole`,
     );
@@ -227,39 +158,29 @@ async function _writeAll(
   }
 }
 
-/** Checks `options` and fills in the defaults. */
+/** Checks `options` and fills in the defaults (see {@linkcode GenerateOptions}). */
 function _shape(options: GenerateOptions): _Shape {
   if (options === null || typeof options !== "object") {
-    throw new TypeError(
-      "Cannot generate a transcript: options is not an object",
-    );
+    throw _bad(TypeError, "options is not an object");
   }
-  const resetsAt = options.resetsAt ?? DEFAULT_RESETS_AT;
+  const resetsAt = options.resetsAt ?? [0.3, 0.7];
   if (!Array.isArray(resetsAt)) {
-    throw new TypeError(
-      "Cannot generate a transcript: resetsAt is not an array",
-    );
+    throw _bad(TypeError, "resetsAt is not an array");
   }
   for (const f of resetsAt) {
     if (_number("a resetsAt fraction", f, 0) > 1) {
-      throw new RangeError(
-        `Cannot generate a transcript: resetsAt holds ${f}, outside 0–1`,
-      );
+      throw _bad(RangeError, `resetsAt holds ${f}, outside 0–1`);
     }
   }
   const compactionEvery = _number(
     "compactionEvery",
-    options.compactionEvery ?? DEFAULT_COMPACTION_EVERY,
+    options.compactionEvery ?? 5 * 1024 * 1024,
     0,
   );
-  if (compactionEvery === 0) {
-    throw new RangeError("Cannot generate a transcript: compactionEvery is 0");
-  }
+  if (compactionEvery === 0) throw _bad(RangeError, "compactionEvery is 0");
   const { onProgress, lastCompactionBeforeEnd: last } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") {
-    throw new TypeError(
-      "Cannot generate a transcript: onProgress is not a function",
-    );
+    throw _bad(TypeError, "onProgress is not a function");
   }
   return {
     size: _number("size", options.size, 0),
@@ -268,7 +189,7 @@ function _shape(options: GenerateOptions): _Shape {
     resetsAt: [...resetsAt].sort((a, b) => a - b),
     lastCompactionBeforeEnd: _number(
       "lastCompactionBeforeEnd",
-      last ?? DEFAULT_LAST_COMPACTION_BEFORE_END,
+      last ?? 3.5 * 1024 * 1024,
       0,
     ),
     branchBackAtEnd: options.branchBackAtEnd === true,
@@ -279,14 +200,15 @@ function _shape(options: GenerateOptions): _Shape {
 /** `value` if it is a finite number ≥ `min`. */
 function _number(name: string, value: unknown, min: number): number {
   if (typeof value !== "number") {
-    throw new TypeError(
-      `Cannot generate a transcript: ${name} is not a number`,
-    );
+    throw _bad(TypeError, `${name} is not a number`);
   }
   if (!Number.isFinite(value) || value < min) {
-    throw new RangeError(
-      `Cannot generate a transcript: ${name} is ${value}, not a finite number ≥ ${min}`,
-    );
+    throw _bad(RangeError, `${name} is ${value}, not a finite number ≥ ${min}`);
   }
   return value;
+}
+
+/** An error of the options, its message in the house form. */
+function _bad(type: typeof TypeError, state: string): Error {
+  return new type(`Cannot generate a transcript: ${state}`);
 }

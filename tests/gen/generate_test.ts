@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  generateBytes,
   generateFile,
   type GenerateOptions,
   type GenerateResult,
@@ -147,6 +148,13 @@ Deno.test("generateTranscript() gives the same bytes for the same seed", async (
   // The default seed is 1.
   const d = await generate(SMALL);
   assert.deepEqual(d.bytes, a.bytes);
+});
+
+Deno.test("generateBytes() gives the bytes generateTranscript() writes", async () => {
+  const { bytes } = await generate({ size: 16 * KIB, seed: 1 });
+  assert.deepEqual(await generateBytes({ size: 16 * KIB, seed: 1 }), bytes);
+  const lines = new TextDecoder().decode(bytes).trimEnd().split("\n");
+  assert.equal(JSON.parse(lines[1]!).type, "session");
 });
 
 Deno.test("generateTranscript() writes a well-formed omp session", async (t) => {
