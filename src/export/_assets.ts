@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobStore, imageExtension } from "../store/blob_store.ts";
 import { relativeHref } from "./_escape.ts";
@@ -25,10 +25,11 @@ export type ImageOut =
 export interface AssetsOptions {
   /** Embed images as data URLs instead of writing files. */
   inline: boolean;
-  /** The folder images are written to (`<out-stem>-files`), made on first use. */
+  /**
+   * The folder images are written to (`<out-stem>-files`, beside the pages,
+   * which link to it by its name), made on first use.
+   */
   folder: string;
-  /** That folder's name, as the pages link to it. */
-  folderName: string;
   /** The blob store, when the session has a data dir. */
   blobs: BlobStore | undefined;
 }
@@ -60,11 +61,7 @@ export class Assets {
   /** Images not shown: a missing or damaged blob, an unknown type. */
   missing = 0;
 
-  /**
-   * Images for one export.
-   *
-   * @param options Inline or files, where, and the blob store.
-   */
+  /** @param options Inline or files, where, and the blob store. */
   constructor(options: AssetsOptions) {
     this.#options = options;
   }
@@ -92,14 +89,15 @@ export class Assets {
       this.inlined++;
       return { kind: "inline", src: `data:${mime};base64,${bytes.toBase64()}` };
     }
+    const { folder } = this.#options;
     const name = `${hex}.${imageExtension(mime)}`;
     if (!this.#written.has(name)) {
-      await files.makeFolder(this.#options.folder);
-      await files.writeFile(join(this.#options.folder, name), bytes);
+      await files.makeFolder(folder);
+      await files.writeFile(join(folder, name), bytes);
       this.#written.add(name);
       this.files++;
     }
-    return { kind: "file", href: relativeHref(this.#options.folderName, name) };
+    return { kind: "file", href: relativeHref(basename(folder), name) };
   }
 
   /**

@@ -1,9 +1,8 @@
 /**
  * What an export's document is made of, whatever its format: the pieces a
- * format writes ({@linkcode Format}), and the one walk through a message
+ * format writes ({@linkcode Format}) and the one walk through a message
  * that calls them ({@linkcode renderMessage}), so both formats show the
- * same things in the same order; and the job the two modes (the active
- * branch, the whole tree) are given.
+ * same things in the same order; and the job the two modes are given.
  *
  * @module
  */
@@ -23,13 +22,10 @@ export interface ExportJob {
   dataDir: string | undefined;
   /** The output's folder (a tree's scratch file goes there too). */
   folder: string;
-  /** The format written. */
   format: Format;
-  /** Where images go. */
   assets: Assets;
   /** The output, its header saying `meta`. */
   open(meta: ExportMeta): Pages;
-  /** Report progress: `done` of `total` messages, or bytes. */
   progress(done: number, total: number, unit: "messages" | "bytes"): void;
 }
 
@@ -65,8 +61,6 @@ export interface Heading {
  * unescaped: each piece escapes what it writes.
  */
 export interface Format extends PageFormat {
-  /** The format, as `ExportResult.format` names it. */
-  readonly name: "md" | "html";
   /** The heading of a turn (a turn starts at a user message), from 1. */
   turn(n: number): string;
   /** A line of our own about the session (a model change, a reset). */
@@ -80,7 +74,6 @@ export interface Format extends PageFormat {
     what: string,
     time: string | undefined,
   ): Wrapper;
-  /** A message. */
   message(h: Heading, body: string): string;
   /** A tool result: its body folded away, its images shown after. */
   toolResult(h: Heading, body: string, images: string): string;

@@ -1,25 +1,22 @@
 /**
  * The export's files: the pages it writes, the scratch file a tree export
  * keeps its renderings in, the images beside the pages. Every filesystem
- * call of the export is in this file, so moving it to another runtime's
- * calls is one edit.
+ * call of the export is in this file.
  *
  * @module
  */
 
 import { basename, dirname, extname, join } from "node:path";
 import { type FileHandle, fs } from "../_fs.ts";
+import { readFull } from "../read/_open.ts";
 import { createFile, makeFolders, writeAll } from "../write/_files.ts";
 import { relativeHref } from "./_escape.ts";
 import type { ExportFooter, ExportMeta } from "./_meta.ts";
 
-/** Where a page sits among the pages of an export. */
+/** Where a page sits among the pages: its number from 1, its neighbours' relative hrefs. */
 export interface PageNav {
-  /** The page's number, from 1. */
   page: number;
-  /** The previous page's file name (relative), if any. */
   prev?: string;
-  /** The next page's file name (relative), if any. */
   next?: string;
 }
 
@@ -79,9 +76,7 @@ export class Pages implements AsyncDisposable {
   #room: number;
 
   /**
-   * Pages named after `path`.
-   *
-   * @param path The first page.
+   * @param path The first page; the others are named after it.
    * @param format The pages' format.
    * @param meta What their header says.
    * @param limit The most bytes a page holds (unless one fragment is
@@ -300,15 +295,9 @@ export class Scratch implements AsyncDisposable {
       if (this.#window.length < size) this.#window = new Uint8Array(size);
       this.#windowAt = at;
       this.#windowBytes = size;
-      for (let got = 0; got < size;) {
-        const n = await this.#file.read(
-          this.#window.subarray(got, size),
-          at + got,
-        );
-        if (n === 0) {
-          throw new Error("Cannot export: the scratch file ended early");
-        }
-        got += n;
+      const view = this.#window.subarray(0, size);
+      if (await readFull(this.#file, view, at) < size) {
+        throw new Error("Cannot export: the scratch file ended early");
       }
     }
     const start = at - this.#windowAt;

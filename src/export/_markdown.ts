@@ -28,7 +28,6 @@ import {
 
 /** The Markdown format. */
 export const MARKDOWN: Format = {
-  name: "md",
   head: _head,
   foot: _foot,
   turn: (n) => `## Turn ${n}\n\n`,

@@ -86,21 +86,13 @@ export class MetaCollector {
   #first = Infinity;
   #last = -Infinity;
 
-  /**
-   * Note a model, `provider/model` (ignored when not a non-empty string).
-   *
-   * @param model The model.
-   */
+  /** Note a model, `provider/model` (ignored when not a non-empty string). */
   model(model: unknown): void {
     if (typeof model !== "string" || model === "") return;
     if (this.#models.size < _MAX_MODELS) this.#models.add(model);
   }
 
-  /**
-   * Note a message: its time, and its model when it is an assistant's.
-   *
-   * @param m The message.
-   */
+  /** Note a message: its time, and its model when it is an assistant's. */
   message(m: ContextMessage): void {
     const time = messageTime(m);
     if (time !== undefined) {
@@ -115,11 +107,7 @@ export class MetaCollector {
     ) this.model(`${provider}/${model}`);
   }
 
-  /**
-   * Count one piece of damage.
-   *
-   * @param issue What the loader reported.
-   */
+  /** Count one piece of damage the loader reported. */
   issue(issue: LoadIssue): void {
     this.#issues.set(issue.kind, (this.#issues.get(issue.kind) ?? 0) + 1);
   }

@@ -157,7 +157,6 @@ export async function exportSession(
   const assets = new Assets({
     inline: options.inlineImages === true,
     folder: images,
-    folderName: basename(images),
     blobs: dataDir === undefined
       ? undefined
       : new BlobStore(join(dataDir, "blobs")),

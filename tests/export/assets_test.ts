@@ -15,7 +15,6 @@ async function assets(root: string, inline = false): Promise<Assets> {
   return new Assets({
     inline,
     folder: join(root, "x-files"),
-    folderName: "x-files",
     blobs,
   });
 }
@@ -107,7 +106,6 @@ Deno.test("Assets.image() refuses a blob whose bytes do not hash to its name, or
   const none = new Assets({
     inline: false,
     folder: d.path,
-    folderName: "f",
     blobs: undefined,
   });
   deepEqual(await none.image(`blob:sha256:${PNG_HEX}`, "image/png"), {

@@ -9,7 +9,6 @@ import { PNG } from "./_sessions.ts";
 const ASSETS = new Assets({
   inline: true,
   folder: "unused",
-  folderName: "unused",
   blobs: undefined,
 });
 
