@@ -29,7 +29,10 @@ export interface ExportJob {
   progress(done: number, total: number, unit: "messages" | "bytes"): void;
 }
 
-/** What a mode did: the files written, and the counts `ExportResult` gives. */
+/**
+ * What a mode did: the files written, and the counts `ExportResult` gives,
+ * in its order (they are spread into it: `--json` prints them so).
+ */
 export interface JobResult {
   written: Written;
   messages: number;

@@ -112,16 +112,14 @@ export class MetaCollector {
     this.#issues.set(issue.kind, (this.#issues.get(issue.kind) ?? 0) + 1);
   }
 
-  /** The models, in order of first appearance. */
-  get models(): string[] {
-    return [...this.#models];
-  }
-
-  /** The earliest and latest message times (ISO-8601), when any. */
-  get span(): { first: string | undefined; last: string | undefined } {
-    if (this.#first === Infinity) return { first: undefined, last: undefined };
+  /** The models (in order of first appearance), the first and last message times. */
+  get seen(): Pick<ExportMeta, "models" | "first" | "last"> {
+    const models = [...this.#models];
+    if (this.#first === Infinity) {
+      return { models, first: undefined, last: undefined };
+    }
     const iso = (t: number) => new Date(t).toISOString();
-    return { first: iso(this.#first), last: iso(this.#last) };
+    return { models, first: iso(this.#first), last: iso(this.#last) };
   }
 
   /** The damage by kind, in order of first appearance. */

@@ -1,10 +1,10 @@
 /**
  * The tree export: every entry of the file, the active path down the page
  * and every other branch nested under its branch point. The file is read
- * once, each entry rendered as it comes into a scratch file,
- * only its envelope kept; then the tree's order is walked and the
- * renderings are copied from the scratch file into the pages: memory holds
- * the envelopes, not the content.
+ * once, each entry rendered as it comes into a scratch file and only its
+ * envelope kept; then the tree's order is walked and the renderings copied
+ * from the scratch file into the pages: memory holds the envelopes, not the
+ * content.
  *
  * @module
  */
@@ -63,8 +63,7 @@ export async function exportTree(job: ExportJob): Promise<JobResult> {
     title: typeof title === "string" && title !== "" ? title : undefined,
     sessionId: string(header?.id),
     cwd: string(header?.cwd),
-    models: meta.models,
-    ...meta.span,
+    ...meta.seen,
     messages,
     entries: nodes.length,
     scope: "the whole tree",
@@ -112,9 +111,10 @@ async function _walk(
       );
       continue;
     }
-    if (read.at[i]! >= 0) {
+    const span = read.spans[i]!;
+    if (span.length > 0) {
       await flush();
-      await pages.write(await scratch.read(read.at[i]!, read.length[i]!));
+      await pages.write(await scratch.read(span.at, span.length));
     }
     if (i === shape.leaf) {
       await flush();
@@ -130,10 +130,8 @@ interface _Read {
   header: SessionHeader | undefined;
   /** Envelopes (a branch marker keeps its target too), in file order. */
   nodes: OpaqueEntry[];
-  /** Where each entry's rendering starts in the scratch file, -1 for none. */
-  at: number[];
-  /** Its length in bytes. */
-  length: number[];
+  /** Where each entry's rendering is in the scratch file (none: length 0). */
+  spans: { at: number; length: number }[];
   messages: number;
 }
 
@@ -147,8 +145,7 @@ async function _read(
     slot: undefined,
     header: undefined,
     nodes: [],
-    at: [],
-    length: [],
+    spans: [],
     messages: 0,
   };
   await using file = await openRegular(
@@ -174,11 +171,9 @@ async function _read(
         ? _note(job, e, meta)
         : await renderMessage(m, job.format, job.assets);
       if (m !== undefined) out.messages++;
-      const { at, length } = text === ""
-        ? { at: -1, length: 0 }
-        : await scratch.append(text);
-      out.at.push(at);
-      out.length.push(length);
+      out.spans.push(
+        text === "" ? { at: 0, length: 0 } : await scratch.append(text),
+      );
       out.nodes.push(_envelope(e));
     }
   }

@@ -173,24 +173,21 @@ export async function exportSession(
     progress: (done, total, unit) =>
       options.onProgress?.({ done, total, unit }),
   };
-  const r = options.tree === true
+  const { written, ...counts } = options.tree === true
     ? await exportTree(job)
     : await _exportActive(job, options.last);
   return {
     format: name,
-    files: r.written.files,
-    bytes: r.written.bytes,
-    pages: r.written.files.length,
+    files: written.files,
+    bytes: written.bytes,
+    pages: written.files.length,
     images: {
       files: assets.files,
       inlined: assets.inlined,
       missing: assets.missing,
       folder: assets.files > 0 ? images : null,
     },
-    messages: r.messages,
-    entries: r.entries,
-    branches: r.branches,
-    issues: r.issues,
+    ...counts, // messages, entries, branches, issues: in this order
   };
 }
 
@@ -222,8 +219,7 @@ async function _exportActive(
     title: session.title,
     sessionId: session.header.id,
     cwd: session.header.cwd,
-    models: meta.models,
-    ...meta.span,
+    ...meta.seen,
     messages: messages.length,
     entries,
     scope: last === undefined
