@@ -53,9 +53,8 @@ const _SIGNATURES: readonly [string, (b: Uint8Array) => boolean][] = [
  */
 export class Assets {
   readonly #options: AssetsOptions;
+  /** The image files written. */
   readonly #written = new Set<string>();
-  /** Images written as files (each distinct file once). */
-  files = 0;
   /** Images embedded as data URLs. */
   inlined = 0;
   /** Images not shown: a missing or damaged blob, an unknown type. */
@@ -64,6 +63,11 @@ export class Assets {
   /** @param options Inline or files, where, and the blob store. */
   constructor(options: AssetsOptions) {
     this.#options = options;
+  }
+
+  /** Images written as files (each distinct file once). */
+  get files(): number {
+    return this.#written.size;
   }
 
   /**
@@ -95,7 +99,6 @@ export class Assets {
       await files.makeFolder(folder);
       await files.writeFile(join(folder, name), bytes);
       this.#written.add(name);
-      this.files++;
     }
     return { kind: "file", href: relativeHref(basename(folder), name) };
   }

@@ -95,11 +95,7 @@ export class Pages implements AsyncDisposable {
     this.#room = this.#roomOfPage();
   }
 
-  /**
-   * Write a fragment; one that would overflow the page starts the next.
-   *
-   * @param fragment Text in the pages' format.
-   */
+  /** Write a fragment; one that would overflow the page starts the next. */
   async write(fragment: string): Promise<void> {
     const before = this.#body.size;
     const length = this.#body.append(this.#nest(fragment));
@@ -117,11 +113,7 @@ export class Pages implements AsyncDisposable {
     }
   }
 
-  /**
-   * Open a block: what is written until {@linkcode Pages.close} is in it.
-   *
-   * @param wrapper The block.
-   */
+  /** Open a block: what is written until {@linkcode Pages.close} is in it. */
   async open(wrapper: Wrapper): Promise<void> {
     await this.write(wrapper.open);
     this.#stack.push(wrapper);
@@ -133,12 +125,7 @@ export class Pages implements AsyncDisposable {
     if (wrapper !== undefined) this.#body.append(this.#nest(wrapper.close));
   }
 
-  /**
-   * Close every block and write the last page, its footer saying `footer`.
-   *
-   * @param footer The damage read around.
-   * @returns What was written.
-   */
+  /** Close every block and write the last page, its footer saying `footer`. */
   async finish(footer: ExportFooter): Promise<Written> {
     while (this.#stack.length > 0) this.close();
     await this.#endPage(false, footer);
@@ -246,13 +233,7 @@ export class Scratch implements AsyncDisposable {
     this.#file = file;
   }
 
-  /**
-   * An empty scratch file.
-   *
-   * @param folder Where it is made.
-   * @param prefix Its name's start.
-   * @returns The file, open.
-   */
+  /** An empty scratch file in `folder`, its name starting with `prefix`. */
   static async create(folder: string, prefix: string): Promise<Scratch> {
     const random = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
     const path = join(folder, `${prefix}${random}.tmp`);
@@ -264,12 +245,7 @@ export class Scratch implements AsyncDisposable {
     return new Scratch(path, file);
   }
 
-  /**
-   * Append text.
-   *
-   * @param text A rendering.
-   * @returns Where it starts, and its length in bytes.
-   */
+  /** Append a rendering; where it starts, and its length in bytes. */
   async append(text: string): Promise<{ at: number; length: number }> {
     const at = this.#end;
     const length = this.#pending.append(text);
@@ -278,13 +254,7 @@ export class Scratch implements AsyncDisposable {
     return { at, length };
   }
 
-  /**
-   * Read a rendering back.
-   *
-   * @param at Where it starts.
-   * @param length Its bytes.
-   * @returns The text.
-   */
+  /** Read back the rendering at `at`, `length` bytes long. */
   async read(at: number, length: number): Promise<string> {
     await this.#flush();
     const from = at - this.#windowAt;

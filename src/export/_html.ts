@@ -1,12 +1,11 @@
 /**
- * The HTML format: self-contained pages (an inline stylesheet, no script, a
- * Content-Security-Policy that allows no script and no request but images
- * from the export's own folder), one `<article class="msg">` per message,
- * thinking, tool calls and tool results in `<details>`. A message's text
- * keeps the little of Markdown that makes a transcript readable
- * (paragraphs, fenced code, code spans, headings as bold lines); all of it
- * is escaped, so no markup from a session survives. The stylesheet is
- * inline in every page, the policy allowing it by its hash and nothing else.
+ * The HTML format: self-contained pages (an inline stylesheet, allowed by
+ * its hash; a Content-Security-Policy that allows no script and no request
+ * but images from the export's own folder), one `<article class="msg">` per
+ * message, thinking, tool calls and tool results in `<details>`. A
+ * message's text keeps the little of Markdown that makes a transcript
+ * readable (paragraphs, fenced code, code spans, headings as bold lines);
+ * all of it is escaped, so no markup from a session survives.
  *
  * @module
  */
@@ -23,7 +22,7 @@ import {
 } from "./_meta.ts";
 
 /**
- * The HTML format, its policy allowing the stylesheet by its hash.
+ * The HTML format (async: the policy names the stylesheet's digest).
  *
  * @returns The format.
  */

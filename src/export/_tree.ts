@@ -214,17 +214,12 @@ function _note(job: ExportJob, e: SessionEntry, meta: MetaCollector): string {
   }
 }
 
-/** The tree's shape: parent indices, the active path, the leaf. */
-interface _Shape {
-  parents: Int32Array;
-  onPath: Uint8Array;
-  leaf: number;
-  start: number;
-  /** Whether an entry names a parent that is not in the file. */
-  orphan(i: number): boolean;
-}
-
-function _shape(nodes: readonly OpaqueEntry[]): _Shape {
+/**
+ * The tree's shape: parent indices, the active path, the leaf and the
+ * path's first entry (-1 for none), and whether an entry names a parent
+ * that is not in the file.
+ */
+function _shape(nodes: readonly OpaqueEntry[]) {
   const byId = new Map<string, SessionEntry>();
   const index = new Map<string, number>();
   for (const [i, node] of nodes.entries()) {
@@ -244,7 +239,7 @@ function _shape(nodes: readonly OpaqueEntry[]): _Shape {
     onPath,
     leaf: leaf === null ? -1 : index.get(leaf)!,
     start: path.length > 0 ? index.get(path[0]!.id)! : -1,
-    orphan: (i) => {
+    orphan: (i: number): boolean => {
       const p = nodes[i]!.parentId;
       return typeof p === "string" && p !== "" && !byId.has(p);
     },
