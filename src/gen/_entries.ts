@@ -1,8 +1,9 @@
 /**
  * The entries of a generated transcript, one builder per kind: the envelope
- * (a fresh id, the entry before as parent, a later timestamp), then the payload of a
- * message, a model change, a compaction, a branch summary or a settings
- * checkpoint, each drawn from the shared PRNG.
+ * (a fresh id, the entry before as parent, a later timestamp), then the
+ * payload of a message, a model change, a compaction, a branch summary or a
+ * settings checkpoint, each drawn from the shared PRNG; and the file's
+ * opening (its head and first turn).
  *
  * @module
  */
@@ -16,6 +17,11 @@ import type {
   MessageEntry,
   SessionEntry,
 } from "../format/entries.ts";
+import {
+  encodeHead,
+  SESSION_VERSION,
+  type SessionHeader,
+} from "../format/header.ts";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -28,14 +34,15 @@ import {
   _FNS,
   _MISSING,
   _PROMPTS,
-  type _Rng,
+  _Rng,
   type _Text,
+  _TITLES,
   type _Tool,
   _TOOLS,
 } from "./_text.ts";
 
 /** Every timestamp counts up from here (2026-01-05T09:00:00.000Z). */
-export const BASE_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+const BASE_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
 
 /**
  * Stands for a tool output in the line `encodeEntry` gives; the body is
@@ -79,6 +86,43 @@ export class _Entries {
   constructor(rng: _Rng, text: _Text) {
     this.#r = rng;
     this.#text = text;
+  }
+
+  /**
+   * The head (the title slot and the header), then model and thinking
+   * level and a short first turn the title came from. The head holds the
+   * title's timestamp, so the entries are made first; the header's id and
+   * the title come from a PRNG of their own.
+   */
+  opening(seed: number): { head: Uint8Array; entries: SessionEntry[] } {
+    const ids = new _Rng(seed ^ 0x5eed1d);
+    const title = ids.pick(_TITLES);
+    const entries: SessionEntry[] = [
+      this.modelChange(),
+      {
+        ...this.envelope("thinking_level_change", 0),
+        thinkingLevel: "medium",
+        configured: "medium",
+      },
+      this.user(false),
+      this.assistant(false, 0),
+      {
+        ...this.envelope("title_change", 0),
+        title,
+        source: "auto",
+        trigger: "auto-title",
+      },
+    ];
+    const header: SessionHeader = {
+      type: "session",
+      version: SESSION_VERSION,
+      id: _uuidV7(BASE_MS, ids),
+      timestamp: new Date(BASE_MS).toISOString(),
+      cwd: "/home/dev/src/app",
+    };
+    const updatedAt = entries[4]!.timestamp;
+    const head = encodeHead({ title, source: "auto", updatedAt }, header);
+    return { head, entries };
   }
 
   /** The envelope of the next entry: a fresh id, its parent, the clock moved on. */
@@ -302,7 +346,7 @@ export class _Entries {
 }
 
 /** A UUIDv7-looking id: `ms` in the first 48 bits, the rest from `rng`. */
-export function _uuidV7(ms: number, rng: _Rng): string {
+function _uuidV7(ms: number, rng: _Rng): string {
   const h = ms.toString(16).padStart(12, "0") + rng.hex(20);
   const variant = (8 | (parseInt(h[16]!, 16) & 3)).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-7${h.slice(13, 16)}-${variant}${

@@ -12,14 +12,9 @@
  */
 
 import { encodeEntry, type SessionEntry } from "../format/entries.ts";
-import {
-  encodeHead,
-  SESSION_VERSION,
-  type SessionHeader,
-} from "../format/header.ts";
 import type { ToolCallBlock } from "../format/messages.ts";
-import { _BODY_MARK, _Entries, _uuidV7, BASE_MS } from "./_entries.ts";
-import { type _Body, _Rng, _Text, _TITLES } from "./_text.ts";
+import { _BODY_MARK, _Entries } from "./_entries.ts";
+import { type _Body, _Rng, _Text } from "./_text.ts";
 
 /** Bytes handed to the sink at a time. */
 const CHUNK_BYTES = 1 << 20;
@@ -155,45 +150,10 @@ export class _Transcript {
   }
 
   *#items(): Generator<_Item, never, undefined> {
-    yield* this.#opening();
-    for (;;) yield* this.#step();
-  }
-
-  /**
-   * The head, then model and thinking level and a short first turn the
-   * title came from. The head holds the title's timestamp, so the entries
-   * are made first.
-   */
-  *#opening(): Generator<_Item> {
-    const ids = new _Rng(this.#c.seed ^ 0x5eed1d);
-    const title = ids.pick(_TITLES);
-    const e = this.#e;
-    const entries: SessionEntry[] = [
-      e.modelChange(),
-      {
-        ...e.envelope("thinking_level_change", 0),
-        thinkingLevel: "medium",
-        configured: "medium",
-      },
-      e.user(false),
-      e.assistant(false, 0),
-      {
-        ...e.envelope("title_change", 0),
-        title,
-        source: "auto",
-        trigger: "auto-title",
-      },
-    ];
-    const header: SessionHeader = {
-      type: "session",
-      version: SESSION_VERSION,
-      id: _uuidV7(BASE_MS, ids),
-      timestamp: new Date(BASE_MS).toISOString(),
-      cwd: "/home/dev/src/app",
-    };
-    const updatedAt = entries[4]!.timestamp;
-    this.#out.copy(encodeHead({ title, source: "auto", updatedAt }, header));
+    const { head, entries } = this.#e.opening(this.#c.seed);
+    this.#out.copy(head);
     for (const entry of entries) yield [entry];
+    for (;;) yield* this.#step();
   }
 
   /** Events due at this point, then a user turn, a tool round or a reply. */
