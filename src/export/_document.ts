@@ -41,8 +41,6 @@ export interface JobResult {
   issues: { kind: LoadIssueKind; count: number }[];
 }
 
-export type { PageNav, Wrapper } from "./_files.ts";
-
 /** A message's heading: who speaks, about what, how it ended, when. */
 export interface Heading {
   /** The message's class: its role, or `other`. */
@@ -115,7 +113,7 @@ export async function renderMessage(
   assets: Assets,
 ): Promise<string> {
   const r = m as Record<string, unknown>;
-  const h = _heading(m, messageTime(m));
+  const h = _heading(m);
   const blocks = (content: unknown, verbatim = false) =>
     _blocks(content, f, assets, verbatim);
   switch (h.role) {
@@ -154,8 +152,9 @@ const _LABELS = new Map([
   ["branchSummary", "Summary of an abandoned branch"],
 ]);
 
-function _heading(m: ContextMessage, time: string | undefined): Heading {
+function _heading(m: ContextMessage): Heading {
   const r = m as Record<string, unknown>;
+  const time = messageTime(m);
   if (m.role === "custom") {
     const label = String(r.customType);
     return { role: m.role, label, hidden: r.display !== true, time };

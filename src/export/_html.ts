@@ -11,7 +11,8 @@
  */
 
 import type { ImageOut } from "./_assets.ts";
-import type { Format, Heading, PageNav, Wrapper } from "./_document.ts";
+import type { Format, Heading } from "./_document.ts";
+import type { PageNav, Wrapper } from "./_files.ts";
 import { codeSpans, escapeHtml, splitFences } from "./_escape.ts";
 import {
   damageText,

@@ -8,7 +8,8 @@
  * @module
  */
 
-import type { Format, Heading, Wrapper } from "./_document.ts";
+import type { Format, Heading } from "./_document.ts";
+import type { Wrapper } from "./_files.ts";
 import {
   codeSpans,
   escapeHtml,

@@ -32,9 +32,8 @@ import {
   type Format,
   type JobResult,
   renderMessage,
-  type Wrapper,
 } from "./_document.ts";
-import { type Pages, Scratch } from "./_files.ts";
+import { type Pages, Scratch, type Wrapper } from "./_files.ts";
 import { messageTime, MetaCollector } from "./_meta.ts";
 
 const _LEGEND = "The whole tree: the active path runs down the page; " +
