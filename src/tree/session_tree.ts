@@ -15,13 +15,13 @@ import { IssueLog } from "../read/decode.ts";
 import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/head.ts";
 import { HEAD_BYTES, readLines } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
-import { previewOfHead, TreeBuilder } from "./_build.ts";
 import {
   MISSING_PARENT,
   ownText,
   PREVIEW_LATER,
+  previewOfHead,
   TOOL_ONLY,
-  type TreeData,
+  TreeTable,
 } from "./_table.ts";
 import { passes, type TreeFilter } from "./_filter.ts";
 import { describe } from "./_preview.ts";
@@ -124,14 +124,14 @@ export class SessionTree {
   readonly title: string | undefined;
   /** Bytes read. */
   readonly bytesRead: number;
-  readonly #d: TreeData;
+  readonly #d: TreeTable;
 
   private constructor(
     path: string,
     header: SessionHeader,
     title: string | undefined,
     bytesRead: number,
-    data: TreeData,
+    data: TreeTable,
   ) {
     this.path = path;
     this.header = header;
@@ -161,21 +161,21 @@ export class SessionTree {
     const log = new IssueLog(options.onIssue);
     // The head's own damage is the loader's to report, not the tree's.
     const head = new HeadReader(path, new IssueLog());
-    let builder: TreeBuilder | undefined;
+    let table: TreeTable | undefined;
     let lines = 0;
     let end = 0;
     for await (const line of readLines(file, _LIMITS)) {
       lines++;
       end = line.offset + line.size;
-      if (builder !== undefined) builder.take(line);
+      if (table !== undefined) table.take(line);
       else if (head.take(line)) {
         const version = headerVersion(head.head!.header);
-        builder = new TreeBuilder(version, log, options.previews === false);
+        table = new TreeTable(version, log, options.previews === false);
       }
     }
     const { header, slot } = head.finish(lines, end);
-    const data = builder!.finish();
-    return new SessionTree(path, header, slot?.title || undefined, end, data);
+    table!.settle();
+    return new SessionTree(path, header, slot?.title || undefined, end, table!);
   }
 
   /**
@@ -382,7 +382,7 @@ export class SessionTree {
     }, filter);
   }
 
-  #check(index: number): TreeData {
+  #check(index: number): TreeTable {
     if (!Number.isInteger(index) || index < 0 || index >= this.size) {
       throw new RangeError(
         `Cannot find node ${index} of the tree of "${this.path}": it holds ${this.size}`,
