@@ -205,12 +205,27 @@ export class TreeTable {
     this.roles.push(
       d.role === undefined ? undefined : _ROLES.get(d.role) ?? d.role,
     );
-    this.previews.push(ownText(d.preview));
+    this.previews.push(_ownText(d.preview));
     this.offsets.push(offset);
     this.byId.set(id, index);
     if (d.toolOnly) this.flags[index]! |= TOOL_ONLY;
     this.#lastBranchTo = undefined;
     return index;
+  }
+
+  /**
+   * A preview left for later, from the first bytes of its line, when they
+   * still hold entry `i` (else it stays empty).
+   */
+  takePreview(i: number, head: Uint8Array): void {
+    const at = this.#at;
+    if (!readEnvelope(head, 0, head.length, at) || at.id() !== this.ids[i]) {
+      return;
+    }
+    const fields = asObject(readJsonPrefix(head, 0, head.length, _PREVIEW));
+    const d = describe(at.type(), fields);
+    this.previews[i] = _ownText(d.preview);
+    if (d.toolOnly) this.flags[i]! |= TOOL_ONLY;
   }
 
   /** Settle parents, children, the leaf, the active path and the labels. */
@@ -254,34 +269,9 @@ export class TreeTable {
 }
 
 /**
- * A message's preview from the first bytes of its line, when they still
- * hold entry `id`.
- *
- * @param head The line's first bytes.
- * @param id The entry's id.
- * @returns Its role, preview and tool-only flag, or undefined.
- */
-export function previewOfHead(
-  head: Uint8Array,
-  id: string,
-): Described | undefined {
-  const at = new EnvelopeAt();
-  if (!readEnvelope(head, 0, head.length, at) || at.id() !== id) {
-    return undefined;
-  }
-  return describe(
-    at.type(),
-    asObject(readJsonPrefix(head, 0, head.length, _PREVIEW)),
-  );
-}
-
-/**
  * A string of its own: a preview cut from a longer decoded text would
  * otherwise keep that text alive (a slice points into its source).
- *
- * @param text The text.
- * @returns The same text, in a string of its own.
  */
-export function ownText(text: string): string {
+function _ownText(text: string): string {
   return text.length < 13 ? text : (text + " ").slice(0, -1);
 }

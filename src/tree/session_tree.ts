@@ -17,9 +17,7 @@ import { HEAD_BYTES, readLines } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import {
   MISSING_PARENT,
-  ownText,
   PREVIEW_LATER,
-  previewOfHead,
   TOOL_ONLY,
   TreeTable,
 } from "./_table.ts";
@@ -245,10 +243,7 @@ export class SessionTree {
       // The line's first bytes, and its terminator when it is that short.
       const range = { start, end: start + HEAD_BYTES + 2 };
       for await (const line of readLines(file, range)) {
-        const desc = previewOfHead(line.head, d.ids[i]!);
-        if (desc === undefined) break;
-        d.previews[i] = ownText(desc.preview);
-        if (desc.toolOnly) d.flags[i]! |= TOOL_ONLY;
+        d.takePreview(i, line.head);
         break;
       }
     }
