@@ -32,17 +32,12 @@ const _CHECK_BYTES = 64 << 10;
 /** Lines without an envelope first longer than this are not parsed to find an entry's place again. */
 const _PARSE_MAX_BYTES = 1 << 20;
 
-/**
- * Where a follower starts: the end, the first entry, a line's offset, or
- * the last N complete entries (read backwards from the end).
- */
+/** Where a follower starts (`WatchSessionOptions.from`). */
 export type FollowFrom = "end" | "start" | number | { last: number };
 
-/** A cut or a replacement the follower read past. */
+/** A cut or a replacement the follower read past, and where it goes on. */
 export interface FollowResync {
-  /** `truncated`: the file shrank below what was read, or its bytes changed; `replaced`: another file took its name. */
   reason: "truncated" | "replaced";
-  /** Where following goes on: the end of the last entry read, found again. */
   offset: number;
 }
 
@@ -73,7 +68,7 @@ export class Follower {
   #body = 0;
   #migrate: ((record: Record<string, unknown>) => void) | undefined;
   #lines = new LineSplitter();
-  /** Where the line being read starts (everything before it is done), and the bytes read. */
+  /** Where the line being read starts (all before it is done); bytes read. */
   #lineStart = 0;
   #readTo = 0;
   /** The first bytes of the line being read, as read: a cut shows when they change. */

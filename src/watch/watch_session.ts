@@ -170,13 +170,7 @@ class _Wake {
   #wake: (() => void) | undefined;
   readonly #onAbort = (): void => this.#ring();
 
-  /**
-   * Start watching.
-   *
-   * @param path The file.
-   * @param pollMs The poll's period, for changes the events miss.
-   * @param signal Ends every wait when aborted.
-   */
+  /** Watch `path`, polling every `pollMs` too; `signal` ends every wait. */
   constructor(path: string, pollMs: number, signal?: AbortSignal) {
     this.#name = basename(path);
     this.#pollMs = pollMs;
