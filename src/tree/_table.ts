@@ -3,7 +3,8 @@
  * numbers an entry, never the entries. Filled a line at a time (each line's
  * envelope and preview from its first bytes, or, where those cannot be
  * trusted, from the line decoded as the loader decodes it), then settled
- * into parents, children, the leaf, the active path and the labels.
+ * into parents, children, the leaf, the active path and the labels; and
+ * which rows each filter shows.
  *
  * @module
  */
@@ -58,6 +59,34 @@ const _ROLES = new Map(
 );
 
 type _Object = Record<string, unknown>;
+
+/**
+ * Which entries a tree shows, as pi's and omp's `/tree` name its filters:
+ * `default` hides settings and metadata
+ * entries, `no-tools` hides tool results and tool-only assistant turns
+ * too, `user` shows user messages only, `labeled` labelled entries only,
+ * `all` everything. The leaf is always shown.
+ */
+export type TreeFilter = "default" | "no-tools" | "user" | "labeled" | "all";
+
+/**
+ * Entries `default` hides: the settings and metadata omp's tree hides, and
+ * the others of the kind (`service_tier_change`, `model_usage`,
+ * `title_change`).
+ */
+const _SETTINGS = new Set([
+  "label",
+  "custom",
+  "model_change",
+  "thinking_level_change",
+  "service_tier_change",
+  "mode_change",
+  "ttsr_injection",
+  "session_init",
+  "credential_pin",
+  "model_usage",
+  "title_change",
+]);
 
 /**
  * A tree's table: {@linkcode TreeTable.take} each line of the body, then
@@ -211,6 +240,19 @@ export class TreeTable {
     if (d.toolOnly) this.flags[index]! |= TOOL_ONLY;
     this.#lastBranchTo = undefined;
     return index;
+  }
+
+  /** Whether a filter shows node `i`; the leaf is always shown. */
+  shows(i: number, filter: TreeFilter): boolean {
+    const type = this.types[i]!;
+    if (i === this.leaf || filter === "all") return true;
+    if (filter === "user") {
+      return type === "message" && this.roles[i] === "user";
+    }
+    if (filter === "labeled") return this.labels.has(i);
+    if (_SETTINGS.has(type)) return false;
+    if (filter !== "no-tools" || type !== "message") return true;
+    return this.roles[i] !== "toolResult" && (this.flags[i]! & TOOL_ONLY) === 0;
   }
 
   /**

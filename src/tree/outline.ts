@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { TreeFilter } from "./_filter.ts";
+import type { TreeFilter } from "./_table.ts";
 import type { SessionTree, TreeNode } from "./session_tree.ts";
 
 export type { TreeFilter };

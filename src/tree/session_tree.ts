@@ -21,7 +21,7 @@ import {
   TOOL_ONLY,
   TreeTable,
 } from "./_table.ts";
-import { passes, type TreeFilter } from "./_filter.ts";
+import type { TreeFilter } from "./_table.ts";
 import { describe } from "./_preview.ts";
 
 /** One entry of a {@linkcode SessionTree}. */
@@ -367,14 +367,7 @@ export class SessionTree {
    * @returns True when shown.
    */
   shows(index: number, filter: TreeFilter): boolean {
-    const d = this.#check(index);
-    if (index === d.leaf) return true;
-    return passes({
-      type: d.types[index]!,
-      role: d.roles[index],
-      toolOnly: (d.flags[index]! & TOOL_ONLY) !== 0,
-      labeled: d.labels.has(index),
-    }, filter);
+    return this.#check(index).shows(index, filter);
   }
 
   #check(index: number): TreeTable {
