@@ -185,7 +185,8 @@ export class TreeTable {
       const role = asObject(asObject(value).message).role;
       if (typeof role === "string") {
         const d = { role, preview: "", toolOnly: false };
-        this.flags[this.#push(offset, type, id, parentId, d)]! |= PREVIEW_LATER;
+        const i = this.#add(offset, type, id, parentId, {}, d);
+        this.flags[i]! |= PREVIEW_LATER;
         return;
       }
     }
@@ -193,34 +194,14 @@ export class TreeTable {
     this.#add(offset, type, id, parentId, fields);
   }
 
-  /** A node, with what a branch marker or a label entry says. */
+  /** A row, with what a branch marker or a label entry says; its index. */
   #add(
     offset: number,
     type: string,
     id: string,
     parentId: string | null,
     fields: _Object,
-  ): void {
-    this.#push(offset, type, id, parentId, describe(type, fields));
-    if (type === "custom") {
-      this.#lastBranchTo = branchMarkerTarget(
-        { ...fields, type } as SessionEntry,
-      );
-    } else if (type === "label" && typeof fields.targetId === "string") {
-      const label = typeof fields.label === "string" && fields.label !== ""
-        ? fields.label
-        : undefined;
-      this.#labelOps.push([fields.targetId, label]);
-    }
-  }
-
-  /** Add a row; its index. */
-  #push(
-    offset: number,
-    type: string,
-    id: string,
-    parentId: string | null,
-    d: Described,
+    d: Described = describe(type, fields),
   ): number {
     const index = this.ids.length;
     if (index >= this.flags.length) {
@@ -238,7 +219,15 @@ export class TreeTable {
     this.offsets.push(offset);
     this.byId.set(id, index);
     if (d.toolOnly) this.flags[index]! |= TOOL_ONLY;
-    this.#lastBranchTo = undefined;
+    this.#lastBranchTo = type === "custom"
+      ? branchMarkerTarget({ ...fields, type } as SessionEntry)
+      : undefined;
+    if (type === "label" && typeof fields.targetId === "string") {
+      const label = typeof fields.label === "string" && fields.label !== ""
+        ? fields.label
+        : undefined;
+      this.#labelOps.push([fields.targetId, label]);
+    }
     return index;
   }
 
