@@ -21,7 +21,7 @@ import { sessionRecords } from "../read/records.ts";
  * or one cut by a crash; a whole entry this long that lacks only its "\n"
  * is the one case a fork loses, and it is reported.
  */
-export const FORK_TAIL_MAX_BYTES = 64 * 1024 * 1024;
+const _TAIL_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * The copy buffer, and the longest line held in memory: a longer one is
@@ -109,7 +109,7 @@ async function _copyLast(
   out: _Batch,
 ): Promise<void> {
   if (
-    line.bytes === undefined && !line.nul && line.length <= FORK_TAIL_MAX_BYTES
+    line.bytes === undefined && !line.nul && line.length <= _TAIL_MAX_BYTES
   ) {
     const bytes = new Uint8Array(line.length);
     const n = await readFull(from.file, bytes, line.offset);

@@ -1,9 +1,8 @@
 /**
- * The session files of a data dir and what their first bytes say: where
- * they are (`<dataDir>/sessions/<slug>/*.jsonl`, and subagents' in
- * artifacts folders), each one's head from its first 4 KiB, and a bounded
- * number of such reads in flight at once. The list reads the files through
- * these; the index, search and usage find them here.
+ * The session files of a data dir (`<dataDir>/sessions/<slug>/*.jsonl`,
+ * and subagents' in artifacts folders), each one's head from its first
+ * 4 KiB, and a bounded number of such reads in flight at once: the list,
+ * the index, search and usage find the files here.
  *
  * @module
  */
@@ -153,8 +152,6 @@ export async function readSessionHead(
  * A file's metadata (of the open file) and first bytes. A path not known
  * to be a regular file is stat'ed first: opening a FIFO would wait for a
  * writer.
- *
- * @throws {Error} When it is not a regular file, or cannot be read.
  */
 async function _firstBytes(
   path: string,
@@ -170,9 +167,8 @@ async function _firstBytes(
 }
 
 /**
- * `fn` over `items`, at most `limit` at a time, results in order: how many
- * small files are read at once, so that their reads overlap without
- * opening them all.
+ * `fn` over `items`, at most `limit` at a time, results in order: small
+ * files' reads overlap without all of them open at once.
  *
  * @param items The items.
  * @param limit How many at once.

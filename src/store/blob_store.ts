@@ -155,8 +155,7 @@ export class BlobStore {
         `Cannot store blob: extension ${quote(ext)} is not [a-z0-9]{1,8}`,
       );
     }
-    const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-    const hex = new Uint8Array(digest).toHex();
+    const hex = await _sha256(bytes);
     await this.#ensureDir();
     if (!await _isThere(join(this.#dir, hex), "file")) {
       await this.#writeAtomically(hex, bytes);
@@ -239,9 +238,8 @@ export class BlobStore {
    */
   async verify(ref: string): Promise<boolean> {
     const bytes = await this.#read(ref, Infinity);
-    if (bytes === undefined) return false;
-    const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-    return `${BLOB_REF_PREFIX}${new Uint8Array(digest).toHex()}` === ref;
+    return bytes !== undefined &&
+      `${BLOB_REF_PREFIX}${await _sha256(bytes)}` === ref;
   }
 
   /**
@@ -272,19 +270,14 @@ export class BlobStore {
 
   /** The blob's bytes, its size checked against `max` before it is read. */
   async #read(ref: string, max: number): Promise<Uint8Array | undefined> {
+    if (!await this.has(ref)) return undefined;
     const path = this.path(ref);
-    if (
-      !await _isThere(this.#dir, "directory") || !await _isThere(path, "file")
-    ) return undefined;
     const action = `Cannot read blob ${parseBlobRef(ref)}`;
-    let file: Awaited<ReturnType<typeof openRegular>>;
-    try {
-      file = await openRegular(path, action);
-    } catch (err) {
+    await using file = await openRegular(path, action).catch((err) => {
       if (isNotFound(err)) return undefined; // just removed
       throw err;
-    }
-    await using _ = file;
+    });
+    if (file === undefined) return undefined;
     const size = (await file.stat()).size;
     if (size > max) {
       throw new RangeError(
@@ -335,6 +328,12 @@ export class BlobStore {
     }
     await this.#writeAtomically(twin, bytes);
   }
+}
+
+/** The SHA-256 digest of `bytes`, in lowercase hex: a blob's name. */
+async function _sha256(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+  return new Uint8Array(digest).toHex();
 }
 
 /**

@@ -136,15 +136,8 @@ async function _readConfigDataDir(path: string): Promise<string | undefined> {
   return dataDir;
 }
 
-/** Ancestors searched for a `blobs/` folder by {@linkcode findDataDir}. */
+/** Folders searched by {@linkcode findDataDir}: for `blobs/`, for `sessions`. */
 const _DATA_DIR_SEARCH_DEPTH = 8;
-
-/**
- * Folders above a session file searched for one named `sessions`: the file's
- * own folder and the three above it, which covers the layout
- * `<dataDir>/sessions/<cwd slug>/<file>.jsonl` and subagents one or two
- * levels deeper (`<slug>/<session>/<agent>.jsonl`, and their own children).
- */
 const _SESSIONS_SEARCH_DEPTH = 4;
 
 /**
@@ -207,11 +200,6 @@ export async function findDataDir(
   return await _nearestWithBlobs(path);
 }
 
-/** Errors that mean "no usable blobs/ here": absent, not a folder, off limits. */
-function _isNotThere(err: unknown): boolean {
-  return isNotFound(err) || errorCode(err) === "ENOTDIR" || isDenied(err);
-}
-
 /** Whether `path` lies strictly inside `folder`. */
 function _isInside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
@@ -226,9 +214,10 @@ async function _nearestWithBlobs(file: string): Promise<string | undefined> {
       const info = await fs().stat(join(dir, "blobs"));
       if (info.kind === "directory") return dir;
     } catch (err) {
-      // A folder this process may not look into holds no blobs/ it could
-      // use (a system folder, a permission the sandbox withholds): go on up.
-      if (!_isNotThere(err)) throw err;
+      // Absent, not a folder, or off limits (a system folder, a permission
+      // the sandbox withholds): no blobs/ this process could use; go on up.
+      const gone = isNotFound(err) || errorCode(err) === "ENOTDIR";
+      if (!gone && !isDenied(err)) throw err;
     }
     const up = dirname(dir);
     if (up === dir) break;

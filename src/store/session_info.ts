@@ -35,9 +35,7 @@ export interface SessionInfo {
 }
 
 /**
- * What the list says of a file from its head and metadata. The title is
- * the slot's when there is a slot (an empty slot title means no title: the
- * header's is then ignored), else the header's.
+ * What the list says of a file from its head and metadata.
  *
  * @param path The file.
  * @param info Its size and modification time.

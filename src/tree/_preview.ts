@@ -62,52 +62,30 @@ type _Object = Record<string, unknown>;
  * @returns Its role, preview and whether it is a tool-only turn.
  */
 export function describe(type: string, entry: _Object): Described {
-  if (type === "message") return _message(_object(entry.message));
+  if (type === "message") return _message(asObject(entry.message));
   return { role: undefined, preview: _other(type, entry), toolOnly: false };
 }
 
 function _message(m: _Object): Described {
   const role = typeof m.role === "string" ? m.role : undefined;
-  const blocks = _blocks(m.content);
-  const text = blocks.text;
-  switch (role) {
-    case "assistant": {
-      if (text !== "") {
-        return { role, preview: text, toolOnly: false };
-      }
-      const calls = blocks.calls.length > 0
-        ? `→ ${blocks.calls.join(", ")}`
-        : "";
-      // Tool-only only when the whole content was read and held no text.
-      const toolOnly = calls !== "" && !isCut(m.content) && !blocks.cut;
-      const preview = calls ||
-        (blocks.thinking ? "(thinking)" : _stop(m.stopReason));
-      return { role, preview, toolOnly };
-    }
-    case "toolResult": {
-      const tool = typeof m.toolName === "string" ? m.toolName : "tool";
-      const error = m.isError === true ? " (error)" : "";
-      return {
-        role,
-        preview: _cut(`${tool}${error}: ${text}`),
-        toolOnly: false,
-      };
-    }
-    case "bashExecution":
-      return { role, preview: _text(m.command), toolOnly: false };
-    case "custom":
-      return {
-        role,
-        preview: _cut(`${_text(m.customType)}: ${text}`),
-        toolOnly: false,
-      };
-    default:
-      return { role, preview: text, toolOnly: false };
+  const { text, calls, thinking, cut } = _blocks(m.content);
+  if (role === "assistant" && text === "") {
+    const names = calls.length > 0 ? `→ ${calls.join(", ")}` : "";
+    // Tool-only only when the whole content was read and held no text.
+    const toolOnly = names !== "" && !isCut(m.content) && !cut;
+    const stop = m.stopReason === "aborted" || m.stopReason === "error"
+      ? `(${m.stopReason})`
+      : "";
+    const preview = names || (thinking ? "(thinking)" : stop);
+    return { role, preview, toolOnly };
   }
-}
-
-function _stop(reason: unknown): string {
-  return reason === "aborted" || reason === "error" ? `(${reason})` : "";
+  let preview = text;
+  if (role === "toolResult") {
+    const tool = typeof m.toolName === "string" ? m.toolName : "tool";
+    preview = _cut(`${tool}${m.isError === true ? " (error)" : ""}: ${text}`);
+  } else if (role === "bashExecution") preview = _text(m.command);
+  else if (role === "custom") preview = _cut(`${_text(m.customType)}: ${text}`);
+  return { role, preview, toolOnly: false };
 }
 
 /** The text blocks' text (up to the preview's length), tool calls' names. */
@@ -121,18 +99,16 @@ function _blocks(
   let text = "";
   let thinking = false;
   let cut = false;
-  if (Array.isArray(content)) {
-    for (const block of content) {
-      const b = _object(block);
-      if (b.type === "text" && typeof b.text === "string") {
-        const t = _text(b.text);
-        if (t !== "") text = text === "" ? t : `${text} ${t}`;
-        if (isCut(b)) cut = true;
-      } else if (b.type === "toolCall") {
-        calls.push(typeof b.name === "string" ? b.name : "?");
-      } else if (b.type === "thinking") thinking = true;
-      if (text.length >= PREVIEW_CHARS) break;
-    }
+  for (const block of Array.isArray(content) ? content : []) {
+    const b = asObject(block);
+    if (b.type === "text" && typeof b.text === "string") {
+      const t = _text(b.text);
+      if (t !== "") text = text === "" ? t : `${text} ${t}`;
+      if (isCut(b)) cut = true;
+    } else if (b.type === "toolCall") {
+      calls.push(typeof b.name === "string" ? b.name : "?");
+    } else if (b.type === "thinking") thinking = true;
+    if (text.length >= PREVIEW_CHARS) break;
   }
   return { text: _cut(text), calls, thinking, cut };
 }
@@ -186,7 +162,13 @@ function _other(type: string, e: _Object): string {
   }
 }
 
-function _object(value: unknown): _Object {
+/**
+ * A JSON object's fields, or none for anything else.
+ *
+ * @param value A parsed (or prefix-read) JSON value.
+ * @returns The object, or `{}`.
+ */
+export function asObject(value: unknown): _Object {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? value as _Object
     : {};
@@ -199,9 +181,7 @@ function _text(value: unknown): string {
       ? String(value)
       : "";
   }
-  const s = value.length > _SOURCE_CHARS
-    ? value.slice(0, _SOURCE_CHARS)
-    : value;
+  const s = value.slice(0, _SOURCE_CHARS);
   return _cut(_SPACES.test(s) ? s.replace(/\s+/g, " ").trim() : s.trim());
 }
 

@@ -12,7 +12,7 @@ import { readHead } from "../read/head.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { listSessions, type SessionInfo } from "../store/list.ts";
 import { parseSessionFileName } from "../store/places.ts";
-import { headerTitleSource, headerVersion } from "../format/header.ts";
+import { sessionInfo } from "../store/session_info.ts";
 
 /** What {@linkcode sessionLineage} finds. */
 export interface SessionLineage {
@@ -81,7 +81,7 @@ export async function sessionLineage(
   options: SessionLineageOptions = {},
 ): Promise<SessionLineage> {
   const self = await _read(path, `Cannot read the lineage of "${path}"`);
-  const dataDir = options.dataDir ?? await _dataDirOf(path);
+  const dataDir = options.dataDir ?? await findDataDir(path);
   const known = dataDir === undefined
     ? []
     : await listSessions(dataDir, { includeSubagents: true });
@@ -102,21 +102,21 @@ export async function sessionLineage(
   lineage.forks = known
     .filter((s) =>
       s.id !== self.id && s.parentSession !== undefined &&
-      _names(s.parentSession, s.path, self)
+      _names(s.parentSession, s.path)(self)
     )
     .sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
   return lineage;
 }
 
-/** Whether a `parentSession` written in `from` names `session`. */
-function _names(
-  parent: string,
-  from: string,
-  session: SessionInfo,
-): boolean {
-  if (parent === session.id) return true;
-  if (resolve(dirname(from), parent) === resolve(session.path)) return true;
-  return parseSessionFileName(basename(parent))?.id === session.id;
+/**
+ * Whether a session is the one a `parentSession` written in `from` names:
+ * by id, by path (resolved from `from`'s folder), or by the id in its file
+ * name (the file moved).
+ */
+function _names(parent: string, from: string): (s: SessionInfo) => boolean {
+  const path = resolve(dirname(from), parent);
+  const byName = parseSessionFileName(basename(parent))?.id;
+  return (s) => s.id === parent || resolve(s.path) === path || s.id === byName;
 }
 
 /** The session a `parentSession` written in `from` names, if found. */
@@ -125,13 +125,10 @@ async function _find(
   from: string,
   known: SessionInfo[],
 ): Promise<SessionInfo | undefined> {
-  const byName = parseSessionFileName(basename(parent))?.id;
-  const path = resolve(dirname(from), parent);
-  const hit = known.find((s) =>
-    s.id === parent || resolve(s.path) === path || s.id === byName
-  );
+  const hit = known.find(_names(parent, from));
   if (hit !== undefined) return hit;
   if (!parent.endsWith(".jsonl")) return undefined;
+  const path = resolve(dirname(from), parent);
   try {
     return await _read(path, `Cannot read "${path}"`);
   } catch {
@@ -143,30 +140,5 @@ async function _find(
 async function _read(path: string, action: string): Promise<SessionInfo> {
   await using file = await openRegular(path, action);
   const info = await file.stat();
-  const { header, slot } = await readHead(file, path);
-  const title = slot === undefined ? header.title : slot.title;
-  const source = slot === undefined ? headerTitleSource(header) : slot.source;
-  const parent = header.parentSession;
-  return {
-    path,
-    id: header.id,
-    cwd: typeof header.cwd === "string" ? header.cwd : "",
-    timestamp: typeof header.timestamp === "string" ? header.timestamp : "",
-    size: info.size,
-    mtime: new Date(info.mtimeMs),
-    version: headerVersion(header),
-    ...(typeof title === "string" && title !== "" ? { title } : {}),
-    ...(source === undefined ? {} : { titleSource: source }),
-    ...(typeof parent === "string" && parent !== ""
-      ? { parentSession: parent }
-      : {}),
-  };
-}
-
-/** The data dir holding a session file, by its blobs or its place. */
-async function _dataDirOf(path: string): Promise<string | undefined> {
-  const found = await findDataDir(path);
-  if (found !== undefined) return found;
-  const slugs = dirname(dirname(resolve(path)));
-  return basename(slugs) === "sessions" ? dirname(slugs) : undefined;
+  return sessionInfo(path, info, await readHead(file, path));
 }

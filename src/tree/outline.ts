@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { TreeFilter } from "./_filter.ts";
+import type { TreeFilter } from "./_table.ts";
 import type { SessionTree, TreeNode } from "./session_tree.ts";
 
 export type { TreeFilter };
@@ -111,7 +111,7 @@ export function outlineTree(
         kind: "branches",
         prefix: task.gutter,
         branches: kids.length,
-        entries: kids.reduce((n, k) => n + shown.sizeOf(k), 0),
+        entries: kids.reduce((n, k) => n + _sizeOf(shown, k), 0),
       });
       continue;
     }
@@ -202,8 +202,6 @@ function _emitRun(
 interface _ShownTree {
   roots: number[];
   children(node: number): number[];
-  /** Shown entries in the subtree of `node`, itself included. */
-  sizeOf(node: number): number;
 }
 
 function _shownTree(tree: SessionTree, filter: TreeFilter): _ShownTree {
@@ -248,36 +246,22 @@ function _shownTree(tree: SessionTree, filter: TreeFilter): _ShownTree {
       else list.push(i);
     }
   }
-  let sizes: Int32Array | undefined;
-  const children = (node: number): number[] => kids.get(node) ?? [];
-  return {
-    roots,
-    children,
-    sizeOf(node) {
-      sizes ??= _sizes(n, roots, children);
-      return sizes[node]!;
-    },
-  };
+  return { roots, children: (node) => kids.get(node) ?? [] };
 }
 
-/** Subtree sizes, children before parents (no recursion). */
-function _sizes(
-  n: number,
-  roots: number[],
-  children: (node: number) => number[],
-): Int32Array {
-  const sizes = new Int32Array(n);
-  const order: number[] = [];
-  const stack = [...roots];
+/**
+ * Shown entries in the subtree of `node`, itself included (no recursion).
+ * Only the branches left undrawn are counted, and those subtrees never
+ * overlap: the whole outline counts each entry once at most.
+ */
+function _sizeOf(shown: _ShownTree, node: number): number {
+  let size = 0;
+  const stack = [node];
   for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
-    order.push(at);
-    stack.push(...children(at));
+    size++;
+    stack.push(...shown.children(at));
   }
-  for (let i = order.length - 1; i >= 0; i--) {
-    const at = order[i]!;
-    sizes[at] = 1 + children(at).reduce((s, k) => s + sizes[k]!, 0);
-  }
-  return sizes;
+  return size;
 }
 
 function _count(value: number, name: string): number {

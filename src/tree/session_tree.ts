@@ -15,15 +15,13 @@ import { IssueLog } from "../read/decode.ts";
 import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/head.ts";
 import { HEAD_BYTES, readLines } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
-import { previewOfHead, TreeBuilder } from "./_build.ts";
 import {
   MISSING_PARENT,
-  ownText,
   PREVIEW_LATER,
   TOOL_ONLY,
-  type TreeData,
+  TreeTable,
 } from "./_table.ts";
-import { passes, type TreeFilter } from "./_filter.ts";
+import type { TreeFilter } from "./_table.ts";
 import { describe } from "./_preview.ts";
 
 /** One entry of a {@linkcode SessionTree}. */
@@ -124,14 +122,14 @@ export class SessionTree {
   readonly title: string | undefined;
   /** Bytes read. */
   readonly bytesRead: number;
-  readonly #d: TreeData;
+  readonly #d: TreeTable;
 
   private constructor(
     path: string,
     header: SessionHeader,
     title: string | undefined,
     bytesRead: number,
-    data: TreeData,
+    data: TreeTable,
   ) {
     this.path = path;
     this.header = header;
@@ -161,21 +159,21 @@ export class SessionTree {
     const log = new IssueLog(options.onIssue);
     // The head's own damage is the loader's to report, not the tree's.
     const head = new HeadReader(path, new IssueLog());
-    let builder: TreeBuilder | undefined;
+    let table: TreeTable | undefined;
     let lines = 0;
     let end = 0;
     for await (const line of readLines(file, _LIMITS)) {
       lines++;
       end = line.offset + line.size;
-      if (builder !== undefined) builder.take(line);
+      if (table !== undefined) table.take(line);
       else if (head.take(line)) {
         const version = headerVersion(head.head!.header);
-        builder = new TreeBuilder(version, log, options.previews === false);
+        table = new TreeTable(version, log, options.previews === false);
       }
     }
     const { header, slot } = head.finish(lines, end);
-    const data = builder!.finish();
-    return new SessionTree(path, header, slot?.title || undefined, end, data);
+    table!.settle();
+    return new SessionTree(path, header, slot?.title || undefined, end, table!);
   }
 
   /**
@@ -245,10 +243,7 @@ export class SessionTree {
       // The line's first bytes, and its terminator when it is that short.
       const range = { start, end: start + HEAD_BYTES + 2 };
       for await (const line of readLines(file, range)) {
-        const desc = previewOfHead(line.head, d.ids[i]!);
-        if (desc === undefined) break;
-        d.previews[i] = ownText(desc.preview);
-        if (desc.toolOnly) d.flags[i]! |= TOOL_ONLY;
+        d.takePreview(i, line.head);
         break;
       }
     }
@@ -372,17 +367,10 @@ export class SessionTree {
    * @returns True when shown.
    */
   shows(index: number, filter: TreeFilter): boolean {
-    const d = this.#check(index);
-    if (index === d.leaf) return true;
-    return passes({
-      type: d.types[index]!,
-      role: d.roles[index],
-      toolOnly: (d.flags[index]! & TOOL_ONLY) !== 0,
-      labeled: d.labels.has(index),
-    }, filter);
+    return this.#check(index).shows(index, filter);
   }
 
-  #check(index: number): TreeData {
+  #check(index: number): TreeTable {
     if (!Number.isInteger(index) || index < 0 || index >= this.size) {
       throw new RangeError(
         `Cannot find node ${index} of the tree of "${this.path}": it holds ${this.size}`,

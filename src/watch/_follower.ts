@@ -32,17 +32,12 @@ const _CHECK_BYTES = 64 << 10;
 /** Lines without an envelope first longer than this are not parsed to find an entry's place again. */
 const _PARSE_MAX_BYTES = 1 << 20;
 
-/**
- * Where a follower starts: the end, the first entry, a line's offset, or
- * the last N complete entries (read backwards from the end).
- */
+/** Where a follower starts (`WatchSessionOptions.from`). */
 export type FollowFrom = "end" | "start" | number | { last: number };
 
-/** A cut or a replacement the follower read past. */
+/** A cut or a replacement the follower read past, and where it goes on. */
 export interface FollowResync {
-  /** `truncated`: the file shrank below what was read, or its bytes changed; `replaced`: another file took its name. */
   reason: "truncated" | "replaced";
-  /** Where following goes on: the end of the last entry read, found again. */
   offset: number;
 }
 
@@ -62,8 +57,6 @@ export interface Look {
   more: boolean;
 }
 
-type _Migrate = ((record: Record<string, unknown>) => void) | undefined;
-
 /** A follower of one file; {@linkcode close} releases its handle. */
 export class Follower {
   readonly #path: string;
@@ -73,9 +66,9 @@ export class Follower {
   #ino = 0;
   #dev = 0;
   #body = 0;
-  #migrate: _Migrate;
+  #migrate: ((record: Record<string, unknown>) => void) | undefined;
   #lines = new LineSplitter();
-  /** Where the line being read starts (everything before it is done), and the bytes read. */
+  /** Where the line being read starts (all before it is done); bytes read. */
   #lineStart = 0;
   #readTo = 0;
   /** The first bytes of the line being read, as read: a cut shows when they change. */
@@ -125,8 +118,7 @@ export class Follower {
     if (info.ino !== this.#ino || info.dev !== this.#dev) {
       return await this.#resync("replaced");
     }
-    // The title slot's rewrite changes bytes 0-255 only: no size change,
-    // nothing to read.
+    // A rename rewrites the title slot in place: no size change, nothing to read.
     if (info.size < this.#readTo) return await this.#resync("truncated");
     if (info.size === this.#readTo) return { entries: [], more: false };
     if (!(await this.#unchanged())) return await this.#resync("truncated");
@@ -139,10 +131,9 @@ export class Follower {
   }
 
   /**
-   * Whether the bytes this follower stands on are still there: the "\n"
-   * before the line being read, and the start of that line as read. A cut
-   * followed by new bytes (a rolled-back append, then another) does not
-   * show in the size; it shows here.
+   * Whether the "\n" before the line being read, and that line's start as
+   * read, are still there: a cut followed by new bytes (a rolled-back
+   * append, then another) does not show in the size; it shows here.
    */
   async #unchanged(): Promise<boolean> {
     if (this.#lineStart <= this.#body) return true;
@@ -186,7 +177,16 @@ export class Follower {
     try {
       const info = await file.stat();
       const head = await readHead(file, this.#path);
-      this.#migrate = _migrator(headerVersion(head.header), action);
+      const version = headerVersion(head.header);
+      // A version 1 file's ids are minted in file order from its first
+      // entry: a line read alone cannot be given one.
+      if (version < 2) {
+        throw new Error(
+          `${action}: a version ${version} file has no entry ids (fork it to read it entry by entry)`,
+        );
+      }
+      const migrate = recordMigrator(version);
+      this.#migrate = migrate && ((value) => migrate({ index: 0, value }));
       this.#file = file;
       this.#ino = info.ino;
       this.#dev = info.dev;
@@ -202,7 +202,7 @@ export class Follower {
     const action = this.#options.action;
     const body = this.#body;
     if (from === "start") return body;
-    if (from === "end") return await _lastLineEnd(this.#file, size, body);
+    if (from === "end") return await this.#lastLineEnd(size);
     if (typeof from === "object") {
       if (!Number.isSafeInteger(from.last) || from.last < 0) {
         throw new RangeError(
@@ -237,7 +237,7 @@ export class Follower {
     size: number,
     count: number,
   ): Promise<{ entries: SessionEntry[]; end: number }> {
-    const lines = _backward(this.#file, size, this.#body);
+    const lines = this.#backward(size);
     let line = await lines.prev();
     if (line === undefined) return { entries: [], end: this.#body };
     const end = _end(line);
@@ -277,7 +277,7 @@ export class Follower {
     await old.close();
     let offset: number;
     if (this.#anchor !== undefined) {
-      offset = await _lineEndOf(this.#file, size, this.#body, this.#anchor);
+      offset = await this.#lineEndOf(size, this.#anchor);
       if (offset < 0) {
         throw new Error(
           `${this.#options.action}: the file was ${
@@ -288,81 +288,53 @@ export class Follower {
     } else {
       offset = this.#options.from === "start"
         ? this.#body
-        : await _lastLineEnd(this.#file, size, this.#body);
+        : await this.#lastLineEnd(size);
     }
     this.#restart(offset);
     this.#options.onResync?.({ reason, offset });
     return { entries: [], more: true };
   }
-}
 
-/**
- * The migration of a file's version, for reading lines one at a time.
- *
- * @throws {Error} For a version 1 file: its ids are minted in file order
- * from its first entry, so a line alone cannot be given one.
- */
-function _migrator(version: number, action: string): _Migrate {
-  if (version < 2) {
-    throw new Error(
-      `${action}: a version ${version} file has no entry ids (fork it to read it entry by entry)`,
-    );
+  #backward(
+    size: number,
+    maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  ): BackwardLines {
+    const floor = this.#body;
+    return new BackwardLines(this.#file, { size, floor, maxLineBytes });
   }
-  const migrate = recordMigrator(version);
-  return migrate && ((value) => migrate({ index: 0, value }));
-}
 
-function _backward(
-  file: FileHandle,
-  size: number,
-  floor: number,
-  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
-): BackwardLines {
-  return new BackwardLines(file, { size, floor, maxLineBytes });
+  /**
+   * The end of the last line that ends in "\n": where a follower starting
+   * at the end begins, so a line being written now is read once complete.
+   */
+  async #lastLineEnd(size: number): Promise<number> {
+    const line = await this.#backward(size).prev();
+    return line === undefined ? this.#body : _end(line);
+  }
+
+  /**
+   * The end of the last complete line holding entry `id`, or -1. Lines
+   * with the envelope first are matched by their first bytes; the others
+   * (omp's `custom` lines) are parsed when small.
+   */
+  async #lineEndOf(size: number, id: string): Promise<number> {
+    const lines = this.#backward(size, _PARSE_MAX_BYTES);
+    const at = new EnvelopeAt();
+    const quiet = new IssueLog();
+    for (let line = await lines.prev(); line; line = await lines.prev()) {
+      if (!line.terminated) continue;
+      const end = line.offset + line.size;
+      if (readEnvelope(line.head, 0, line.head.length, at)) {
+        if (at.id() === id) return end;
+        continue;
+      }
+      if (decodeEntry(await lines.complete(line), quiet)?.id === id) return end;
+    }
+    return -1;
+  }
 }
 
 /** The end of a line, or its start when it has no "\n" yet (it is being written). */
 function _end(line: Line): number {
   return line.terminated ? line.offset + line.size : line.offset;
-}
-
-/**
- * The end of the last line that ends in "\n", at or after `floor` (the
- * body's start): where a follower starting at the end begins, so a line
- * being written now is read once it is complete.
- */
-async function _lastLineEnd(
-  file: FileHandle,
-  size: number,
-  floor: number,
-): Promise<number> {
-  const line = await _backward(file, size, floor).prev();
-  return line === undefined ? floor : _end(line);
-}
-
-/**
- * The end of the last complete line holding entry `id`, or -1: where a
- * follower that last read that entry goes on after the file was cut or
- * replaced. Lines with the envelope first are matched by their first
- * bytes; the others (omp's `custom` lines) are parsed when small.
- */
-async function _lineEndOf(
-  file: FileHandle,
-  size: number,
-  floor: number,
-  id: string,
-): Promise<number> {
-  const lines = _backward(file, size, floor, _PARSE_MAX_BYTES);
-  const at = new EnvelopeAt();
-  const quiet = new IssueLog();
-  for (let line = await lines.prev(); line; line = await lines.prev()) {
-    if (!line.terminated) continue;
-    const end = line.offset + line.size;
-    if (readEnvelope(line.head, 0, line.head.length, at)) {
-      if (at.id() === id) return end;
-      continue;
-    }
-    if (decodeEntry(await lines.complete(line), quiet)?.id === id) return end;
-  }
-  return -1;
 }

@@ -5,10 +5,11 @@
  * @module
  */
 
+import { basename, dirname } from "node:path";
+import { fs, type FsEvents } from "../_fs.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssue } from "../format/issues.ts";
-import { Follower, type FollowFrom } from "./_follower.ts";
-import { Wake } from "./_wake.ts";
+import { Follower } from "./_follower.ts";
 
 /** Options for {@linkcode watchSession}. */
 export interface WatchSessionOptions {
@@ -30,10 +31,9 @@ export interface WatchSessionOptions {
   /** Called with each line skipped as damage (not JSON, NUL-filled …), as the loader reports it. */
   onIssue?: (issue: LoadIssue) => void;
   /**
-   * Called when following went on past a cut of the file (`truncated`: it
-   * shrank below what was read, or its bytes before the read position
-   * changed) or a replacement (`replaced`: another file took its name), at
-   * `offset`: the end of the last entry yielded, found again.
+   * Called when following went on past a cut (`truncated`) or a
+   * replacement (`replaced`) of the file, at `offset`: the end of the last
+   * entry yielded, found again.
    */
   onResync?: (
     event: { reason: "truncated" | "replaced"; offset: number },
@@ -124,16 +124,15 @@ export async function* watchSession(
   const signal = options.signal;
   const aborted = (): boolean => signal?.aborted === true;
   if (aborted()) return;
-  const from: FollowFrom = options.from ?? "end";
   const follow = options.follow ?? true;
   const follower = await Follower.open(path, {
-    from,
+    from: options.from ?? "end",
     action: `Cannot ${follow ? "follow" : "read"} "${path}"`,
     onIssue: options.onIssue,
     onResync: options.onResync,
   });
   // Watch before the first look, so no change falls between the two.
-  const wake = follow ? new Wake(path, pollMs, signal) : undefined;
+  const wake = follow ? new _Wake(path, pollMs, signal) : undefined;
   try {
     let batch = follower.backlog;
     for (;;) {
@@ -151,5 +150,84 @@ export async function* watchSession(
   } finally {
     await wake?.close();
     await follower.close();
+  }
+}
+
+/**
+ * A waiter for changes to one file, at no cost while nothing happens: the
+ * file system's events for its folder, a slow poll where they do not come
+ * (network file systems, a watcher limit reached), an abort. Close it to
+ * release the watcher.
+ */
+class _Wake {
+  readonly #name: string;
+  readonly #pollMs: number;
+  readonly #signal: AbortSignal | undefined;
+  #watcher: FsEvents | undefined;
+  #pump: Promise<void> = Promise.resolve();
+  /** A change came while nobody waited. */
+  #dirty = false;
+  #wake: (() => void) | undefined;
+  readonly #onAbort = (): void => this.#ring();
+
+  /** Watch `path`, polling every `pollMs` too; `signal` ends every wait. */
+  constructor(path: string, pollMs: number, signal?: AbortSignal) {
+    this.#name = basename(path);
+    this.#pollMs = pollMs;
+    this.#signal = signal;
+    signal?.addEventListener("abort", this.#onAbort);
+    try {
+      this.#watcher = fs().watch(dirname(path));
+      this.#pump = this.#listen(this.#watcher);
+    } catch {
+      // No events here (a watcher limit, a platform without them): the
+      // poll alone finds the changes.
+      this.#watcher = undefined;
+    }
+  }
+
+  /**
+   * Wait for a change to the file (or its replacement), the poll's period,
+   * or the abort; at once when a change came since the last wait.
+   */
+  async wait(): Promise<void> {
+    if (this.#dirty || this.#signal?.aborted === true) {
+      this.#dirty = false;
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      timer = setTimeout(resolve, this.#pollMs);
+    });
+    clearTimeout(timer);
+    this.#wake = undefined;
+    this.#dirty = false;
+  }
+
+  /** Stop watching; waits for the watcher to wind down. */
+  async close(): Promise<void> {
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    // Closing a watcher that already ended (its folder went) is harmless.
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    await this.#pump;
+    this.#ring();
+  }
+
+  #ring(): void {
+    this.#dirty = true;
+    this.#wake?.();
+  }
+
+  async #listen(watcher: FsEvents): Promise<void> {
+    try {
+      for await (const event of watcher) {
+        if (event.paths.some((p) => basename(p) === this.#name)) this.#ring();
+      }
+    } catch {
+      // The watcher failed (its folder went away): the poll goes on.
+      this.#watcher = undefined;
+    }
   }
 }
