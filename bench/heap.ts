@@ -19,9 +19,9 @@
  * @module
  */
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Session } from "../src/session/session.ts";
-import { SessionIndex } from "../src/store/index/session_index.ts";
+import { SessionIndex } from "../src/index/session_index.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
 import { parseSize } from "../src/gen/generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
@@ -120,12 +120,16 @@ async function child(
       // keep `s` alive until after the measurement
       if (s.entries.length < 0) console.log(s);
     } else {
-      // "indexed": the file sits in a data dir whose index recorded it
-      // (opened through the index once it supplies the resume point).
-      const s = await Session.open(file, {
-        window: loader !== "full",
-        resolveBlobs: false,
-      });
+      // "indexed": the file sits in a data dir whose index recorded it,
+      // and opens through the index, from where its row ends.
+      const options = { window: loader !== "full", resolveBlobs: false };
+      using index = loader === "indexed"
+        ? await SessionIndex.open(dirname(dirname(dirname(file))), {
+          create: false,
+        })
+        : undefined;
+      const s = await (index?.openSession(file, options) ??
+        Session.open(file, options));
       sample();
       const t1 = performance.now();
       const ctx = s.buildContext();

@@ -15,7 +15,7 @@
 
 import { join } from "node:path";
 import { listSessions } from "../src/store/list.ts";
-import { SessionIndex } from "../src/store/index/session_index.ts";
+import { SessionIndex } from "../src/index/session_index.ts";
 import { generateBytes } from "../src/gen/generate.ts";
 import { readdirAndStat } from "./_files.ts";
 

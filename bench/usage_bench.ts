@@ -21,7 +21,7 @@
 
 import { join } from "node:path";
 import { usageReport } from "../src/usage/usage_report.ts";
-import { SessionIndex } from "../src/store/index/session_index.ts";
+import { SessionIndex } from "../src/index/session_index.ts";
 import {
   generateBytes,
   generateTranscript,
@@ -161,7 +161,7 @@ async function firstReport(): Promise<void> {
   const pass = `
     const { usageReport } = await import(${JSON.stringify(report)});
     const t = performance.now();
-    await usageReport(${JSON.stringify(many)}, { index: false });
+    await usageReport(${JSON.stringify(many)});
     console.log(performance.now() - t);`;
   const reads: number[] = [], passes: number[] = [];
   for (let i = 0; i < 9; i++) {
@@ -223,7 +223,7 @@ if (Deno.args[0] === "--first") {
     n: 5,
     warmup: 1,
     async fn() {
-      await usageReport(many, { index: false });
+      await usageReport(many);
     },
   });
   Deno.bench({
@@ -242,7 +242,7 @@ if (Deno.args[0] === "--first") {
     n: 5,
     warmup: 1,
     async fn() {
-      await usageReport(big, { index: false });
+      await usageReport(big);
     },
   });
 
@@ -273,8 +273,8 @@ if (Deno.args[0] === "--first") {
     warmup: 0,
     async fn() {
       await Deno.remove(join(many, "index.sqlite")).catch(() => {});
-      (await SessionIndex.open(many, quiet)).close();
-      await usageReport(many, quiet);
+      using index = await SessionIndex.open(many, quiet);
+      await index.usageReport();
     },
   });
   Deno.bench({
@@ -283,7 +283,7 @@ if (Deno.args[0] === "--first") {
     n: 2,
     warmup: 0,
     async fn() {
-      await usageReport(many, { index: false });
+      await usageReport(many);
     },
   });
   Deno.bench({
@@ -293,8 +293,9 @@ if (Deno.args[0] === "--first") {
     warmup: 1,
     async fn(b) {
       await Deno.writeTextFile(changed, oneCall(), { append: true });
+      using index = await SessionIndex.open(many, quiet);
       b.start();
-      const r = await usageReport(many, quiet);
+      const r = await index.usageReport();
       b.end();
       if (r.source !== "index") throw new Error("no index");
     },

@@ -11,7 +11,6 @@ import { dirname, join, relative } from "node:path";
 const LAYERS = [
   ["_fs.ts"], // the filesystem seam: the one place that knows the runtime
   ["format"],
-  ["fs"], // the old seam, until its last caller moves
   ["context"],
   ["read", "write"],
   ["store"],

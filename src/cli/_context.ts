@@ -6,10 +6,12 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import { contextToJson } from "../context/context_json.ts";
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
 import type { SessionOpenOptions } from "../session/options.ts";
+import { SessionIndex } from "../index/session_index.ts";
 import { Session } from "../session/session.ts";
 import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
@@ -73,7 +75,9 @@ export const command: Command = defineCommand({
 /**
  * Open a session file (never modifying it), or fail with `Cannot open
  * "<file>": <state>`: `no such file or directory`, `it is a folder`, or the
- * loader's own words.
+ * loader's own words. Where the file's data dir has a session index, it
+ * opens through it (a file without checkpoints is read only from where the
+ * index's row of it ends); an index that cannot be used is passed by.
  *
  * @param file The session file.
  * @param options As for `Session.open`; `dataDir` may be undefined (`--data-dir` not given).
@@ -88,7 +92,16 @@ export function openSession(
 ): Promise<Session> {
   const { dataDir, ...rest } = options;
   const opts = dataDir === undefined ? rest : { ...rest, dataDir };
-  return attempt(`open "${file}"`, () => Session.open(file, opts));
+  return attempt(`open "${file}"`, async () => {
+    const indexed = dataDir ?? await SessionIndex.dataDirOf(resolve(file));
+    using index = indexed === undefined
+      ? undefined
+      : await SessionIndex.tryOpen(indexed, {
+        create: false,
+        onWarning: () => {}, // the files are the truth: an unusable index is passed by
+      });
+    return await (index?.openSession(file, opts) ?? Session.open(file, opts));
+  });
 }
 
 /**

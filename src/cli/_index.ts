@@ -5,7 +5,7 @@
  */
 
 import { resolveDataDir } from "../store/data_dir.ts";
-import { SessionIndex } from "../store/index/session_index.ts";
+import { SessionIndex } from "../index/session_index.ts";
 import {
   attempt,
   type Command,
@@ -15,7 +15,31 @@ import {
   writeJson,
 } from "./_command.ts";
 import { sanitize } from "./_format.ts";
+import type { CliIo } from "./_io.ts";
 import { progressPhases } from "./_progress.ts";
+
+/**
+ * The data dir's session index when it has one and `use` (no `--no-index`),
+ * else undefined: how `search`, `usage` and the session readers choose
+ * between the index and the files. A damaged or locked index is a note,
+ * and the files are read.
+ *
+ * @param dataDir The data dir.
+ * @param use Whether the index may be used.
+ * @param io Where notes go.
+ * @returns The open index (the caller closes it), or undefined.
+ */
+export async function existingIndex(
+  dataDir: string,
+  use: boolean,
+  io: CliIo,
+): Promise<SessionIndex | undefined> {
+  if (!use) return undefined;
+  return await SessionIndex.tryOpen(dataDir, {
+    create: false,
+    onWarning: (m) => printNote(io, `warning: ${m}`),
+  });
+}
 
 const HELP = `Usage: cli index [--data-dir D] [--rebuild] [--json]
 

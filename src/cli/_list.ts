@@ -6,7 +6,7 @@
 
 import { statOrUndefined } from "../_fs.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
-import { SessionIndex } from "../store/index/session_index.ts";
+import { SessionIndex } from "../index/session_index.ts";
 import { listSessions, type ListSessionsOptions } from "../store/list.ts";
 import { sessionsDir } from "../store/places.ts";
 import type { SessionInfo } from "../store/session_info.ts";

@@ -11,6 +11,7 @@ import {
   type SearchResult,
   searchSessions,
 } from "../search/search.ts";
+import { existingIndex } from "./_index.ts";
 import {
   attempt,
   type Call,
@@ -87,16 +88,18 @@ export const command: Command = defineCommand<_Flag>({
     const options: SearchOptions = {
       ..._filters(call),
       regex: call.has("regex"),
-      index: !call.has("no-index"),
       onSkip: noteSkipped(io),
-      onWarning: (message) => printNote(io, message),
       onProgress: (done, total) => bar.update(done, total, "files"),
     };
     let result: SearchResult;
+    using index = await existingIndex(dataDir, !call.has("no-index"), io);
     try {
       result = await attempt(
         `search the sessions in "${dataDir}"`,
-        () => searchSessions(dataDir, call.arg(), options),
+        () =>
+          index === undefined
+            ? searchSessions(dataDir, call.arg(), options)
+            : index.search(call.arg(), options),
       );
     } catch (err) {
       if (err instanceof TypeError || err instanceof RangeError) {

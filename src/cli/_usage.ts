@@ -9,8 +9,10 @@ import { resolveDataDir } from "../store/data_dir.ts";
 import {
   type UsageReport,
   usageReport,
+  type UsageReportOptions,
   type UsageRow,
 } from "../usage/usage_report.ts";
+import { existingIndex } from "./_index.ts";
 import {
   attempt,
   type Call,
@@ -125,19 +127,21 @@ export const command: Command = defineCommand<_Flag>({
     }
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
+    const options: UsageReportOptions = {
+      by: by as UsageReport["by"],
+      ...days,
+      ...(call.has("utc") ? { timeZone: "UTC" } : {}),
+      excludeDeleted: call.has("exclude-deleted"),
+      onProgress: bar.update,
+      onSkip: noteSkipped(io),
+    };
+    using index = await existingIndex(dataDir, !call.has("no-index"), io);
     const report = await attempt(
       `report the usage of "${dataDir}"`,
       () =>
-        usageReport(dataDir, {
-          by: by as UsageReport["by"],
-          ...days,
-          ...(call.has("utc") ? { timeZone: "UTC" } : {}),
-          excludeDeleted: call.has("exclude-deleted"),
-          index: !call.has("no-index"),
-          onProgress: bar.update,
-          onWarning: (m) => printNote(io, `warning: ${m}`),
-          onSkip: noteSkipped(io),
-        }),
+        index === undefined
+          ? usageReport(dataDir, options)
+          : index.usageReport(options),
     );
     bar.finish();
     if (call.has("json")) writeJson(io, report);

@@ -1,8 +1,9 @@
 /**
- * Searching every session of a data dir: through the session index's
- * full-text index when the data dir has one, else (or for a regular
- * expression) by scanning the files in bounded memory. Both ways decide a
- * hit with the same matcher over the same text, so they give the same hits.
+ * Searching every session of a data dir by scanning the files in bounded
+ * memory; the session index (`SessionIndex.search`) answers through its
+ * full-text index instead, and scans only the files it does not hold
+ * whole. Both ways decide a hit with the same matcher over the same text,
+ * so they give the same hits.
  *
  * @module
  */
@@ -10,9 +11,7 @@
 import { join, resolve, sep } from "node:path";
 import { canonicalCwdSlug, sessionsDir } from "../store/places.ts";
 import { sessionFiles } from "../store/_session_files.ts";
-import { IndexStore } from "../store/index/_index_store.ts";
-import { type Found, HitList, newerFirst } from "./_hits.ts";
-import { searchIndex } from "./_indexed.ts";
+import { type Found, type HitFilter, HitList, newerFirst } from "./_hits.ts";
 import { ByteNeedle } from "./_needle.ts";
 import { regexMatcher, SearchQuery } from "./_query.ts";
 import { scanFiles } from "./_scan.ts";
@@ -30,17 +29,30 @@ export interface SearchOptions {
   since?: string | Date;
   /** The most hits given, newest first. Default 50. */
   limit?: number;
-  /** Use the data dir's session index when it has one. Default true. */
-  index?: boolean;
-  /** Bring the index up to date first, so no line is missed. Default true. */
-  refresh?: boolean;
   /** Called after each file refreshed or scanned: how many of how many. */
   onProgress?: (done: number, total: number) => void;
   /** Called for each file that cannot be searched, with path and reason. */
   onSkip?: (path: string, reason: string) => void;
-  /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
-  onWarning?: (message: string) => void;
 }
+
+/** What a search asks of an index: the files in scope (a folder, a day). */
+export interface SearchScope {
+  /** Only files under this path prefix (a cwd's folder, ending in a separator). */
+  prefix?: string | undefined;
+  /** Only files modified at or after this time (ms since the epoch). */
+  sinceMs?: number | undefined;
+}
+
+/**
+ * An index's half of a search (the session index supplies it): the hits
+ * among the files it holds whole, and the files in scope it does not,
+ * which are scanned; undefined when it cannot answer (everything is then
+ * scanned).
+ */
+export type IndexedSearch = (
+  query: SearchQuery,
+  plan: { limit: number; filter: HitFilter; scope: SearchScope },
+) => Promise<{ hits: HitList; toScan: string[] } | undefined>;
 
 /** One match. */
 export interface SearchHit {
@@ -110,16 +122,35 @@ const _LIMIT = 50;
  *
  * @param dataDir The data dir.
  * @param query The words, or a regular expression.
- * @param options Filters, the limit, the index.
+ * @param options Filters, the limit, progress.
  * @returns The hits, newest first, and the matching lines skipped.
  * @throws {TypeError} For an empty query, a NUL in it, an invalid regular
  * expression, an unknown role or a date that does not parse.
  * @throws {RangeError} For a limit that is not a positive integer.
  */
-export async function searchSessions(
+export function searchSessions(
   dataDir: string,
   query: string,
   options: SearchOptions = {},
+): Promise<SearchResult> {
+  return runSearch(dataDir, query, options, undefined);
+}
+
+/**
+ * {@linkcode searchSessions}, with an index's half of the search when
+ * `indexed` is given (never for a regular expression).
+ *
+ * @param dataDir The data dir.
+ * @param query The words, or a regular expression.
+ * @param options Filters, the limit, progress.
+ * @param indexed The index's half, if any.
+ * @returns The hits, newest first, and the matching lines skipped.
+ */
+export async function runSearch(
+  dataDir: string,
+  query: string,
+  options: SearchOptions,
+  indexed: IndexedSearch | undefined,
 ): Promise<SearchResult> {
   dataDir = resolve(dataDir); // the index keeps absolute paths
   const regex = options.regex === true;
@@ -127,49 +158,34 @@ export async function searchSessions(
   const limit = _limit(options.limit);
   const since = _since(options.since);
   const filter = { role: _role(options.role), since: since?.toISOString() };
-  const index = regex || options.index === false
+  const prefix = options.cwd === undefined
     ? undefined
-    : await IndexStore.tryOpen(dataDir, {
-      create: false,
-      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-    });
-  try {
-    const prefix = options.cwd === undefined
-      ? undefined
-      : join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd)) + sep;
-    const scope = { prefix, sinceMs: since?.getTime() };
-    const fromIndex = index === undefined
-      ? undefined
-      : await searchIndex(index, matcher as SearchQuery, {
-        limit,
-        filter,
-        scope,
-        options,
-      });
-    const toScan = fromIndex?.toScan ?? (await sessionFiles(dataDir, {
-      cwd: options.cwd,
-      includeSubagents: true,
-    })).map((f) => f.path);
-    const hits = new HitList(matcher, limit, filter);
-    let done = 0;
-    const scanned = await scanFiles(toScan, hits, {
-      needle: regex ? undefined : ByteNeedle.of(matcher as SearchQuery),
-      sinceMs: since?.getTime(),
-      onSkip: options.onSkip,
-      onFile: () => options.onProgress?.(++done, toScan.length),
-    });
-    if (fromIndex !== undefined) hits.merge(fromIndex.hits);
-    return {
-      hits: hits.hits.sort(newerFirst).map(_hit),
-      skipped: hits.skipped.sort((a, b) =>
-        a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
-      ),
-      indexed: fromIndex !== undefined,
-      scanned,
-    };
-  } finally {
-    index?.close();
-  }
+    : join(sessionsDir(dataDir), await canonicalCwdSlug(options.cwd)) + sep;
+  const scope = { prefix, sinceMs: since?.getTime() };
+  const fromIndex = regex || indexed === undefined
+    ? undefined
+    : await indexed(matcher as SearchQuery, { limit, filter, scope });
+  const toScan = fromIndex?.toScan ?? (await sessionFiles(dataDir, {
+    cwd: options.cwd,
+    includeSubagents: true,
+  })).map((f) => f.path);
+  const hits = new HitList(matcher, limit, filter);
+  let done = 0;
+  const scanned = await scanFiles(toScan, hits, {
+    needle: regex ? undefined : ByteNeedle.of(matcher as SearchQuery),
+    sinceMs: since?.getTime(),
+    onSkip: options.onSkip,
+    onFile: () => options.onProgress?.(++done, toScan.length),
+  });
+  if (fromIndex !== undefined) hits.merge(fromIndex.hits);
+  return {
+    hits: hits.hits.sort(newerFirst).map(_hit),
+    skipped: hits.skipped.sort((a, b) =>
+      a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
+    ),
+    indexed: fromIndex !== undefined,
+    scanned,
+  };
 }
 
 function _hit(f: Found): SearchHit {

@@ -5,13 +5,9 @@
  * @module
  */
 
-import { resolve } from "node:path";
-import { IndexStore } from "../store/index/_index_store.ts";
-import { refreshAll } from "../store/index/_refresh.ts";
-import { tallyIndex } from "../store/index/_usage_query.ts";
 import { CalendarKeys, isDate } from "./_days.ts";
 import { tallyFiles } from "./_files.ts";
-import { type UsageRow, UsageTally } from "./_tally.ts";
+import { type TimeRange, type UsageRow, UsageTally } from "./_tally.ts";
 
 export type { UsageRow } from "./_tally.ts";
 
@@ -38,17 +34,13 @@ export interface UsageReportOptions {
   until?: string;
   /** The IANA time zone days are in (`UTC`, `Europe/Berlin`). Default the local zone. */
   timeZone?: string;
-  /** Leave out the calls of session files deleted since the index counted them. Default false. */
-  excludeDeleted?: boolean;
   /**
-   * Use the data dir's session index when it has one (`index.sqlite`): a
-   * rerun then reads only what changed. False reads every file. Default true.
+   * Leave out the calls of session files deleted since the session index
+   * counted them (`SessionIndex.usageReport`, which keeps them). Default false.
    */
-  index?: boolean;
+  excludeDeleted?: boolean;
   /** Work done of work to do: bytes of files read, or files the index refreshed. */
   onProgress?: (done: number, total: number, unit: "bytes" | "files") => void;
-  /** Where index warnings go (a damaged or locked index). Default `console.warn`. */
-  onWarning?: (message: string) => void;
   /** Called for each file that is not read (not a session, unreadable), with the reason. */
   onSkip?: (path: string, reason: string) => void;
 }
@@ -83,8 +75,9 @@ export interface UsageReport {
  * assistant message with a usage and each `model_usage` entry, once. An
  * entry a fork (or a branched copy) copied from its parent carries the same
  * id and time, and is counted once, in the earliest-created session that
- * holds it. Without an index, each file is read once, a chunk at a time,
- * a bounded number of files at once.
+ * holds it. Each file is read once, a chunk at a time, a bounded number
+ * of files at once; `SessionIndex.usageReport` counts from the index
+ * instead, reading only what changed since.
  *
  * @example Cost by model
  * ```ts
@@ -114,14 +107,40 @@ export interface UsageReport {
  * ```
  *
  * @param dataDir The data dir (the folder holding `sessions/`).
- * @param options Grouping, days, time zone, index, progress.
+ * @param options Grouping, days, time zone, progress.
  * @returns The totals and the rows.
  * @throws {TypeError} For an unknown grouping or a day that is not `YYYY-MM-DD`.
  * @throws {RangeError} For an unknown time zone.
  */
-export async function usageReport(
+export function usageReport(
   dataDir: string,
   options: UsageReportOptions = {},
+): Promise<UsageReport> {
+  return runUsageReport(dataDir, options, undefined);
+}
+
+/**
+ * An index's way to count (the session index supplies it): fills `tally`
+ * with the calls of the days in `range` and says true, or says false (having
+ * warned why) to have the files read instead.
+ */
+export type IndexedUsage = (
+  tally: UsageTally,
+  range: TimeRange,
+) => Promise<boolean>;
+
+/**
+ * {@linkcode usageReport}, counted by `indexed` when it is given and can.
+ *
+ * @param dataDir The data dir.
+ * @param options Grouping, days, time zone, progress.
+ * @param indexed The index's way to count, if any.
+ * @returns The totals and the rows.
+ */
+export async function runUsageReport(
+  dataDir: string,
+  options: UsageReportOptions,
+  indexed: IndexedUsage | undefined,
 ): Promise<UsageReport> {
   const by = options.by ?? "day";
   if (!_GROUPINGS.includes(by)) {
@@ -140,39 +159,15 @@ export async function usageReport(
   }
   const keys = _calendar(options.timeZone);
   const range = keys.range(options.since, options.until);
-  const warn = options.onWarning ?? ((m: string) => console.warn(m));
   const report = (tally: UsageTally, source: "index" | "files") => ({
     by,
     timeZone: keys.timeZone,
     ...tally.result(),
     source,
   });
-  if (options.index !== false) {
-    const index = await IndexStore.tryOpen(dataDir, {
-      create: false,
-      onWarning: warn,
-    });
-    if (index !== undefined) {
-      try {
-        await refreshAll(index, {
-          onProgress: (done, total) =>
-            options.onProgress?.(done, total, "files"),
-        });
-        const tally = new UsageTally(by, keys, range);
-        const excluded = options.excludeDeleted === true;
-        index.read((db) => tallyIndex(db, range, excluded, tally));
-        return report(tally, "index");
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        warn(
-          `Cannot report usage from the session index of "${
-            resolve(dataDir)
-          }": ${why}; reading the files`,
-        );
-      } finally {
-        index.close();
-      }
-    }
+  if (indexed !== undefined) {
+    const tally = new UsageTally(by, keys, range);
+    if (await indexed(tally, range)) return report(tally, "index");
   }
   const tally = new UsageTally(by, keys, range);
   const progress = options.onProgress;

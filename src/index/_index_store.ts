@@ -9,12 +9,11 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { seam } from "../../fs/_seam.ts";
-import { pathOf, type ReadFrom } from "../../fs/_snapshot.ts";
-import type { LoadedSession } from "../../read/_records.ts";
-import type { ResumeFrom } from "../../read/_resume.ts";
-import { sessionsDir } from "../places.ts";
-import { readSessionHead } from "../_old_session_heads.ts";
+import { type FileInfo, fs, statOrUndefined } from "../_fs.ts";
+import type { LoadedSession } from "../read/records.ts";
+import type { ResumeFrom } from "../read/resume.ts";
+import { sessionsDir } from "../store/places.ts";
+import { readSessionHead } from "../store/_session_files.ts";
 import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
 import {
@@ -72,8 +71,9 @@ export class IndexStore {
   readonly dataDir: string;
   /** The rows of the `sessions` table. */
   readonly rows: SessionRows;
+  /** Where warnings go (a locked or damaged index, a failed search). */
+  readonly warn: (message: string) => void;
   readonly #db: DatabaseSync;
-  readonly #warn: (message: string) => void;
   #closed = false;
   /** Writes waiting to be saved together, inside {@linkcode batched}. */
   #queue: _Queue | undefined;
@@ -88,7 +88,7 @@ export class IndexStore {
     this.dataDir = dataDir;
     this.#db = db;
     this.rows = new SessionRows(db);
-    this.#warn = warn;
+    this.warn = warn;
   }
 
   /**
@@ -118,12 +118,9 @@ export class IndexStore {
     for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
       if (basename(dir) !== "sessions") continue;
       const dataDir = dirname(dir);
-      try {
-        await seam().stat(join(dataDir, INDEX_FILE));
-        return dataDir;
-      } catch {
-        return undefined;
-      }
+      const info = await statOrUndefined(join(dataDir, INDEX_FILE))
+        .catch(() => undefined);
+      return info === undefined ? undefined : dataDir;
     }
     return undefined;
   }
@@ -208,7 +205,7 @@ export class IndexStore {
     } catch (err) {
       if (!isLocked(err)) throw err;
       this.#unsaved++;
-      this.#warn(
+      this.warn(
         `The session index "${this.path}" is locked by another process; this change was not saved`,
       );
       return false;
@@ -291,21 +288,17 @@ export class IndexStore {
 
   /**
    * What a windowed open of a file can resume from: the row's state, when
-   * the file is the same inode, at least as long, with the same head end
-   * and the same bytes just before the row's offset.
+   * the file is the same inode, at least as long, with the same bytes just
+   * before the row's offset. The read checks that the file's entries still
+   * start at the row's `bodyStart`.
    *
-   * @param from The file, or a snapshot of it.
-   * @param bodyStart Where its entries start now.
+   * @param path The file (absolute).
    * @returns What to resume from, or undefined to read the file.
    */
-  async resumeFor(
-    from: ReadFrom,
-    bodyStart: number,
-  ): Promise<ResumeFrom | undefined> {
-    const row = this.rows.get(pathOf(from));
+  async resumeFor(path: string): Promise<ResumeFrom | undefined> {
+    const row = this.rows.get(path);
     if (row === undefined || row.offset === null) return undefined;
-    if (row.bodyStart !== bodyStart) return undefined;
-    if (!await _tailUnchanged(from, row)) return undefined;
+    if (!await _tailUnchanged(path, row)) return undefined;
     try {
       return resumeOfRow(row);
     } catch {
@@ -351,7 +344,7 @@ export class IndexStore {
    */
   feed(
     file: FacetFile,
-    info: Deno.FileInfo,
+    info: FileInfo,
     range: FeedRange,
     alongside?: () => void,
   ): Promise<boolean> {
@@ -424,14 +417,14 @@ export class IndexStore {
 
 /** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */
 async function _tailUnchanged(
-  from: ReadFrom,
+  path: string,
   row: SessionRow,
 ): Promise<boolean> {
   try {
-    const info = typeof from === "string" ? seam().statSync(from) : from.info;
+    const info = await fs().stat(path);
     if (info.ino !== row.ino || info.dev !== row.dev) return false;
     if (row.offset === null || info.size < row.offset) return false;
-    return await tailHashAt(from, row.offset) === row.tailHash;
+    return await tailHashAt(path, row.offset) === row.tailHash;
   } catch {
     return false;
   }

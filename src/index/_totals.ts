@@ -8,8 +8,8 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { prepared } from "./_prepared.ts";
-import { requestUsage } from "../../format/usage.ts";
-import { holdsUsageKey } from "../../usage/_line_call.ts";
+import { requestUsage } from "../format/usage.ts";
+import { holdsUsageKey } from "../usage/_line_call.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 
 /** Token and cost totals in the `sessions` row. */

@@ -22,6 +22,7 @@
  * @module
  */
 
+import type { FileInfo } from "../_fs.ts";
 import { FACETS } from "./_facet_list.ts";
 import { INDEX_SCHEMA_VERSION } from "./_schema.ts";
 
@@ -101,17 +102,13 @@ export class FilesPrint {
    * @param info Its stat, or undefined when it could not be stat'ed (no
    * mark is made of such a set: it may be there or gone next time).
    */
-  add(path: string, info: Deno.FileInfo | undefined): void {
+  add(path: string, info: FileInfo | undefined): void {
     if (info === undefined) {
       this.#complete = false;
       return;
     }
-    this.addStat(path, {
-      size: info.size,
-      mtimeMs: info.mtime?.getTime() ?? 0,
-      ino: info.ino ?? 0,
-      dev: info.dev ?? 0,
-    });
+    const { size, mtimeMs, ino, dev } = info;
+    this.addStat(path, { size, mtimeMs, ino, dev });
   }
 
   /** Count in a file of these stat values (as an index row keeps them). */

@@ -8,10 +8,10 @@
  */
 
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { PathSteps } from "../../context/_path_steps.ts";
-import type { HitFilter } from "../../search/_hits.ts";
-import type { SearchQuery } from "../../search/_query.ts";
-import type { SearchRole, SkipReason } from "../../search/_text.ts";
+import { PathSteps } from "../context/_path_steps.ts";
+import type { HitFilter } from "../search/_hits.ts";
+import type { SearchQuery } from "../search/_query.ts";
+import type { SearchRole, SkipReason } from "../search/_text.ts";
 import { prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
 

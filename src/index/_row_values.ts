@@ -6,19 +6,19 @@
  * @module
  */
 
-import { PathSteps } from "../../context/_path_steps.ts";
-import { foldSettings } from "../../context/settings.ts";
-import { pathTo } from "../../context/tree.ts";
-import type { PathEnd } from "../../context/tree.ts";
-import type { ReadFrom } from "../../fs/_snapshot.ts";
-import { headerTitleSource, headerVersion } from "../../format/header.ts";
-import type { TitleSource } from "../../format/title_slot.ts";
-import type { Head } from "../../read/_head.ts";
-import { IdFlags } from "../../read/_id_set.ts";
-import type { LoadedSession } from "../../read/_records.ts";
-import type { ResumeFrom } from "../../read/_resume.ts";
-import { readSessionHead } from "../_old_session_heads.ts";
-import type { SessionInfo } from "../session_info.ts";
+import { PathSteps } from "../context/_path_steps.ts";
+import { foldSettings } from "../context/settings.ts";
+import { pathTo } from "../context/tree.ts";
+import type { PathEnd } from "../context/tree.ts";
+import type { FileInfo } from "../_fs.ts";
+import { headerTitleSource, headerVersion } from "../format/header.ts";
+import type { TitleSource } from "../format/title_slot.ts";
+import type { Head } from "../read/head.ts";
+import { IdFlags } from "../read/_id_set.ts";
+import type { LoadedSession } from "../read/records.ts";
+import type { ResumeFrom } from "../read/resume.ts";
+import { readSessionHead } from "../store/_session_files.ts";
+import type { SessionInfo } from "../store/session_info.ts";
 import { tailHashAt } from "./_facets.ts";
 import { hashBytes } from "./_hash.ts";
 import type { HeadRow, RowChecks, SessionRow, StateRow } from "./_rows.ts";
@@ -35,7 +35,7 @@ import type { HeadRow, RowChecks, SessionRow, StateRow } from "./_rows.ts";
  */
 export function headRow(
   path: string,
-  info: Deno.FileInfo,
+  info: FileInfo,
   head: Head,
   headBytes: Uint8Array,
   depth: number,
@@ -45,10 +45,10 @@ export function headRow(
   const title = slot === undefined ? header.title : slot.title;
   return {
     path,
-    dev: info.dev ?? 0,
-    ino: info.ino ?? 0,
+    dev: info.dev,
+    ino: info.ino,
     size: info.size,
-    mtimeMs: info.mtime?.getTime() ?? 0,
+    mtimeMs: info.mtimeMs,
     id: header.id,
     cwd: typeof header.cwd === "string" ? header.cwd : "",
     title: typeof title === "string" && title.length > 0 ? title : null,
@@ -68,11 +68,10 @@ export function headRow(
 /** Whether a row was made from a file that still has this inode, size and mtime. */
 export function sameStat(
   row: Pick<HeadRow, "size" | "mtimeMs" | "ino" | "dev">,
-  info: Deno.FileInfo,
+  info: FileInfo,
 ): boolean {
-  return row.size === info.size &&
-    row.mtimeMs === (info.mtime?.getTime() ?? 0) &&
-    row.ino === (info.ino ?? 0) && row.dev === (info.dev ?? 0);
+  return row.size === info.size && row.mtimeMs === info.mtimeMs &&
+    row.ino === info.ino && row.dev === info.dev;
 }
 
 /**
@@ -115,14 +114,14 @@ export async function holdsRow(
  * @param info The file's metadata now.
  * @returns The entry, as the list without the index gives it.
  */
-export function infoOfRow(row: HeadRow, info: Deno.FileInfo): SessionInfo {
+export function infoOfRow(row: HeadRow, info: FileInfo): SessionInfo {
   const session: SessionInfo = {
     path: row.path,
     id: row.id,
     cwd: row.cwd,
     timestamp: row.timestamp,
     size: info.size,
-    mtime: info.mtime ?? new Date(0),
+    mtime: new Date(info.mtimeMs),
     version: row.version,
   };
   if (row.title !== null) session.title = row.title;
@@ -147,6 +146,7 @@ export function resumeOfRow(row: SessionRow): ResumeFrom | undefined {
   ) return undefined;
   return {
     offset: row.offset,
+    bodyStart: row.bodyStart,
     path: PathSteps.decode(row.pathSteps),
     pathEnd: (row.pathEnd ?? "root") as PathEnd,
     labels: JSON.parse(row.labels) as Record<string, string>,
@@ -159,18 +159,18 @@ export function resumeOfRow(row: SessionRow): ResumeFrom | undefined {
 /**
  * The state columns of a read that recorded the file.
  *
- * @param from The file, or the snapshot it was read from.
+ * @param path The file.
  * @param loaded What the read gave.
  * @returns The columns, or undefined when the read recorded nothing.
  */
 export async function stateOf(
-  from: ReadFrom,
+  path: string,
   loaded: LoadedSession,
 ): Promise<StateRow | undefined> {
   const record = loaded.record;
   const end = loaded.recordEnd;
   if (record === undefined || end === undefined) return undefined;
-  const tail = await tailHashAt(from, end);
+  const tail = await tailHashAt(path, end);
   if (tail === undefined) return undefined;
   const window = pathTo(loaded.leafId ?? null, loaded.byId).entries;
   const settings = foldSettings(window, loaded.base?.settings);

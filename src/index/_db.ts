@@ -9,9 +9,9 @@
 
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { IS_WINDOWS, seam } from "../../fs/_seam.ts";
-import { quote } from "../../fs/_errors.ts";
-import { FILE_MODE, makeFolders } from "../../write/_files.ts";
+import { errorCode, fs, isNotFound, statOrUndefined } from "../_fs.ts";
+import { quote } from "../format/errors.ts";
+import { createFile, makeFolders } from "../write/_files.ts";
 import {
   INDEX_SCHEMA,
   INDEX_SCHEMA_VERSION,
@@ -153,8 +153,8 @@ async function _rebuild(
   );
   try {
     for (const suffix of ["", "-wal", "-shm"]) {
-      await seam().remove(`${path}${suffix}`).catch((err) => {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      await fs().remove(`${path}${suffix}`).catch((err) => {
+        if (!isNotFound(err)) throw err;
       });
     }
     await _createFile(path);
@@ -171,30 +171,21 @@ async function _rebuild(
 
 /** The file, made 0600 whatever the umask (SQLite gives its WAL files the same mode). */
 async function _createFile(path: string): Promise<void> {
-  const fs = seam();
   await makeFolders(path, join(path, ".."));
   try {
-    using file = await fs.open(path, {
-      write: true,
-      createNew: true,
-      mode: FILE_MODE,
-    });
-    void file;
+    const file = await createFile(
+      path,
+      { write: true },
+      "Cannot create the session index",
+    );
+    await file.close();
   } catch (err) {
-    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-    return; // another process made it first
+    if (errorCode(err) !== "EEXIST") throw err; // another process made it first
   }
-  if (!IS_WINDOWS) await fs.chmod(path, FILE_MODE);
 }
 
 async function _exists(path: string): Promise<boolean> {
-  try {
-    await seam().stat(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
+  return await statOrUndefined(path) !== undefined;
 }
 
 /** Whether SQLite says the file is not a database or is damaged. */

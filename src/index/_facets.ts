@@ -16,19 +16,14 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { prepared } from "./_prepared.ts";
-import { asEntry, type SessionEntry } from "../../format/entries.ts";
-import type { SessionHeader } from "../../format/header.ts";
-import { recordMigrator } from "../../format/_migrate.ts";
-import { readFull } from "../../fs/_read.ts";
-import {
-  type FileSnapshot,
-  openToRead,
-  type ReadFrom,
-} from "../../fs/_snapshot.ts";
-import { decodeEntryLine, IssueLog } from "../../read/_decode.ts";
-import type { Line } from "../../read/_line.ts";
-import { readLinesFromReader } from "../../read/_lines_forward.ts";
-import { DEFAULT_MAX_LINE_BYTES, READ_BUFFER_BYTES } from "../../read/_line.ts";
+import { asEntry, type SessionEntry } from "../format/entries.ts";
+import type { SessionHeader } from "../format/header.ts";
+import { recordMigrator } from "../format/_migrate.ts";
+import { type FileInfo, fs } from "../_fs.ts";
+import { decodeEntryLine, IssueLog } from "../read/decode.ts";
+import { readLines } from "../read/lines.ts";
+import { readFull } from "../read/_open.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
 import { hashBytes } from "./_hash.ts";
 import { TAIL_HASH_BYTES } from "./_rows.ts";
 
@@ -40,8 +35,6 @@ export interface FacetFile {
   depth: number;
   /** The header. */
   header: SessionHeader;
-  /** The file's bytes, when the refresh read it whole (a small file). */
-  snapshot?: FileSnapshot | undefined;
 }
 
 /** One whole line handed to a facet. */
@@ -146,7 +139,7 @@ export async function feedFacets(
   write: WriteTransaction,
   facets: readonly IndexFacet[],
   file: FacetFile,
-  info: Deno.FileInfo,
+  info: FileInfo,
   range: { bodyStart: number; end: number; endHash?: string | undefined },
   alongside: () => void = () => {},
 ): Promise<boolean> {
@@ -169,13 +162,13 @@ export async function feedFacets(
     let start = bodyStart;
     if (
       p !== undefined && !legacy && p.version === facet.version &&
-      p.dev === (info.dev ?? 0) && p.ino === (info.ino ?? 0) &&
+      p.dev === (info.dev) && p.ino === (info.ino) &&
       p.offset >= bodyStart && p.offset <= end
     ) {
       if (!hashes.has(p.offset)) {
         hashes.set(
           p.offset,
-          await tailHashAt(file.snapshot ?? file.path, p.offset),
+          await tailHashAt(file.path, p.offset),
         );
       }
       if (hashes.get(p.offset) === p.tailHash) start = p.offset;
@@ -203,7 +196,7 @@ export async function feedFacets(
   let first = true;
   const flush = async (upTo: number, final = false): Promise<boolean> => {
     const tail = (upTo === end ? range.endHash : undefined) ??
-      await tailHashAt(file.snapshot ?? file.path, upTo) ?? "";
+      await tailHashAt(file.path, upTo) ?? "";
     const lines = batch;
     const weight = bytes;
     batch = [];
@@ -255,10 +248,9 @@ async function _wholeLastLine(
 ): Promise<FacetLine | undefined> {
   const length = size - end;
   if (length <= 0 || length > DEFAULT_MAX_LINE_BYTES) return undefined;
-  using handle = await openToRead(file.snapshot ?? file.path);
-  await handle.seek(end, Deno.SeekMode.Start);
+  await using handle = await fs().open(file.path, { read: true });
   const bytes = new Uint8Array(length);
-  if (await readFull(handle, bytes) !== length) return undefined;
+  if (await readFull(handle, bytes, end) !== length) return undefined;
   if (bytes.includes(0x0a) || bytes[0] === 0) return undefined;
   const content = bytes[length - 1] === 0x0d
     ? bytes.subarray(0, length - 1)
@@ -287,7 +279,7 @@ function _saveProgress(
   path: string,
   facet: IndexFacet,
   offset: number,
-  info: Deno.FileInfo,
+  info: FileInfo,
   tailHash: string,
 ): void {
   prepared(
@@ -299,8 +291,8 @@ function _saveProgress(
     facet.name,
     facet.version,
     offset,
-    info.dev ?? 0,
-    info.ino ?? 0,
+    info.dev,
+    info.ino,
     tailHash,
   );
 }
@@ -325,19 +317,18 @@ export function forgetFile(
  * The hash of the bytes just before `offset` (what a row or a facet checks
  * to trust that the bytes it read are still there).
  *
- * @param from The file, or a snapshot of it.
+ * @param path The file.
  * @param offset The end of the bytes hashed.
  * @returns The hash, or undefined when the file is shorter.
  */
 export async function tailHashAt(
-  from: ReadFrom,
+  path: string,
   offset: number,
 ): Promise<string | undefined> {
-  using file = await openToRead(from);
+  await using file = await fs().open(path, { read: true });
   const start = Math.max(0, offset - TAIL_HASH_BYTES);
-  await file.seek(start, Deno.SeekMode.Start);
   const bytes = new Uint8Array(offset - start);
-  if (await readFull(file, bytes) !== bytes.length) return undefined;
+  if (await readFull(file, bytes, start) !== bytes.length) return undefined;
   return hashBytes(bytes);
 }
 
@@ -346,23 +337,22 @@ export async function tailHashAt(
  * after `from`: how far the facets read a file the index keeps no state of
  * (one read whole, such as a version 1 or 2 file).
  *
- * @param source The file, or a snapshot of it.
+ * @param path The file.
  * @param size Its size.
  * @param from Where its entries start.
  * @returns The offset; `from` when no line after it is whole.
  */
 export async function wholeLinesEnd(
-  source: ReadFrom,
+  path: string,
   size: number,
   from: number,
 ): Promise<number> {
-  using file = await openToRead(source);
+  await using file = await fs().open(path, { read: true });
   const block = new Uint8Array(64 * 1024);
   for (let end = size; end > from;) {
     const start = Math.max(from, end - block.length);
-    await file.seek(start, Deno.SeekMode.Start);
     const bytes = block.subarray(0, end - start);
-    if (await readFull(file, bytes) !== bytes.length) return from;
+    if (await readFull(file, bytes, start) !== bytes.length) return from;
     const lf = bytes.lastIndexOf(0x0a);
     if (lf !== -1) return start + lf + 1;
     end = start;
@@ -376,35 +366,22 @@ async function* facetLines(
   from: number,
   end: number,
 ): AsyncGenerator<FacetLine> {
-  using handle = await openToRead(file.snapshot ?? file.path);
-  await handle.seek(from, Deno.SeekMode.Start);
-  let left = end - from;
-  const reader = {
-    read: async (p: Uint8Array): Promise<number | null> => {
-      if (left <= 0) return null;
-      const n = await handle.read(p.subarray(0, Math.min(p.length, left)));
-      if (n !== null) left -= n;
-      return n;
-    },
-  };
+  await using handle = await fs().open(file.path, { read: true });
   const version = typeof file.header.version === "number"
     ? file.header.version
     : 1;
   const migrate = recordMigrator(version);
   const quiet = new IssueLog(); // the loader reports damage; a facet skips it
   let record = 1;
-  for await (
-    const raw of readLinesFromReader(reader, {
-      maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-      chunkBytes: Math.max(4096, Math.min(READ_BUFFER_BYTES, end - from)),
-    })
-  ) {
-    // The reader's buffer is reused: each line keeps a copy.
-    const line: Line = {
-      ...raw,
-      bytes: raw.bytes.slice(),
-      offset: raw.offset + from,
-    };
+  const lines = readLines(handle, {
+    start: from,
+    end,
+    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  });
+  for await (const raw of lines) {
+    // The source's buffers are reused: each line keeps a copy.
+    const bytes = raw.bytes?.slice();
+    const line = { ...raw, bytes, head: bytes ?? raw.head.slice() };
     let parsed: SessionEntry | undefined | null = null;
     const entry = (): SessionEntry | undefined => {
       if (parsed !== null) return parsed;
@@ -420,7 +397,7 @@ async function* facetLines(
     };
     if (migrate !== undefined) entry(); // a legacy file's ids depend on every line, in order
     yield {
-      bytes: line.bytes,
+      bytes: line.bytes ?? new Uint8Array(0),
       offset: line.offset,
       size: line.size,
       entry,

@@ -8,15 +8,14 @@
  */
 
 import { resolve } from "node:path";
-import { seam } from "../../fs/_seam.ts";
-import { SNAPSHOT_BYTES, takeSnapshot } from "../../fs/_snapshot.ts";
-import { readSessionFile } from "../../read/_session_file.ts";
+import { type FileInfo, fs } from "../_fs.ts";
+import { readSessionFile } from "../read/session_file.ts";
 import {
   type FoundFile,
+  mapLimit,
   readSessionHead,
   sessionFiles,
-} from "../_old_session_heads.ts";
-import { EventLoopTurns } from "../../fs/_turns.ts";
+} from "../store/_session_files.ts";
 import { wholeLinesEnd } from "./_facets.ts";
 import { FilesPrint, type FreshMark } from "./_fresh.ts";
 import { keepMark, listedUncovered, uncoveredAfter } from "./_keep_mark.ts";
@@ -58,8 +57,9 @@ export interface RefreshResult {
 /** What a refresh did with one file. */
 type _Outcome = "read" | "unchanged" | "skipped";
 
-/** Files read at once by a refresh. */
+/** Files read at once by a refresh, and stats asked at once. */
 const _CONCURRENCY = 4;
+const _STATS = 32;
 
 /**
  * Bring the index up to date with every file of its data dir: a stat of
@@ -80,24 +80,14 @@ export async function refreshAll(
   if (options.rebuild === true) store.forgetAll();
   const clock = store.writeClock(); // before any row is read
   const files = await sessionFiles(store.dataDir, { includeSubagents: true });
-  // First every file's stat, at once: most are unchanged and need nothing
-  // else (10,000 of them went through the workers' awaits before).
-  const fs = seam();
-  const turns = new EventLoopTurns(); // the files' reads are synchronous
+  // First every file's stat: most are unchanged and need nothing else.
+  const infos = await mapLimit(
+    files,
+    _STATS,
+    (file) => fs().stat(file.path).catch(() => undefined), // gone since its folder was read: skipped
+  );
   const print = new FilesPrint();
-  const infos: (Deno.FileInfo | undefined)[] = [];
-  for (const file of files) {
-    const turn = turns.give();
-    if (turn !== undefined) await turn;
-    let info: Deno.FileInfo | undefined;
-    try {
-      info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
-    } catch {
-      info = undefined; // gone since its folder was read: skipped
-    }
-    infos.push(info);
-    print.add(file.path, info);
-  }
+  for (const [i, file] of files.entries()) print.add(file.path, infos[i]);
   // The mark and the rows from one state of the index: a row another
   // process writes between them could otherwise go unseen.
   const seen = store.snapshot(() => {
@@ -150,7 +140,7 @@ export async function refreshAll(
     else result.sessions++;
     options.onProgress?.(++done, files.length);
   };
-  const changed: [FoundFile, Deno.FileInfo, StatRow | undefined][] = [];
+  const changed: [FoundFile, FileInfo, StatRow | undefined][] = [];
   for (let i = 0; i < files.length; i++) {
     const file = files[i]!;
     const info = infos[i];
@@ -166,13 +156,10 @@ export async function refreshAll(
       count("unchanged");
     } else changed.push([file, info, known]);
   }
-  let next = 0;
   const touched: string[] = []; // files whose rows this refresh wrote
-  const worker = async (): Promise<void> => {
-    while (next < changed.length) {
-      await turns.give();
-      if (next >= changed.length) break;
-      const [file, info, known] = changed[next++]!;
+  // Small files' writes are saved a group at a time (see IndexStore.batched).
+  await store.batched(() =>
+    mapLimit(changed, _CONCURRENCY, async ([file, info, known]) => {
       const outcome = await _refreshFile(store, file, info, known, {
         behind: behind.has(file.path),
         unsettled: unsettled.has(file.path),
@@ -180,13 +167,7 @@ export async function refreshAll(
       });
       if (outcome !== "unchanged") touched.push(file.path);
       count(outcome);
-    }
-  };
-  // Small files' writes are saved a group at a time (see IndexStore.batched).
-  await store.batched(() =>
-    Promise.all(
-      Array.from({ length: Math.min(_CONCURRENCY, changed.length) }, worker),
-    )
+    })
   );
   const found = new Set(files.map((f) => f.path));
   for (const path of rows.keys()) {
@@ -226,9 +207,9 @@ export async function refreshOne(
 ): Promise<boolean> {
   path = resolve(path);
   const readAt = Date.now();
-  let info: Deno.FileInfo;
+  let info: FileInfo;
   try {
-    info = await seam().stat(path);
+    info = await fs().stat(path);
   } catch {
     return false;
   }
@@ -265,7 +246,7 @@ interface _SettleWork {
   /** Every file, in the order of `infos`. */
   files: readonly FoundFile[];
   /** Their stats (all there: the mark's fingerprint was complete). */
-  infos: readonly (Deno.FileInfo | undefined)[];
+  infos: readonly (FileInfo | undefined)[];
   /** The rows that may have changed unseen. */
   unsettled: ReadonlySet<string>;
   /** When the refresh began. */
@@ -346,7 +327,7 @@ interface _RowState {
 async function _refreshFile(
   store: IndexStore,
   file: FoundFile,
-  info: Deno.FileInfo,
+  info: FileInfo,
   known: StatRow | undefined,
   row: _RowState,
 ): Promise<_Outcome> {
@@ -360,15 +341,13 @@ async function _refreshFile(
         () => store.facetEnds(path),
       ))
   ) {
-    if (row.unsettled && !isUnsettled(info.mtime?.getTime() ?? 0, row.readAt)) {
+    if (row.unsettled && !isUnsettled(info.mtimeMs, row.readAt)) {
       store.write(() => store.rows.settle(path));
     }
     if (row.behind) await _catchUpFacets(store, file, info, known);
     return "unchanged";
   }
-  const snapshot = takeSnapshot(path, info, SNAPSHOT_BYTES);
-  const from = snapshot ?? path;
-  const read = await readSessionHead(from, info);
+  const read = await readSessionHead(path, { isFile: info.kind === "file" });
   if ("skip" in read) {
     // No longer a session: its row goes, a head-only one (read as a new
     // file: `known` is undefined for it) as much as a full one.
@@ -378,17 +357,15 @@ async function _refreshFile(
     return "skipped";
   }
   const head = headRow(path, read.info, read.head, read.headBytes, depth);
-  const resume = known === undefined
-    ? undefined
-    : await store.resumeFor(from, read.head.bodyStart);
+  const resume = known === undefined ? undefined : await store.resumeFor(path);
   let state: StateRow | undefined;
   try {
-    const loaded = await readSessionFile(from, {
+    const loaded = await readSessionFile(path, {
       window: true,
       record: true,
       ...(resume === undefined ? {} : { resume }),
     });
-    state = await stateOf(from, loaded);
+    state = await stateOf(path, loaded);
   } catch {
     state = undefined; // unreadable past its head: listed, not indexed deeper
   }
@@ -402,12 +379,12 @@ async function _refreshFile(
   // The row and the facets' first lines in one transaction; a file the
   // index keeps no state of (one read whole) is fed up to its last whole line.
   await store.feed(
-    { path, depth, header: read.head.header, snapshot },
+    { path, depth, header: read.head.header },
     read.info,
     {
       bodyStart: head.bodyStart,
       end: state?.offset ??
-        await wholeLinesEnd(from, read.info.size, head.bodyStart),
+        await wholeLinesEnd(path, read.info.size, head.bodyStart),
       endHash: state?.tailHash ?? undefined,
     },
     put,
@@ -419,16 +396,17 @@ async function _refreshFile(
 async function _catchUpFacets(
   store: IndexStore,
   file: FoundFile,
-  info: Deno.FileInfo,
+  info: FileInfo,
   known: StatRow,
 ): Promise<void> {
   const row = store.rows.get(file.path);
   if (row?.offset === null || row?.offset === undefined) return;
-  const snapshot = takeSnapshot(file.path, info, SNAPSHOT_BYTES);
-  const read = await readSessionHead(snapshot ?? file.path, info);
+  const read = await readSessionHead(file.path, {
+    isFile: info.kind === "file",
+  });
   if ("skip" in read) return;
   await store.feed(
-    { ...file, header: read.head.header, snapshot },
+    { ...file, header: read.head.header },
     read.info,
     { bodyStart: known.bodyStart, end: row.offset },
   );

@@ -10,9 +10,9 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { RequestUsage } from "../../format/usage.ts";
-import { compareRank, createdOf, type FileRank } from "../../usage/_copies.ts";
-import { lineCall } from "../../usage/_line_call.ts";
+import type { RequestUsage } from "../format/usage.ts";
+import { compareRank, createdOf, type FileRank } from "../usage/_copies.ts";
+import { lineCall } from "../usage/_line_call.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 

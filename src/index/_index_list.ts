@@ -5,18 +5,19 @@
  * @module
  */
 
-import { seam } from "../../fs/_seam.ts";
+import { type FileInfo, fs } from "../_fs.ts";
 import {
   type FoundFile,
   mapLimit,
   readSessionHead,
   sessionFiles,
+} from "../store/_session_files.ts";
+import {
+  type SessionInfo,
   sessionInfo,
   sortNewestFirst,
-} from "../_old_session_heads.ts";
-import type { SessionInfo } from "../session_info.ts";
+} from "../store/session_info.ts";
 import type { IndexStore } from "./_index_store.ts";
-import { EventLoopTurns } from "../../fs/_turns.ts";
 import type { HeadRow } from "./_rows.ts";
 import { headRow, infoOfRow, sameStat } from "./_row_values.ts";
 
@@ -30,8 +31,9 @@ export interface IndexListOptions {
   onSkip?: ((path: string, reason: string) => void) | undefined;
 }
 
-/** Heads read at once (as the list without the index reads them). */
+/** Heads read at once (as the list without the index reads them), and stats asked at once. */
 const _HEAD_READS = 16;
+const _STATS = 32;
 
 /**
  * The sessions, newest first, as `listSessions` gives them: each file is
@@ -53,27 +55,23 @@ export async function listFromIndex(
   const unsettled = store.rows.unsettled();
   const out: SessionInfo[] = [];
   const changed: FoundFile[] = [];
-  const fs = seam();
   const wanted = (row: HeadRow) =>
     row.titleSource !== "subagent" || options.includeSubagents === true;
-  const turns = new EventLoopTurns();
-  for (const file of files) {
-    const turn = turns.give();
-    if (turn !== undefined) await turn;
-    let info: Deno.FileInfo;
+  await mapLimit(files, _STATS, async (file) => {
+    let info: FileInfo;
     try {
-      info = fs.statSync(file.path); // one tiny call: sync is ~10x cheaper
+      info = await fs().stat(file.path);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       options.onSkip?.(file.path, `cannot read the first bytes: ${why}`);
-      continue;
+      return;
     }
     const row = rows.get(file.path);
     if (
       row === undefined || !sameStat(row, info) || unsettled.has(file.path)
     ) changed.push(file);
     else if (wanted(row)) out.push(infoOfRow(row, info));
-  }
+  });
   // Files new or changed since their row: their heads, read as the list
   // without the index reads them, then kept.
   const read = await mapLimit(changed, _HEAD_READS, async (file) => {

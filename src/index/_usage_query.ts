@@ -8,13 +8,9 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { compareRank } from "../../usage/_copies.ts";
+import { compareRank } from "../usage/_copies.ts";
 import { returnArrays } from "./_prepared.ts";
-import type {
-  CountedUsage,
-  TimeRange,
-  UsageTally,
-} from "../../usage/_tally.ts";
+import type { CountedUsage, TimeRange, UsageTally } from "../usage/_tally.ts";
 
 interface _File {
   file: number;

@@ -12,9 +12,9 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { headerVersion, SESSION_VERSION } from "../../format/header.ts";
-import { fold } from "../../search/_fold.ts";
-import { storedLineText } from "../../search/_text.ts";
+import { headerVersion, SESSION_VERSION } from "../format/header.ts";
+import { fold } from "../search/_fold.ts";
+import { storedLineText } from "../search/_text.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 

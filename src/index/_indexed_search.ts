@@ -27,12 +27,16 @@ import {
   sessionLabel,
   skippedRows,
   uncoveredFiles,
-} from "../store/index/_search_query.ts";
-import type { IndexStore } from "../store/index/_index_store.ts";
-import { refreshAll } from "../store/index/_refresh.ts";
-import { type HitFilter, HitList } from "./_hits.ts";
-import type { SearchQuery } from "./_query.ts";
-import { type LineText, SEARCH_HEAD_BYTES, storedLineText } from "./_text.ts";
+} from "./_search_query.ts";
+import type { IndexStore } from "./_index_store.ts";
+import { refreshAll } from "./_refresh.ts";
+import { type HitFilter, HitList } from "../search/_hits.ts";
+import type { SearchQuery } from "../search/_query.ts";
+import {
+  type LineText,
+  SEARCH_HEAD_BYTES,
+  storedLineText,
+} from "../search/_text.ts";
 
 /** What the index gave. */
 export interface IndexSearch {
@@ -50,12 +54,10 @@ export interface IndexSearchOptions {
   filter: HitFilter;
   /** Folder and date of files. */
   scope: IndexScope;
-  /** Refresh first (default), progress, warnings. */
-  options: {
-    refresh?: boolean | undefined;
-    onProgress?: ((done: number, total: number) => void) | undefined;
-    onWarning?: ((message: string) => void) | undefined;
-  };
+  /** Refresh first (default true). */
+  refresh?: boolean | undefined;
+  /** Progress of the refresh. */
+  onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /**
@@ -72,10 +74,9 @@ export async function searchIndex(
   query: SearchQuery,
   o: IndexSearchOptions,
 ): Promise<IndexSearch | undefined> {
-  const warn = o.options.onWarning ?? ((m: string) => console.warn(m));
   try {
-    if (o.options.refresh !== false) {
-      const onProgress = o.options.onProgress;
+    if (o.refresh !== false) {
+      const onProgress = o.onProgress;
       await refreshAll(index, onProgress === undefined ? {} : { onProgress });
     }
     return await index.read(async (db) => {
@@ -110,7 +111,7 @@ export async function searchIndex(
     });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    warn(
+    index.warn(
       `Cannot search through the session index: ${why}; scanning the files`,
     );
     return undefined;

@@ -1,0 +1,287 @@
+/**
+ * `SessionIndex`: a data dir's sessions in one SQLite file
+ * (`<dataDir>/index.sqlite`), so a list of thousands of sessions costs a
+ * stat of each file, a search asks the full-text index, a usage report
+ * reads only what changed, and a checkpoint-less file reopens reading only
+ * what was appended since it was indexed. The session files stay the only
+ * source of truth: a row is used only while the file it was made from is
+ * unchanged where the row looked, and the index can be deleted at any time.
+ *
+ * The index is built over the rest of the library, never the reverse:
+ * `Session`, `listSessions`, `searchSessions` and `usageReport` read the
+ * files and know no SQLite; the index's methods of the same names go
+ * through it.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import {
+  runSearch,
+  type SearchOptions,
+  type SearchResult,
+} from "../search/search.ts";
+import { openSessionResumed, type Session } from "../session/session.ts";
+import type { SessionOpenOptions } from "../session/options.ts";
+import type { ListSessionsOptions } from "../store/list.ts";
+import type { SessionInfo } from "../store/session_info.ts";
+import {
+  runUsageReport,
+  type UsageReport,
+  type UsageReportOptions,
+} from "../usage/usage_report.ts";
+import { searchIndex } from "./_indexed_search.ts";
+import { listFromIndex } from "./_index_list.ts";
+import { IndexStore, type IndexStoreOptions } from "./_index_store.ts";
+import {
+  refreshAll,
+  refreshOne,
+  type RefreshOptions,
+  type RefreshResult,
+} from "./_refresh.ts";
+import { tallyIndex } from "./_usage_query.ts";
+
+export type { RefreshOptions, RefreshResult } from "./_refresh.ts";
+
+/** Options for {@linkcode SessionIndex.open}. */
+export type SessionIndexOptions = IndexStoreOptions;
+
+/** Options for {@linkcode SessionIndex.search}. */
+export interface IndexSearchOptions extends SearchOptions {
+  /** Bring the index up to date first, so no line is missed. Default true. */
+  refresh?: boolean;
+}
+
+/**
+ * The session index of a data dir.
+ *
+ * @example Index a data dir, then list it from the index
+ * ```ts
+ * import { listSessions, Session, SessionIndex } from "@xdev/session";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using s = await Session.create({ cwd: "/home/dev/app", dataDir });
+ *   await s.appendMessage({ role: "user", content: "Hi" });
+ *   await s.ensureOnDisk();
+ *   using index = await SessionIndex.open(dataDir);
+ *   const done = await index.refresh();
+ *   equal(done.sessions, 1);
+ *   equal((await index.list()).length, 1);
+ *   equal((await listSessions(dataDir)).length, 1); // from the files alone
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
+ * ```
+ */
+export class SessionIndex implements Disposable {
+  readonly #store: IndexStore;
+
+  private constructor(store: IndexStore) {
+    this.#store = store;
+  }
+
+  /**
+   * Open (and, unless told otherwise, create) the index of a data dir.
+   *
+   * @param dataDir The data dir.
+   * @param options Whether to create it; where warnings go.
+   * @returns The index.
+   * @throws {Error} When it cannot be used (a newer schema, a lock held
+   * past the wait, no file and `create: false`); the warning says why.
+   */
+  static async open(
+    dataDir: string,
+    options: SessionIndexOptions = {},
+  ): Promise<SessionIndex> {
+    const index = await SessionIndex.tryOpen(dataDir, options);
+    if (index === undefined) {
+      throw new Error(
+        `Cannot open the session index of "${dataDir}": it is missing or cannot be used`,
+      );
+    }
+    return index;
+  }
+
+  /**
+   * {@linkcode open}, or undefined (with a warning) where the index cannot
+   * be used: what the list and the open do, so that no index never stops
+   * them.
+   *
+   * @param dataDir The data dir.
+   * @param options Whether to create it; where warnings go.
+   * @returns The index, or undefined.
+   */
+  static async tryOpen(
+    dataDir: string,
+    options: SessionIndexOptions = {},
+  ): Promise<SessionIndex | undefined> {
+    const store = await IndexStore.tryOpen(dataDir, options);
+    return store === undefined ? undefined : new SessionIndex(store);
+  }
+
+  /**
+   * The data dir whose index may hold `file`: the parent of the nearest
+   * folder named `sessions` above it (the layout
+   * `<dataDir>/sessions/<cwd>/<file>`), when it has an index file.
+   *
+   * @param file A session file (absolute).
+   * @returns The data dir, or undefined.
+   */
+  static dataDirOf(file: string): Promise<string | undefined> {
+    return IndexStore.dataDirOf(file);
+  }
+
+  /** The index file. */
+  get path(): string {
+    return this.#store.path;
+  }
+
+  /**
+   * Bring the index up to date with the files: read what is new or
+   * appended since, forget what is gone. Short transactions per file, so
+   * another process may refresh at the same time and a crash keeps what
+   * was committed.
+   *
+   * @param options Progress; rebuild from scratch.
+   * @returns What it did.
+   */
+  refresh(options: RefreshOptions = {}): Promise<RefreshResult> {
+    return refreshAll(this.#store, options);
+  }
+
+  /**
+   * Bring one file's row up to date (reading only what was appended since
+   * it was indexed): what a session does when it is closed after appends.
+   *
+   * @param path The file, in this index's data dir.
+   * @returns Whether the row was read anew.
+   */
+  refreshFile(path: string): Promise<boolean> {
+    return refreshOne(this.#store, path);
+  }
+
+  /**
+   * The sessions, newest first, as `listSessions` gives them: each file is
+   * stat'ed, and only a file that changed since its row is read (its first
+   * 4 KiB).
+   *
+   * @param options One cwd; subagents; skipped files.
+   * @returns The sessions.
+   */
+  list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
+    return listFromIndex(this.#store, options);
+  }
+
+  /**
+   * Open a session file as `Session.open` does, resuming from what the
+   * index recorded of it: a file without settings checkpoints is read only
+   * from where its row ends (when the file still holds the bytes the row
+   * was made from), and what the read learned is kept for the next open.
+   *
+   * @example Reopen through the index
+   * ```ts
+   * import { Session, SessionIndex } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   *
+   * const dataDir = await Deno.makeTempDir();
+   * try {
+   *   const s = await Session.create({ cwd: "/home/dev/app", dataDir });
+   *   await s.appendMessage({ role: "user", content: "Hi" });
+   *   await s.close();
+   *   using index = await SessionIndex.open(dataDir);
+   *   await index.refresh();
+   *   await using again = await index.openSession(s.path!);
+   *   equal(again.buildContext().messages.length, 1);
+   * } finally {
+   *   await Deno.remove(dataDir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param path The session file.
+   * @param options As for `Session.open`.
+   * @returns The session.
+   * @throws {SessionSyntaxError} When the file has no valid header.
+   */
+  async openSession(
+    path: string,
+    options: SessionOpenOptions = {},
+  ): Promise<Session> {
+    const absolute = resolve(path);
+    const resume = await this.#store.resumeFor(absolute);
+    const { session, loaded } = await openSessionResumed(absolute, {
+      dataDir: this.#store.dataDir,
+      ...options,
+    }, resume);
+    if (loaded.record !== undefined) {
+      await this.#store.remember(absolute, loaded);
+    }
+    return session;
+  }
+
+  /**
+   * {@linkcode searchSessions} through the index's full-text index: the
+   * index is brought up to date (unless `refresh: false`), its rows that may
+   * match are read back from their files, and only the files it does not
+   * hold whole are scanned. A regular expression scans every file. Where
+   * the index fails, it warns and scans.
+   *
+   * @param query The words, or a regular expression.
+   * @param options Filters, the limit, whether to refresh first.
+   * @returns The hits, newest first, as `searchSessions` gives them.
+   */
+  search(
+    query: string,
+    options: IndexSearchOptions = {},
+  ): Promise<SearchResult> {
+    const { refresh, onProgress } = options;
+    return runSearch(
+      this.#store.dataDir,
+      query,
+      options,
+      (q, plan) =>
+        searchIndex(this.#store, q, { ...plan, refresh, onProgress }),
+    );
+  }
+
+  /**
+   * {@linkcode usageReport} from the index: brought up to date first (only
+   * what changed is read), then counted in SQL. The calls of files deleted
+   * since they were counted are kept, unless `excludeDeleted`. Where the
+   * index fails, it warns and reads the files.
+   *
+   * @param options Grouping, days, time zone, progress.
+   * @returns The totals and the rows, with `source: "index"`.
+   */
+  usageReport(options: UsageReportOptions = {}): Promise<UsageReport> {
+    const store = this.#store;
+    return runUsageReport(store.dataDir, options, async (tally, range) => {
+      try {
+        await refreshAll(store, {
+          onProgress: (done, total) =>
+            options.onProgress?.(done, total, "files"),
+        });
+        const excluded = options.excludeDeleted === true;
+        store.read((db) => tallyIndex(db, range, excluded, tally));
+        return true;
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        store.warn(
+          `Cannot report usage from the session index of "${store.dataDir}": ${why}; reading the files`,
+        );
+        return false;
+      }
+    });
+  }
+
+  /** Close the database. */
+  close(): void {
+    this.#store.close();
+  }
+
+  /** Close the database (for `using`). */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
