@@ -158,11 +158,12 @@ export {
   type ForkSessionOptions,
 } from "./src/store/fork.ts";
 export {
+  type IndexSearchOptions,
   type RefreshOptions,
   type RefreshResult,
   SessionIndex,
   type SessionIndexOptions,
-} from "./src/store/index/session_index.ts";
+} from "./src/index/session_index.ts";
 export {
   LIST_HEAD_BYTES,
   listSessions,

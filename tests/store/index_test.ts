@@ -5,12 +5,17 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import {
   forkSession,
+  type IndexSearchOptions,
   listSessions,
   type RefreshResult,
   searchSessions,
+  type SearchResult,
   Session,
   SessionIndex,
+  type SessionOpenOptions,
   usageReport,
+  type UsageReport,
+  type UsageReportOptions,
 } from "../../mod.ts";
 import type { ListSessionsOptions } from "../../src/store/list.ts";
 import { generateFile } from "../../src/gen/generate.ts";
@@ -23,14 +28,25 @@ import {
   tempDir,
   user,
 } from "../_session_files.ts";
-import { INDEX_SCHEMA_VERSION } from "../../src/store/index/_schema.ts";
-import { FilesPrint } from "../../src/store/index/_fresh.ts";
-import { IndexStore } from "../../src/store/index/_index_store.ts";
-import { SETTLE_MS } from "../../src/store/index/_rows.ts";
-import { refreshAll } from "../../src/store/index/_refresh.ts";
-import { readSessionFile } from "../../src/read/_session_file.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { noSnapshots, recording, withFs } from "../_fs_seam.ts";
+import { INDEX_SCHEMA_VERSION } from "../../src/index/_schema.ts";
+import { FilesPrint } from "../../src/index/_fresh.ts";
+import { IndexStore } from "../../src/index/_index_store.ts";
+import { SETTLE_MS } from "../../src/index/_rows.ts";
+import { refreshAll } from "../../src/index/_refresh.ts";
+import { readSessionFile } from "../../src/read/session_file.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
+import { withNewFs } from "../_fs_seam.ts";
+
+/** The real filesystem, recording each file opened in `opened`. */
+function recording(opened: string[]): Fs {
+  return {
+    ...denoFs,
+    open: (path, options) => {
+      opened.push(path);
+      return denoFs.open(path, options);
+    },
+  };
+}
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -104,6 +120,60 @@ async function assertListedAsFiles(
     await listed(dataDir, options),
     await listed(dataDir, { index: false }),
   );
+}
+
+/** Where a test's search or report goes: the index (default, when the data dir has one) or the files alone. */
+interface Through {
+  /** False: the files alone. Default: the index, when the data dir has one (opened, never made). */
+  index?: boolean;
+  /** Where index warnings go. */
+  onWarning?: (message: string) => void;
+}
+
+/** The data dir's index, opened (never made), unless `index: false`. */
+function existing(
+  dataDir: string,
+  { index, onWarning }: Through,
+): Promise<SessionIndex | undefined> {
+  return index === false ? Promise.resolve(undefined) : SessionIndex.tryOpen(
+    dataDir,
+    { create: false, ...(onWarning === undefined ? {} : { onWarning }) },
+  );
+}
+
+/** A search through the index (`SessionIndex.search`) when there is one, else `searchSessions`. */
+async function searched(
+  dataDir: string,
+  query: string,
+  options: IndexSearchOptions & Through = {},
+): Promise<SearchResult> {
+  const { index: _, onWarning: __, ...search } = options;
+  using index = await existing(dataDir, options);
+  return index === undefined
+    ? await searchSessions(dataDir, query, search)
+    : await index.search(query, search);
+}
+
+/** A usage report through the index (`SessionIndex.usageReport`) when there is one, else `usageReport`. */
+async function reported(
+  dataDir: string,
+  options: UsageReportOptions & Through = {},
+): Promise<UsageReport> {
+  const { index: _, onWarning: __, ...report } = options;
+  using index = await existing(dataDir, options);
+  return index === undefined
+    ? await usageReport(dataDir, report)
+    : await index.usageReport(report);
+}
+
+/** A session opened through the data dir's index (`SessionIndex.openSession`). */
+async function openIndexed(
+  dataDir: string,
+  path: string,
+  options: SessionOpenOptions = {},
+): Promise<Session> {
+  using index = await SessionIndex.open(dataDir, { create: false });
+  return await index.openSession(path, options);
 }
 
 /** `read` over the index of `dataDir`, opened read-only. */
@@ -376,7 +446,7 @@ Deno.test("SessionIndex sees a rewrite in place made in the clock step of its la
   done = await index.refresh();
   assert.equal(done.refreshed, 1);
   const hits = async (query: string) =>
-    (await searchSessions(dir.path, query, { ...quiet, refresh: false }))
+    (await searched(dir.path, query, { ...quiet, refresh: false }))
       .hits.length;
   assert.deepEqual([await hits('"fold 2"'), await hits('"turn 2"')], [1, 0]);
   // Nothing changed since: checked, not read.
@@ -398,14 +468,14 @@ Deno.test("SessionIndex.refresh checks again the files written just before it re
   await index.refresh();
   assert.deepEqual(unsettled(dir.path), [young]);
   const opened: string[] = [];
-  const again = await withFs(recording(opened), () => index.refresh());
+  const again = await withNewFs(recording(opened), () => index.refresh());
   assert.deepEqual([again.fresh, again.refreshed], [true, 0]);
   assert.deepEqual([...new Set(opened)], [young]); // its bytes checked
   await new Promise((r) => setTimeout(r, Math.max(0, t0 + 1100 - Date.now())));
   await index.refresh();
   assert.deepEqual(unsettled(dir.path), []);
   opened.length = 0;
-  const last = await withFs(recording(opened), () => index.refresh());
+  const last = await withNewFs(recording(opened), () => index.refresh());
   assert.deepEqual([last.fresh, last.refreshed, opened], [true, 0, []]);
   // Forgotten with its file.
   await Deno.remove(old);
@@ -437,7 +507,7 @@ Deno.test("SessionIndex: a list after another writer's append leaves the append 
   const done = await index.refresh();
   assert.equal(done.refreshed, 1);
   assert.equal(rows(dir.path)[0]!.entries, 3);
-  const found = await searchSessions(dir.path, "needleappended", {
+  const found = await searched(dir.path, "needleappended", {
     refresh: false,
   });
   assert.deepEqual(found.hits.map((h) => h.entryId), ["00000003"]);
@@ -468,11 +538,11 @@ Deno.test("SessionIndex: a list after an append to a version 1 file (a row witho
   // facets read it, so the list leaves its stat as it was.
   assert.equal((await index.list()).length, 1);
   assert.equal((await index.refresh()).refreshed, 1);
-  const fromIndex = await usageReport(dir.path, quiet);
+  const fromIndex = await reported(dir.path, quiet);
   assert.equal(fromIndex.source, "index");
   assert.equal(fromIndex.totals.requests, 1);
   assert.equal(
-    (await usageReport(dir.path, { index: false })).totals.requests,
+    (await reported(dir.path, { index: false })).totals.requests,
     1,
   );
 });
@@ -597,7 +667,7 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
       await Deno.utime(`${paths[0]}.new`, info.atime!, info.mtime!);
       await Deno.rename(`${paths[0]}.new`, paths[0]!);
       await changed({ refreshed: 1 }); // a new inode
-      const found = await searchSessions(dir.path, '"turn X"', {
+      const found = await searched(dir.path, '"turn X"', {
         refresh: false,
       });
       assert.equal(found.hits.length, 1);
@@ -639,7 +709,7 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
       other.close();
       await changed({ sessions: 4 }); // read by the facet only: the row is current
       assert.deepEqual(await unlikeScratch(dir.path), []);
-      const hits = await searchSessions(dir.path, "appended", {
+      const hits = await searched(dir.path, "appended", {
         refresh: false,
       });
       assert.equal(hits.hits.length, 1);
@@ -647,20 +717,18 @@ Deno.test("SessionIndex.refresh reads no row when nothing changed since a comple
   );
 });
 
-// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
-// ignored until the index supplies the resume point and the row after
-// appends (the index's port), not dropped.
-Deno.test.ignore(
-  "SessionIndex: a session closed after its appends keeps the refresh mark standing, so the next refresh reads no row",
+Deno.test(
+  "SessionIndex.refreshFile after a session's appends keeps the refresh mark standing, so the next refresh reads no row",
   async () => {
     await using dir = await tempDir();
     const paths = await plainFiles(dir.path, 4, 2);
     using index = await SessionIndex.open(dir.path, quiet);
     await index.refresh();
     for (const text of ["needleclosed one", "needleclosed two"]) {
-      const session = await Session.open(paths[1]!);
+      const session = await index.openSession(paths[1]!);
       await session.appendMessage({ role: "user", content: text });
-      await session.close(); // brings the file's row up to date
+      await session.close(); // writes no row: Session knows no index
+      assert.equal(await index.refreshFile(paths[1]!), true); // the harness brings the row up to date
       const done = await index.refresh();
       assert.deepEqual([done.fresh, done.sessions, done.refreshed], [
         true,
@@ -668,13 +736,14 @@ Deno.test.ignore(
         0,
       ]);
     }
-    const found = await searchSessions(dir.path, "needleclosed", quiet);
+    const found = await searched(dir.path, "needleclosed", quiet);
     assert.equal(found.hits.length, 2);
     // A new session's file: its row is made, but no listing matches the mark.
     const made = await plain(dir.path, "4.jsonl", 1);
-    const session = await Session.open(made);
+    const session = await index.openSession(made);
     await session.appendMessage({ role: "user", content: "new" });
     await session.close();
+    await index.refreshFile(made);
     const next = await index.refresh();
     assert.equal(next.sessions, 5);
     assert.equal((await index.refresh()).fresh, true);
@@ -718,7 +787,7 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
   try {
     // A fingerprint of this version (one of another is no mark).
     const print = new FilesPrint();
-    print.add(path, await Deno.stat(path));
+    print.add(path, await denoFs.stat(path));
     const mark = { print: print.value, sessions: 1, skipped: 0, uncovered: [] };
     await refreshAll(store);
     let clock = store.writeClock();
@@ -991,17 +1060,17 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           await listed(root, { includeSubagents: true, index: false }),
         );
         for (const query of ["more", "turn", "own"]) {
-          const indexed = await searchSessions(root, query, quiet);
-          const scanned = await searchSessions(root, query, { index: false });
+          const indexed = await searched(root, query, quiet);
+          const scanned = await searched(root, query, { index: false });
           assert.equal(indexed.indexed, true);
           assert.deepEqual(indexed.hits, scanned.hits);
         }
         // (The index keeps the calls of files gone or no longer sessions:
         // left out here, as the files no longer hold them.)
         const { cost: a, ...fromIndex } =
-          (await usageReport(root, { ...quiet, excludeDeleted: true })).totals;
+          (await reported(root, { ...quiet, excludeDeleted: true })).totals;
         const { cost: b, ...fromFiles } =
-          (await usageReport(root, { index: false })).totals;
+          (await reported(root, { index: false })).totals;
         assert.deepEqual(fromIndex, fromFiles);
         assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, b), `${a} vs ${b}`);
         assert.deepEqual(await unlikeScratch(root), []);
@@ -1011,11 +1080,8 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
   );
 });
 
-// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
-// ignored until the index supplies the resume point and the row after
-// appends (the index's port), not dropped.
-Deno.test.ignore(
-  "Session.open reopens a recorded checkpoint-less file reading little, with the context of a full read",
+Deno.test(
+  "SessionIndex.openSession reopens a recorded checkpoint-less file reading little, with the context of a full read",
   async () => {
     await using dir = await tempDir();
     const folder = join(dir.path, "sessions", "-w");
@@ -1032,28 +1098,40 @@ Deno.test.ignore(
     assert.equal(cold.windowStats().bytesRead >= size * 0.9, true); // no checkpoint: read back to the start
     using index = await SessionIndex.open(dir.path);
     await index.refresh();
-    const warm = await Session.open(path, { resolveBlobs: false });
+    const warm = await index.openSession(path, { resolveBlobs: false });
     const whole = await Session.open(path, { window: false });
     assert.deepEqual(warm.buildContext(), whole.buildContext());
     assert.equal(warm.windowStats().bytesRead < size / 4, true);
+    // Session.open knows no index: it reads back to the start again.
     const bypass = await Session.open(path, { resolveBlobs: false });
     assert.equal(bypass.windowStats().bytesRead >= size * 0.9, true);
+    // A row that no longer holds (the bytes before its end changed): read
+    // whole again, with the context of a full read.
+    const bytes = await Deno.readFile(path);
+    const at = bytes.lastIndexOf(0x0a, bytes.length - 2) - 8;
+    bytes[at] = bytes[at] === 0x61 ? 0x62 : 0x61;
+    await Deno.writeFile(path, bytes);
+    const changed = await index.openSession(path, { resolveBlobs: false });
+    assert.equal(changed.windowStats().bytesRead >= size * 0.9, true);
+    assert.deepEqual(
+      changed.buildContext(),
+      (await Session.open(path, { window: false })).buildContext(),
+    );
   },
 );
 
-// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
-// ignored until the index supplies the resume point and the row after
-// appends (the index's port), not dropped.
-Deno.test.ignore(
-  "Session.close after appends updates the file's row, so the next open resumes from its new end",
+Deno.test(
+  "SessionIndex.refreshFile after appends updates the file's row, so the next open resumes from its new end",
   async () => {
     await using dir = await tempDir();
     const path = await plain(dir.path, "s.jsonl", 3);
     using index = await SessionIndex.open(dir.path);
     await index.refresh();
-    const session = await Session.open(path);
+    const session = await index.openSession(path);
     await session.appendMessage({ role: "user", content: "one more" });
     await session.close();
+    assert.notEqual(rows(dir.path)[0]!.offset, (await Deno.stat(path)).size); // close wrote no row
+    assert.equal(await index.refreshFile(path), true);
     const row = rows(dir.path)[0]!;
     assert.equal(row.offset, (await Deno.stat(path)).size);
     assert.equal(row.entries, 4);
@@ -1061,19 +1139,19 @@ Deno.test.ignore(
   },
 );
 
-// Session no longer reads or writes index rows (the read pipeline, 87b6a97):
-// ignored until the index supplies the resume point and the row after
-// appends (the index's port), not dropped.
-Deno.test.ignore(
-  "Session.open records a file the index did not hold, so a later refresh has nothing to read",
+Deno.test(
+  "SessionIndex.openSession records a file the index did not hold, so a later refresh has nothing to read",
   async () => {
     await using dir = await tempDir();
     await plain(dir.path, "a.jsonl", 2);
     using index = await SessionIndex.open(dir.path);
     await index.refresh();
     const b = await plain(dir.path, "b.jsonl", 4);
-    const session = await Session.open(b);
+    await using plainOpen = await Session.open(b);
+    assert.equal(rows(dir.path).length, 1); // Session.open writes no row
+    await using session = await index.openSession(b);
     assert.equal(session.buildContext().messages.length, 4);
+    assert.equal(plainOpen.buildContext().messages.length, 4);
     assert.equal(rows(dir.path).length, 2);
     assert.equal((await index.refresh()).refreshed, 0);
   },
@@ -1234,12 +1312,12 @@ for (const old of [4, 5, 6, 7]) {
     assert.equal(indexes.length, 2);
     assert.match(plan, /COVERING INDEX sessions_heads/);
     await assertListedAsFiles(dir.path);
-    const indexed = await usageReport(dir.path, quiet);
+    const indexed = await reported(dir.path, quiet);
     assert.equal(indexed.source, "index");
     assert.equal(indexed.totals.requests, 1);
     assert.deepEqual(
       indexed.totals,
-      (await usageReport(dir.path, { index: false })).totals,
+      (await reported(dir.path, { index: false })).totals,
     );
   });
 }
@@ -1552,57 +1630,3 @@ function dump(dataDir: string): Record<string, unknown[]> {
     return out;
   });
 }
-
-Deno.test("SessionIndex reads a small file once, from memory, into the index reading it through the file would make", async () => {
-  await using dir = await tempDir();
-  await fixtureDataDir(dir.path);
-  const small = await plain(dir.path, "small.jsonl", 4);
-  const big = join(dir.path, "sessions", "-w", "big.jsonl");
-  await generateFile(big, { size: 3 << 20, seed: 7 }); // past the snapshot size
-  let opens = 0;
-  const counting: Fs = {
-    ...realFs,
-    openHandle: (path, options) => {
-      opens++;
-      return realFs.openHandle(path, options);
-    },
-  };
-  const throughFiles: Fs = { ...counting, openSync: noSnapshots.openSync };
-  const index = join(dir.path, "index.sqlite");
-  const refresh = async (fs: Fs) => {
-    opens = 0;
-    await withFs(fs, async () => {
-      using index = await SessionIndex.open(dir.path, quiet);
-      await index.refresh();
-    });
-    return dump(dir.path);
-  };
-  const fromMemory = await refresh(counting);
-  const bigOnly = opens; // the big file's readers, each opening it
-  await Deno.remove(index);
-  assert.deepEqual(differing(await refresh(throughFiles), fromMemory), []);
-  assert.equal(bigOnly > 0, true);
-  assert.equal(opens >= bigOnly + 18 * 3, true, `${bigOnly}, then ${opens}`);
-  assert.equal((fromMemory.search_entries ?? []).length > 100, true);
-  // Appended files resume from their rows, both ways alike.
-  const before = await Deno.readFile(index);
-  for (const path of [small, big]) {
-    await Deno.writeTextFile(
-      path,
-      JSON.stringify(user("a0000001", "00000004", "appended later")) + "\n",
-      { append: true },
-    );
-  }
-  const grown = await refresh(counting);
-  for (const f of [index, `${index}-wal`, `${index}-shm`]) {
-    await Deno.remove(f).catch(() => {}); // the log too, should one be left
-  }
-  await Deno.writeFile(index, before);
-  assert.deepEqual(differing(await refresh(throughFiles), grown), []);
-  assert.deepEqual(differing(grown, fromMemory), [
-    "sessions",
-    "facets",
-    "search_entries",
-    "trigrams",
-  ]);
-});
