@@ -4,13 +4,13 @@ import { join } from "node:path";
 import {
   type SearchOptions,
   type SearchResult,
-  searchSessions,
   SessionIndex,
 } from "../../mod.ts";
-import { IndexStore } from "../../src/store/index/_index_store.ts";
-import { refreshAll } from "../../src/store/index/_refresh.ts";
-import { uncoveredFiles } from "../../src/store/index/_search_query.ts";
+import { IndexStore } from "../../src/index/_index_store.ts";
+import { refreshAll } from "../../src/index/_refresh.ts";
+import { uncoveredFiles } from "../../src/index/_search_query.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
+import { searched } from "../_indexed.ts";
 
 const SECRET = "needlesecret the text itself";
 const HOSTILE =
@@ -38,8 +38,8 @@ async function both(
   options: SearchOptions = {},
 ): Promise<[SearchResult, SearchResult]> {
   const warnings: string[] = [];
-  const scan = await searchSessions(root, query, { ...options, index: false });
-  const indexed = await searchSessions(root, query, {
+  const scan = await searched(root, query, { ...options, index: false });
+  const indexed = await searched(root, query, {
     ...options,
     onWarning: (m) => warnings.push(m),
   });
@@ -50,11 +50,11 @@ async function both(
 
 const ids = (r: SearchResult) => r.hits.map((h) => h.entryId);
 
-Deno.test("searchSessions() keeps no entry text in the index: only where each entry is", async () => {
+Deno.test("searched() keeps no entry text in the index: only where each entry is", async () => {
   await using dir = await tempDir();
   await writeSession(dir.path, [SECRET, "another line", HOSTILE]);
   (await SessionIndex.open(dir.path)).close();
-  deepEqual(ids(await searchSessions(dir.path, "needlesecret")), [
+  deepEqual(ids(await searched(dir.path, "needlesecret")), [
     "00000001",
   ]);
   const file = join(dir.path, "index.sqlite");
@@ -89,12 +89,12 @@ Deno.test("searchSessions() keeps no entry text in the index: only where each en
   ok(!bytes.includes("another line"));
 });
 
-Deno.test("searchSessions() through an index taken as it is gives no hit for a line that changed behind it", async (t) => {
+Deno.test("searched() through an index taken as it is gives no hit for a line that changed behind it", async (t) => {
   await using dir = await tempDir();
   const texts = ["first needlealpha", "second needlebeta", "third needlegamma"];
   const path = await writeSession(dir.path, texts);
   (await SessionIndex.open(dir.path)).close();
-  const warm = await searchSessions(dir.path, "needlebeta");
+  const warm = await searched(dir.path, "needlebeta");
   deepEqual(ids(warm), ["00000002"]);
   const stale = { refresh: false };
   const original = await Deno.readFile(path);
@@ -105,23 +105,23 @@ Deno.test("searchSessions() through an index taken as it is gives no hit for a l
     );
   await t.step("the same bytes' length, another text", async () => {
     await rewrite("needlebeta", "needlezeta");
-    deepEqual(ids(await searchSessions(dir.path, "needlebeta", stale)), []);
+    deepEqual(ids(await searched(dir.path, "needlebeta", stale)), []);
   });
   await t.step("the lines moved (an earlier line grew)", async () => {
     await rewrite("first needlealpha", "first, and longer, needlealpha");
     for (const word of ["needlealpha", "needlebeta", "needlegamma", "ne"]) {
-      deepEqual(ids(await searchSessions(dir.path, word, stale)), [], word);
+      deepEqual(ids(await searched(dir.path, word, stale)), [], word);
     }
   });
   await t.step("another entry where the line was", async () => {
     await rewrite('"id":"00000002"', '"id":"0000000f"');
-    deepEqual(ids(await searchSessions(dir.path, "needlebeta", stale)), []);
+    deepEqual(ids(await searched(dir.path, "needlebeta", stale)), []);
   });
   await t.step("the file cut short, then gone", async () => {
     await Deno.writeFile(path, original.subarray(0, original.length - 30));
-    deepEqual(ids(await searchSessions(dir.path, "needlegamma", stale)), []);
+    deepEqual(ids(await searched(dir.path, "needlegamma", stale)), []);
     await Deno.remove(path);
-    const gone = await searchSessions(dir.path, "needlebeta", stale);
+    const gone = await searched(dir.path, "needlebeta", stale);
     deepEqual([gone.indexed, ids(gone)], [true, []]);
   });
   await t.step("a refresh finds the lines where they are now", async () => {
@@ -132,7 +132,7 @@ Deno.test("searchSessions() through an index taken as it is gives no hit for a l
   });
 });
 
-Deno.test("searchSessions() takes FTS5 syntax in a query as text, and words under three characters as the scan does", async (t) => {
+Deno.test("searched() takes FTS5 syntax in a query as text, and words under three characters as the scan does", async (t) => {
   await using dir = await tempDir();
   // "q" then 300 different characters: "q" starts more trigrams than the
   // index narrows a word by.
@@ -182,7 +182,7 @@ Deno.test("searchSessions() takes FTS5 syntax in a query as text, and words unde
   }
 });
 
-Deno.test("searchSessions() walks a word in thousands of rows newest first, ties by path and line, as the scan orders them", async () => {
+Deno.test("searched() walks a word in thousands of rows newest first, ties by path and line, as the scan orders them", async () => {
   await using dir = await tempDir();
   // 3 sessions of 900 entries: 2,700 rows hold "common" (past the rows the
   // index sorts), with timestamps shared within and across files.
@@ -209,7 +209,7 @@ Deno.test("searchSessions() walks a word in thousands of rows newest first, ties
   deepEqual(indexed.hits, scan.hits);
 });
 
-Deno.test("searchSessions() scans a file whose search rows another facet version wrote, as if it had none", async () => {
+Deno.test("searched() scans a file whose search rows another facet version wrote, as if it had none", async () => {
   await using dir = await tempDir();
   await writeSession(dir.path, ["first line", "needleversion here"]);
   {
@@ -229,17 +229,17 @@ Deno.test("searchSessions() scans a file whose search rows another facet version
   const asItIs = { refresh: false };
   // Rows gone behind a current version: the index is trusted, no hit.
   await edit("DELETE FROM search_entries");
-  deepEqual(ids(await searchSessions(dir.path, "needleversion", asItIs)), []);
+  deepEqual(ids(await searched(dir.path, "needleversion", asItIs)), []);
   // The same rows of another version: the file is scanned, the hit found.
   await edit(
     "UPDATE facets SET version = version + 100 WHERE facet = 'search'",
   );
-  deepEqual(ids(await searchSessions(dir.path, "needleversion", asItIs)), [
+  deepEqual(ids(await searched(dir.path, "needleversion", asItIs)), [
     "00000002",
   ]);
 });
 
-Deno.test("searchSessions() scans the files a standing refresh mark lists, those the rows would give", async () => {
+Deno.test("searched() scans the files a standing refresh mark lists, those the rows would give", async () => {
   await using dir = await tempDir();
   await writeSession(dir.path, ["first line", "needlemarked here"]);
   const pi = join(dir.path, "sessions", "--pi--", "pi.jsonl");
@@ -265,10 +265,10 @@ Deno.test("searchSessions() scans the files a standing refresh mark lists, those
     store.close();
   }
   const asItIs = { refresh: false };
-  const found = await searchSessions(dir.path, "user-message-selector", asItIs);
+  const found = await searched(dir.path, "user-message-selector", asItIs);
   ok(found.hits.length > 0);
   equal(found.scanned, 1);
-  const elsewhere = await searchSessions(dir.path, "user-message-selector", {
+  const elsewhere = await searched(dir.path, "user-message-selector", {
     ...asItIs,
     cwd: "/home/dev/app",
   });
@@ -280,7 +280,7 @@ Deno.test("searchSessions() scans the files a standing refresh mark lists, those
     `UPDATE meta SET value = json_set(value, '$.uncovered', json('[]')) WHERE key = 'fresh'`,
   );
   deepEqual(
-    (await searchSessions(dir.path, "user-message-selector", asItIs)).hits,
+    (await searched(dir.path, "user-message-selector", asItIs)).hits,
     [],
   );
   db.close();
@@ -289,7 +289,7 @@ Deno.test("searchSessions() scans the files a standing refresh mark lists, those
   other.write(() => other.rows.remove("/not/a/row"));
   other.close();
   deepEqual(
-    (await searchSessions(dir.path, "user-message-selector", asItIs)).hits,
+    (await searched(dir.path, "user-message-selector", asItIs)).hits,
     found.hits,
   );
 });

@@ -4,7 +4,6 @@ import { join, relative } from "node:path";
 import {
   type SearchOptions,
   type SearchResult,
-  searchSessions,
   SessionIndex,
 } from "../../mod.ts";
 import {
@@ -13,6 +12,7 @@ import {
   tempDir,
   toolResult,
 } from "../_session_files.ts";
+import { searched } from "../_indexed.ts";
 
 const at = (minute: number): string =>
   `2026-10-01T09:${String(minute).padStart(2, "0")}:00.000Z`;
@@ -118,8 +118,8 @@ async function both(
   query: string,
   options: SearchOptions = {},
 ): Promise<[SearchResult, SearchResult]> {
-  const scan = await searchSessions(root, query, { ...options, index: false });
-  const indexed = await searchSessions(root, query, options);
+  const scan = await searched(root, query, { ...options, index: false });
+  const indexed = await searched(root, query, options);
   equal(scan.indexed, false);
   equal(indexed.indexed, true);
   return [scan, indexed];
@@ -128,7 +128,7 @@ async function both(
 const brief = (r: SearchResult) =>
   r.hits.map((h) => `${h.entryId} ${h.role}${h.onActivePath ? "" : " off"}`);
 
-Deno.test("searchSessions() finds every planted needle and nothing else, the same way with and without the index", async (t) => {
+Deno.test("searched() finds every planted needle and nothing else, the same way with and without the index", async (t) => {
   await using dir = await tempDir();
   const { a } = await plant(dir.path);
   (await SessionIndex.open(dir.path)).close();
@@ -175,7 +175,7 @@ Deno.test("searchSessions() finds every planted needle and nothing else, the sam
   await t.step(
     "the index answers for a data dir given as a relative path",
     async () => {
-      const r = await searchSessions(relative(Deno.cwd(), dir.path), "abc123");
+      const r = await searched(relative(Deno.cwd(), dir.path), "abc123");
       deepEqual([r.indexed, r.scanned, brief(r)], [true, 0, ["00000006 user"]]);
     },
   );
@@ -196,7 +196,7 @@ Deno.test("searchSessions() finds every planted needle and nothing else, the sam
   );
 });
 
-Deno.test("searchSessions() reports a damaged line whose text matches, both ways", async () => {
+Deno.test("searched() reports a damaged line whose text matches, both ways", async () => {
   await using dir = await tempDir();
   const { a } = await plant(dir.path);
   (await SessionIndex.open(dir.path)).close();
@@ -210,10 +210,10 @@ Deno.test("searchSessions() reports a damaged line whose text matches, both ways
   const offset = new TextEncoder().encode(before).length;
   deepEqual(scan.skipped, [{ path: a, offset, reason: "damaged" }]);
   deepEqual(indexed.skipped, scan.skipped);
-  deepEqual((await searchSessions(dir.path, "zzz")).skipped, []);
+  deepEqual((await searched(dir.path, "zzz")).skipped, []);
 });
 
-Deno.test("searchSessions() takes a hostile query literally or refuses it clearly", async (t) => {
+Deno.test("searched() takes a hostile query literally or refuses it clearly", async (t) => {
   await using dir = await tempDir();
   await plant(dir.path);
   (await SessionIndex.open(dir.path)).close();
@@ -236,16 +236,16 @@ Deno.test("searchSessions() takes a hostile query literally or refuses it clearl
     });
   }
   await t.step("NUL, an empty query, a bad pattern, a bad limit", async () => {
-    await rejects(searchSessions(dir.path, "a\0b"), TypeError);
-    await rejects(searchSessions(dir.path, "  "), TypeError);
-    await rejects(searchSessions(dir.path, '"'), TypeError);
-    await rejects(searchSessions(dir.path, "(", { regex: true }), TypeError);
-    await rejects(searchSessions(dir.path, "a", { limit: 0 }), RangeError);
-    await rejects(searchSessions(dir.path, "a", { since: "nope" }), TypeError);
+    await rejects(searched(dir.path, "a\0b"), TypeError);
+    await rejects(searched(dir.path, "  "), TypeError);
+    await rejects(searched(dir.path, '"'), TypeError);
+    await rejects(searched(dir.path, "(", { regex: true }), TypeError);
+    await rejects(searched(dir.path, "a", { limit: 0 }), RangeError);
+    await rejects(searched(dir.path, "a", { since: "nope" }), TypeError);
   });
 });
 
-Deno.test("searchSessions() filters by role, folder, date and limit; a regex scans", async (t) => {
+Deno.test("searched() filters by role, folder, date and limit; a regex scans", async (t) => {
   await using dir = await tempDir();
   await plant(dir.path);
   (await SessionIndex.open(dir.path)).close();
@@ -281,7 +281,7 @@ Deno.test("searchSessions() filters by role, folder, date and limit; a regex sca
     deepEqual(indexed.hits, scan.hits);
   });
   await t.step("regex", async () => {
-    const r = await searchSessions(dir.path, "needle(user|asst)\\d", {
+    const r = await searched(dir.path, "needle(user|asst)\\d", {
       regex: true,
     });
     equal(r.indexed, false);
@@ -289,7 +289,7 @@ Deno.test("searchSessions() filters by role, folder, date and limit; a regex sca
   });
 });
 
-Deno.test("searchSessions() keeps the index up to date: an append adds its rows once", async () => {
+Deno.test("searched() keeps the index up to date: an append adds its rows once", async () => {
   await using dir = await tempDir();
   const { a } = await plant(dir.path);
   (await SessionIndex.open(dir.path)).close();
@@ -304,7 +304,7 @@ Deno.test("searchSessions() keeps the index up to date: an append adds its rows 
       db.close();
     }
   };
-  deepEqual((await searchSessions(dir.path, "needlelate")).hits, []);
+  deepEqual((await searched(dir.path, "needlelate")).hits, []);
   const before = rows();
   const line = JSON.stringify(
     entry("0000000d", "0000000c", 20, say("user", "needlelate")),
@@ -314,14 +314,14 @@ Deno.test("searchSessions() keeps the index up to date: an append adds its rows 
   deepEqual(brief(indexed), ["0000000d user"]);
   deepEqual(indexed.hits, scan.hits);
   equal(rows(), before + 1);
-  await searchSessions(dir.path, "needlelate");
+  await searched(dir.path, "needlelate");
   equal(rows(), before + 1);
   await Deno.remove(a);
-  deepEqual((await searchSessions(dir.path, "needlelate")).hits, []);
+  deepEqual((await searched(dir.path, "needlelate")).hits, []);
   equal(rows(), 0);
 });
 
-Deno.test("searchSessions() reads pi's version 1 sessions both ways", async () => {
+Deno.test("searched() reads pi's version 1 sessions both ways", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--pi--");
   await Deno.mkdir(folder, { recursive: true });
@@ -336,11 +336,11 @@ Deno.test("searchSessions() reads pi's version 1 sessions both ways", async () =
   ok(scan.hits.every((h) => /^[0-9a-f]{8}$/.test(h.entryId)));
 });
 
-Deno.test("searchSessions() works on an index remade from an older schema", async () => {
+Deno.test("searched() works on an index remade from an older schema", async () => {
   await using dir = await tempDir();
   await plant(dir.path);
   (await SessionIndex.open(dir.path)).close();
-  await searchSessions(dir.path, "needleuser1");
+  await searched(dir.path, "needleuser1");
   const db = new DatabaseSync(join(dir.path, "index.sqlite"));
   db.exec("UPDATE meta SET value = '1' WHERE key = 'schema'");
   db.close();

@@ -1,7 +1,8 @@
 import { deepEqual } from "node:assert/strict";
 import { join } from "node:path";
-import { searchSessions, SessionIndex } from "../../mod.ts";
+import { SessionIndex } from "../../mod.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";
+import { searched } from "../_indexed.ts";
 
 /** The ids of the hits on the active path, then those off it, each sorted. */
 function sides(hits: { entryId: string; onActivePath: boolean }[]): string {
@@ -10,7 +11,7 @@ function sides(hits: { entryId: string; onActivePath: boolean }[]): string {
   return `${on.join(" ")} | ${off.join(" ")}`;
 }
 
-Deno.test("searchSessions() scanning walks from the leaf to the root, as the reader does", async (t) => {
+Deno.test("searched() scanning walks from the leaf to the root, as the reader does", async (t) => {
   await using dir = await tempDir();
   const cases: [string, [string, string | null][], string][] = [
     [
@@ -71,9 +72,9 @@ Deno.test("searchSessions() scanning walks from the leaf to the root, as the rea
         ),
       );
       (await SessionIndex.open(root)).close();
-      const scan = await searchSessions(root, "needletree", { index: false });
+      const scan = await searched(root, "needletree", { index: false });
       deepEqual(sides(scan.hits), want);
-      const indexed = await searchSessions(root, "needletree");
+      const indexed = await searched(root, "needletree");
       deepEqual(indexed.hits, scan.hits);
     });
   }

@@ -5,17 +5,10 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import {
   forkSession,
-  type IndexSearchOptions,
   listSessions,
   type RefreshResult,
-  searchSessions,
-  type SearchResult,
   Session,
   SessionIndex,
-  type SessionOpenOptions,
-  usageReport,
-  type UsageReport,
-  type UsageReportOptions,
 } from "../../mod.ts";
 import type { ListSessionsOptions } from "../../src/store/list.ts";
 import { generateFile } from "../../src/gen/generate.ts";
@@ -36,6 +29,7 @@ import { refreshAll } from "../../src/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/session_file.ts";
 import { denoFs, type Fs } from "../../src/_fs.ts";
 import { withNewFs } from "../_fs_seam.ts";
+import { reported, searched } from "../_indexed.ts";
 
 /** The real filesystem, recording each file opened in `opened`. */
 function recording(opened: string[]): Fs {
@@ -120,60 +114,6 @@ async function assertListedAsFiles(
     await listed(dataDir, options),
     await listed(dataDir, { index: false }),
   );
-}
-
-/** Where a test's search or report goes: the index (default, when the data dir has one) or the files alone. */
-interface Through {
-  /** False: the files alone. Default: the index, when the data dir has one (opened, never made). */
-  index?: boolean;
-  /** Where index warnings go. */
-  onWarning?: (message: string) => void;
-}
-
-/** The data dir's index, opened (never made), unless `index: false`. */
-function existing(
-  dataDir: string,
-  { index, onWarning }: Through,
-): Promise<SessionIndex | undefined> {
-  return index === false ? Promise.resolve(undefined) : SessionIndex.tryOpen(
-    dataDir,
-    { create: false, ...(onWarning === undefined ? {} : { onWarning }) },
-  );
-}
-
-/** A search through the index (`SessionIndex.search`) when there is one, else `searchSessions`. */
-async function searched(
-  dataDir: string,
-  query: string,
-  options: IndexSearchOptions & Through = {},
-): Promise<SearchResult> {
-  const { index: _, onWarning: __, ...search } = options;
-  using index = await existing(dataDir, options);
-  return index === undefined
-    ? await searchSessions(dataDir, query, search)
-    : await index.search(query, search);
-}
-
-/** A usage report through the index (`SessionIndex.usageReport`) when there is one, else `usageReport`. */
-async function reported(
-  dataDir: string,
-  options: UsageReportOptions & Through = {},
-): Promise<UsageReport> {
-  const { index: _, onWarning: __, ...report } = options;
-  using index = await existing(dataDir, options);
-  return index === undefined
-    ? await usageReport(dataDir, report)
-    : await index.usageReport(report);
-}
-
-/** A session opened through the data dir's index (`SessionIndex.openSession`). */
-async function openIndexed(
-  dataDir: string,
-  path: string,
-  options: SessionOpenOptions = {},
-): Promise<Session> {
-  using index = await SessionIndex.open(dataDir, { create: false });
-  return await index.openSession(path, options);
 }
 
 /** `read` over the index of `dataDir`, opened read-only. */

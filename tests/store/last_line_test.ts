@@ -8,14 +8,10 @@
 
 import { deepStrictEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
-import {
-  searchSessions,
-  Session,
-  SessionIndex,
-  usageReport,
-} from "../../mod.ts";
+import { Session, SessionIndex } from "../../mod.ts";
 import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";
 import { HAS_OMP, oracle, SKIPPED } from "../_omp.ts";
+import { reported, searched } from "../_indexed.ts";
 
 const quiet = { onWarning: () => {}, onSkip: () => {} };
 
@@ -40,14 +36,14 @@ async function seen(
   dataDir: string,
   word: string,
 ): Promise<{ requests: number; hits: string[]; onPath: boolean[] }> {
-  const files = await usageReport(dataDir, { ...quiet, index: false });
+  const files = await reported(dataDir, { ...quiet, index: false });
   using index = await SessionIndex.open(dataDir, quiet);
   await index.refresh();
-  const indexed = await usageReport(dataDir, quiet);
+  const indexed = await reported(dataDir, quiet);
   equal(indexed.source, "index");
   deepStrictEqual(indexed.totals, files.totals);
-  const scanned = await searchSessions(dataDir, word, { index: false });
-  const viaIndex = await searchSessions(dataDir, word, quiet);
+  const scanned = await searched(dataDir, word, { index: false });
+  const viaIndex = await searched(dataDir, word, quiet);
   equal(viaIndex.indexed, true);
   deepStrictEqual(viaIndex.hits, scanned.hits);
   return {
@@ -119,7 +115,7 @@ Deno.test("a whole last line without its newline is counted, found and on the pa
     hits: [],
     onPath: [],
   });
-  const report = await usageReport(dir.path, quiet);
+  const report = await reported(dir.path, quiet);
   equal(report.totals.inputTokens, 100 + 200 + 500);
 
   // Torn: half a call is no call and no hit, however it was indexed before.
@@ -133,7 +129,7 @@ Deno.test("a whole last line without its newline is counted, found and on the pa
 
 Deno.test({
   name:
-    `usageReport() counts a whole last line without its newline as omp does${SKIPPED}`,
+    `reported() counts a whole last line without its newline as omp does${SKIPPED}`,
   ignore: !HAS_OMP,
   fn: async () => {
     await using dir = await tempDir();
@@ -146,7 +142,7 @@ Deno.test({
     equal(omp.code, 0);
     const overall = omp.json.overall as { requests: number };
     equal(overall.requests, 2);
-    const ours = await usageReport(dir.path, { ...quiet, index: false });
+    const ours = await reported(dir.path, { ...quiet, index: false });
     equal(ours.totals.requests, overall.requests);
   },
 });

@@ -8,13 +8,13 @@
 import { deepStrictEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { usageReport } from "../../mod.ts";
 import { denoFs, type FileHandle, setFs } from "../../src/_fs.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { type RequestUsage, requestUsage } from "../../src/format/usage.ts";
 import { READ_BYTES } from "../../src/read/lines.ts";
 import { fileCalls } from "../../src/usage/_file_calls.ts";
 import { tempDir } from "../_session_files.ts";
+import { reported } from "../_indexed.ts";
 
 const CHUNK = 4096;
 
@@ -190,7 +190,7 @@ Deno.test("fileCalls() reads a head only within the file's first 4096 bytes, as 
   equal((await calls(path)).skip, "the header is missing");
 });
 
-Deno.test("usageReport() counts the calls before a read that fails, and names the file it could not read", async () => {
+Deno.test("reported() counts the calls before a read that fails, and names the file it could not read", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--p--");
   await Deno.mkdir(folder, { recursive: true });
@@ -218,7 +218,7 @@ Deno.test("usageReport() counts the calls before a read that fails, and names th
   const skipped: string[] = [];
   let report;
   try {
-    report = await usageReport(dir.path, {
+    report = await reported(dir.path, {
       index: false,
       onSkip: (p, why) => skipped.push(`${p}: ${why}`),
     });

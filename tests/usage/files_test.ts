@@ -9,9 +9,10 @@
 
 import { deepStrictEqual, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { usageReport, type UsageReportOptions } from "../../mod.ts";
+import type { UsageReportOptions } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 import { buildIndex } from "./_usage_dirs.ts";
+import { reported } from "../_indexed.ts";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
@@ -133,7 +134,7 @@ async function report(
   options: UsageReportOptions,
 ): Promise<{ report: unknown; skipped: string[] }> {
   const skipped: string[] = [];
-  const r = await usageReport(dir, {
+  const r = await reported(dir, {
     ...options,
     index: false,
     onSkip: (path, why) => skipped.push(`${path}: ${why}`),
@@ -141,7 +142,7 @@ async function report(
   return { report: r, skipped };
 }
 
-Deno.test("usageReport() over a generated data dir: the files give the index's report, and say which are no session", async () => {
+Deno.test("reported() over a generated data dir: the files give the index's report, and say which are no session", async () => {
   await using dir = await tempDir();
   await writeDataDir(dir.path, 400, 17);
   const files: Record<string, { report: unknown; skipped: string[] }> = {};
@@ -155,7 +156,7 @@ Deno.test("usageReport() over a generated data dir: the files give the index's r
   }
   await buildIndex(dir.path);
   for (const by of ["session", "day", "model"] as const) {
-    const indexed = await usageReport(dir.path, { by });
+    const indexed = await reported(dir.path, { by });
     deepStrictEqual(
       { ...indexed, source: "files" },
       files[by]!.report,
@@ -166,7 +167,7 @@ Deno.test("usageReport() over a generated data dir: the files give the index's r
   }
 });
 
-Deno.test("usageReport() reports progress that only grows, to every byte of every file", async () => {
+Deno.test("reported() reports progress that only grows, to every byte of every file", async () => {
   await using dir = await tempDir();
   await writeDataDir(dir.path, 200, 53);
   let bytes = 0;
@@ -179,7 +180,7 @@ Deno.test("usageReport() reports progress that only grows, to every byte of ever
   };
   await walk(join(dir.path, "sessions"));
   const seen: [number, number][] = [];
-  await usageReport(dir.path, {
+  await reported(dir.path, {
     index: false,
     onProgress: (done, total) => seen.push([done, total]),
   });

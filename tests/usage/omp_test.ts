@@ -6,7 +6,7 @@
 
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { type UsageReport, usageReport } from "../../mod.ts";
+import type { UsageReport } from "../../mod.ts";
 
 type UsageFigures = UsageReport["totals"];
 import { HAS_OMP, oracle, SKIPPED } from "../_omp.ts";
@@ -16,6 +16,7 @@ import {
   USAGE_DIRS,
   USAGE_FIXTURES,
 } from "./_usage_dirs.ts";
+import { reported } from "../_indexed.ts";
 
 /** What `oracle.ts stats` gives of a set of calls. */
 interface OmpFigures {
@@ -126,9 +127,9 @@ async function stored(name: string): Promise<OmpStats> {
 }
 
 for (const name of USAGE_DIRS) {
-  Deno.test(`usageReport() counts the "${name}" data dir as omp does, from the files and from the index`, async () => {
+  Deno.test(`reported() counts the "${name}" data dir as omp does, from the files and from the index`, async () => {
     await using copy = await fixtureCopy(name);
-    const files = await usageReport(copy.dir, {
+    const files = await reported(copy.dir, {
       by: "model",
       index: false,
       onSkip: () => {},
@@ -136,7 +137,7 @@ for (const name of USAGE_DIRS) {
     equal(files.source, "files");
     assertAgrees(name, files.totals, files.rows, await stored(name));
     await buildIndex(copy.dir);
-    const indexed = await usageReport(copy.dir, { by: "model" });
+    const indexed = await reported(copy.dir, { by: "model" });
     equal(indexed.source, "index");
     deepStrictEqual({ ...indexed, source: "files" }, files);
   });
@@ -144,7 +145,7 @@ for (const name of USAGE_DIRS) {
 
 Deno.test({
   name:
-    `usageReport() fixtures: the stored figures are what omp gives now${SKIPPED}`,
+    `reported() fixtures: the stored figures are what omp gives now${SKIPPED}`,
   ignore: !HAS_OMP,
   fn: async (t) => {
     for (const name of USAGE_DIRS) {

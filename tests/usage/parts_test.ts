@@ -7,11 +7,11 @@
 import { deepStrictEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { usageReport } from "../../mod.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { requestUsage } from "../../src/format/usage.ts";
 import { ExactSum } from "../../src/usage/_tally.ts";
 import { buildIndex } from "./_usage_dirs.ts";
+import { reported } from "../_indexed.ts";
 
 const entry = (e: Record<string, unknown>) => e as unknown as SessionEntry;
 
@@ -141,7 +141,7 @@ function line(id: string, pad = 0): string {
   return JSON.stringify({ type: "message", id, message });
 }
 
-Deno.test("usageReport() reads calls at a chunk's edges, from the files as from the index", async (t) => {
+Deno.test("reported() reads calls at a chunk's edges, from the files as from the index", async (t) => {
   const chunk = 1 << 20;
   const header = 92; // the header line above, with its newline
   const cases: [string, string, number][] = [];
@@ -195,10 +195,10 @@ Deno.test("usageReport() reads calls at a chunk's edges, from the files as from 
     await t.step(name, async () => {
       const dir = await dataDirWith(text);
       try {
-        const files = await usageReport(dir, { index: false });
+        const files = await reported(dir, { index: false });
         equal(files.totals.requests, calls);
         await buildIndex(dir);
-        const indexed = await usageReport(dir);
+        const indexed = await reported(dir);
         deepStrictEqual({ ...indexed, source: "files" }, files);
       } finally {
         await Deno.remove(dir, { recursive: true });
