@@ -2,6 +2,7 @@
  * Memory and time of opening big transcripts, each run in a fresh process.
  *
  *     deno task bench:heap [--sizes 10M,100M,1G] [--runs N] [--no-omp]
+ *         [--against ../v0311]
  *
  * Prints one JSON line per run: open ms, context ms, heap held after GC with
  * the session still referenced, peak heap sampled during the open, peak RSS,
@@ -14,7 +15,10 @@
  * file of the same size this library wrote (`indexedOverOwn`; issue 12's
  * target is ≤ 2), and the window alone: the lines of the entries the open
  * kept, decoded and parsed, which any open that returns the context must
- * do besides reading the bytes (`windowedOverFloorPlusWindow`).
+ * do besides reading the bytes (`windowedOverFloorPlusWindow`). With
+ * `--against DIR` (a checkout of another version, such as 0.3.11), its
+ * own `bench/heap.ts` opens the same files in fresh processes alternating
+ * with this one's (`against` rows; `windowedOverAgainst` in the summary).
  *
  * @module
  */
@@ -183,17 +187,21 @@ async function faultPriceChild(): Promise<
   }
 }
 
+/** The `bench/heap.ts` of the checkout given with `--against`, if any. */
+let againstScript: string | undefined;
+
 async function spawnChild(
   loader: Loader,
   file: string,
   from = 0,
+  script = new URL(import.meta.url).pathname,
 ): Promise<Run> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--allow-all", // reading /proc/self/status (peak RSS) needs it
       "--v8-flags=--expose-gc,--max-old-space-size=4096",
-      new URL(import.meta.url).pathname,
+      script,
       "--child",
       loader,
       file,
@@ -279,6 +287,8 @@ async function main(args: string[]): Promise<void> {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const sizes = (opt("sizes") ?? "10M,100M,1G").split(",").map(parseSize);
+  const against = opt("against");
+  if (against !== undefined) againstScript = join(against, "bench", "heap.ts");
   const price = await faultPriceChild();
   faultMicros = price?.micros;
   console.log(JSON.stringify({ pageFault: price ?? null }));
@@ -376,11 +386,18 @@ async function measure(
   indexed?: { file: string; own: number | undefined },
 ): Promise<number | undefined> {
   const byLoader: Record<string, Run[]> = {};
+  const other = async (key: string, loader: Loader, on: string) => {
+    if (againstScript === undefined) return;
+    const r = await spawnChild(loader, on, 0, againstScript);
+    (byLoader[key] ??= []).push(r);
+    console.log(JSON.stringify({ size: label, against: true, ...r }));
+  };
   for (const loader of loaders) {
     for (let i = 0; i < runs; i++) {
       const r = await spawnChild(loader, file);
       (byLoader[loader] ??= []).push(r);
       console.log(JSON.stringify({ size: label, ...r }));
+      if (loader === "windowed") await other("againstWindowed", loader, file); // alternating
       if (r.error !== undefined) break; // the naive way cannot open 1 GB: once is enough
     }
   }
@@ -388,6 +405,7 @@ async function measure(
     const r = await spawnChild("indexed", indexed.file);
     (byLoader.indexed ??= []).push(r);
     console.log(JSON.stringify({ size: label, ...r }));
+    await other("againstIndexed", "indexed", indexed.file);
   }
   // The window alone: the lines of the entries the open kept, decoded and
   // parsed (they are the file's last lines; the indexed open read them).
@@ -427,6 +445,19 @@ async function measure(
       ? null
       : round(w / floor),
     naiveOverWindowed: ratio("naive"),
+    ...(againstScript === undefined ? {} : {
+      againstWindowedMs: total("againstWindowed") ?? null,
+      windowedOverAgainst: w === undefined ||
+          total("againstWindowed") === undefined
+        ? null
+        : round(w / total("againstWindowed")!),
+      againstHeapHeldMB: Math.max(
+        ...(byLoader.againstWindowed ?? []).map((r) => r.heapHeldMB ?? NaN),
+      ),
+      ...(indexed === undefined ? {} : {
+        againstIndexedMs: total("againstIndexed") ?? null,
+      }),
+    }),
     ...(indexed === undefined ? {} : {
       indexedMs: total("indexed") ?? null,
       ownWindowedMs: indexed.own ?? null,
