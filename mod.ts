@@ -158,7 +158,6 @@ export {
   type ForkSessionOptions,
 } from "./src/store/fork.ts";
 export {
-  type IndexSearchOptions,
   type RefreshOptions,
   type RefreshResult,
   SessionIndex,

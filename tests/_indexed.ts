@@ -8,8 +8,8 @@
  * @module
  */
 
+import type { IndexSearchOptions } from "../src/index/session_index.ts";
 import {
-  type IndexSearchOptions,
   type SearchResult,
   searchSessions,
   SessionIndex,

@@ -46,11 +46,12 @@ export type { RefreshOptions, RefreshResult } from "./_refresh.ts";
 /** Options for {@linkcode SessionIndex.open}. */
 export type SessionIndexOptions = IndexStoreOptions;
 
-/** Options for {@linkcode SessionIndex.search}. */
-export interface IndexSearchOptions extends SearchOptions {
-  /** Bring the index up to date first, so no line is missed. Default true. */
-  refresh?: boolean;
-}
+/**
+ * Options for {@linkcode SessionIndex.search}: those of `searchSessions`,
+ * and `refresh` (default true) to bring the index up to date first, so no
+ * line is missed.
+ */
+export type IndexSearchOptions = SearchOptions & { refresh?: boolean };
 
 /**
  * The session index of a data dir.
