@@ -29,7 +29,7 @@ export type { SessionInfo } from "./session_info.ts";
  *
  * @example The head fits: the header ends well within the first 4 KiB
  * ```ts
- * import { LIST_HEAD_BYTES } from "@xdev/session";
+ * import { LIST_HEAD_BYTES } from "./list.ts";
  * import { ok } from "node:assert/strict";
  *
  * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);

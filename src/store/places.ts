@@ -35,7 +35,7 @@ const _WIN_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\[^\\])/;
  *
  * @example A project under HOME
  * ```ts
- * import { cwdSlug } from "@xdev/session";
+ * import { cwdSlug } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const slug = cwdSlug("/home/ann/src/lumen-api", { home: "/home/ann" });
@@ -158,7 +158,7 @@ export function sessionsDir(dataDir: string): string {
  *
  * @example The folder for a project's sessions
  * ```ts
- * import { sessionDirFor } from "@xdev/session";
+ * import { sessionDirFor } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const dir = sessionDirFor("/data", "/home/ann/src/app", { home: "/home/ann" });
@@ -200,7 +200,7 @@ export interface SessionFileName {
  *
  * @example Naming a session file
  * ```ts
- * import { sessionFileName } from "@xdev/session";
+ * import { sessionFileName } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const id = "01a0e775-0100-7eee-9510-1c122060007d";
@@ -232,7 +232,7 @@ export function sessionFileName(timestamp: string, id: string): string {
  *
  * @example Reading a name found on disk
  * ```ts
- * import { parseSessionFileName } from "@xdev/session";
+ * import { parseSessionFileName } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const parsed = parseSessionFileName(
