@@ -10,7 +10,7 @@ import { join, posix, resolve, win32 } from "node:path";
 import { fs, isNotFound } from "../_fs.ts";
 import { homeDir } from "./data_dir.ts";
 
-/** Options for {@linkcode cwdSlug} and {@linkcode sessionDirFor}. */
+/** Options for {@linkcode canonicalCwdSlug} (and the slug helpers under it). */
 export interface CwdSlugOptions {
   /** The home directory. Default: `HOME`, else `USERPROFILE`, else `os.homedir()`. */
   home?: string;
@@ -67,9 +67,12 @@ export function cwdSlug(cwd: string, options: CwdSlugOptions = {}): string {
 }
 
 /**
- * {@linkcode cwdSlug} after resolving `cwd` against the current directory and
- * resolving symbolic links in it, HOME and the temp dir, as omp does. A path
- * that does not exist is used as resolved.
+ * The name of the folder under `<dataDir>/sessions` for a working directory,
+ * by omp's rule: inside HOME, `-` plus the relative path; else inside the temp
+ * dir, `-tmp-` plus it; else `--` plus the absolute path plus `--` (`/`, `\`
+ * and `:` become `-`). `cwd` is resolved against the current directory, and
+ * symbolic links in it, HOME and the temp dir are resolved, as omp does. A
+ * path that does not exist is used as resolved.
  *
  * @example The slug of the current directory
  * ```ts
