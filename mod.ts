@@ -47,14 +47,8 @@
  * @module
  */
 
-export { BLOB_REF_PREFIX, parseBlobRef } from "./src/format/blob_ref.ts";
+export { parseBlobRef } from "./src/format/blob_ref.ts";
 export {
-  SETTINGS_CHECKPOINT_TYPE,
-  type SettingsCheckpoint,
-} from "./src/format/checkpoint.ts";
-export {
-  BRANCH_MARKER_TYPE,
-  branchMarkerTarget,
   type BranchSummaryEntry,
   type CompactionEntry,
   type CredentialPinEntry,
@@ -62,7 +56,6 @@ export {
   type CustomMessageEntry,
   type EntryEnvelope,
   isEntryOfType,
-  KNOWN_ENTRY_TYPES,
   type KnownEntry,
   type LabelEntry,
   type MessageEntry,
@@ -101,41 +94,23 @@ export type {
   UserMessage,
 } from "./src/format/messages.ts";
 export {
-  cleanTitle,
-  marshalTitleSlot,
-  parseTitleSlot,
   TITLE_SLOT_BYTES,
   type TitleSlot,
-  type TitleSlotParse,
   type TitleSource,
 } from "./src/format/title_slot.ts";
-export { uuidv7 } from "./src/format/uuid.ts";
 export {
-  type BuildContextOptions,
-  buildSessionContext,
   type PathStep,
   type ResetRule,
   type SessionContext,
 } from "./src/context/context.ts";
-export {
-  CONTEXT_JSON_FIELDS,
-  type ContextJson,
-  contextToJson,
-} from "./src/context/context_json.ts";
-export { collectLabels } from "./src/context/labels.ts";
+export { type ContextJson, contextToJson } from "./src/context/context_json.ts";
 export type {
   BranchSummaryMessage,
   CompactionSummaryMessage,
   ContextMessage,
   CustomContextMessage,
 } from "./src/context/messages.ts";
-export { estimateTokens } from "./src/context/tokens.ts";
-export {
-  type ActivePath,
-  type PathEnd,
-  pathTo,
-  resolveLeaf,
-} from "./src/context/tree.ts";
+export type { PathEnd } from "./src/context/tree.ts";
 export {
   SessionEntryStream,
   type SessionEntryStreamOptions,
@@ -145,7 +120,6 @@ export {
   type BlobPutOptions,
   BlobStore,
   type BlobStoreOptions,
-  imageExtension,
 } from "./src/store/blob_store.ts";
 export {
   findDataDir,
@@ -163,11 +137,7 @@ export {
   SessionIndex,
   type SessionIndexOptions,
 } from "./src/index/session_index.ts";
-export {
-  LIST_HEAD_BYTES,
-  listSessions,
-  type ListSessionsOptions,
-} from "./src/store/list.ts";
+export { listSessions, type ListSessionsOptions } from "./src/store/list.ts";
 export {
   type SearchHit,
   type SearchOptions,
@@ -177,12 +147,7 @@ export {
 export type { SessionInfo } from "./src/store/session_info.ts";
 export {
   canonicalCwdSlug,
-  cwdSlug,
   type CwdSlugOptions,
-  parseSessionFileName,
-  sessionDirFor,
-  type SessionFileName,
-  sessionFileName,
   sessionsDir,
 } from "./src/store/places.ts";
 export {
@@ -195,11 +160,6 @@ export {
   watchSession,
   type WatchSessionOptions,
 } from "./src/watch/watch_session.ts";
-export {
-  type SessionLineage,
-  sessionLineage,
-  type SessionLineageOptions,
-} from "./src/tree/lineage.ts";
 export {
   outlineTree,
   type OutlineTreeOptions,

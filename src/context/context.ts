@@ -85,7 +85,8 @@ export interface ContextBase {
  *
  * @example A two-message session
  * ```ts
- * import { buildSessionContext, type SessionEntry } from "@xdev/session";
+ * import type { SessionEntry } from "@xdev/session";
+ * import { buildSessionContext } from "./context.ts";
  * import { equal } from "node:assert/strict";
  * const t = "2026-01-01T00:00:00.000Z";
  * const entries: SessionEntry[] = [

@@ -37,7 +37,7 @@ export interface ContextJson {
  *
  * @example Comparing two contexts field by field
  * ```ts
- * import { CONTEXT_JSON_FIELDS } from "@xdev/session";
+ * import { CONTEXT_JSON_FIELDS } from "./context_json.ts";
  * import { equal } from "node:assert/strict";
  * equal(CONTEXT_JSON_FIELDS.at(-1), "messages");
  * ```
@@ -65,21 +65,19 @@ type _Json = Record<string, unknown>;
  *
  * @example Normalizing a one-message context
  * ```ts
- * import {
- *   buildSessionContext,
- *   contextToJson,
- *   type SessionEntry,
- * } from "@xdev/session";
+ * import { contextToJson, Session } from "@xdev/session";
  * import { deepEqual, equal } from "node:assert/strict";
- * const entry: SessionEntry = {
- *   type: "message", id: "0000000a", parentId: null,
- *   timestamp: "2026-01-01T00:00:00.000Z",
- *   message: { role: "user", content: "hi", timestamp: 1 },
- * };
- * const ctx = buildSessionContext([entry], new Map([[entry.id, entry]]), entry.id);
- * const json = await contextToJson(ctx, "Greeting", "manual");
- * equal(json.titleSource, "user");
- * deepEqual(json.messages, [{ role: "user", content: "hi" }]);
+ *
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using session = await Session.create({ cwd: "/work", dataDir });
+ *   await session.appendMessage({ role: "user", content: "hi" });
+ *   const json = await contextToJson(session.buildContext(), "Greeting", "manual");
+ *   equal(json.titleSource, "user");
+ *   deepEqual(json.messages, [{ role: "user", content: "hi" }]);
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
  * ```
  *
  * @param ctx A rebuilt context.

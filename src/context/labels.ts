@@ -14,7 +14,8 @@ import { LatestByKey } from "./settings.ts";
  *
  * @example Setting and clearing labels
  * ```ts
- * import { collectLabels, type SessionEntry } from "@xdev/session";
+ * import type { SessionEntry } from "@xdev/session";
+ * import { collectLabels } from "./labels.ts";
  * import { deepEqual } from "node:assert/strict";
  * const t = "2026-01-01T00:00:00.000Z";
  * const entries: SessionEntry[] = [

@@ -16,7 +16,7 @@ const _CHARS_PER_TOKEN = 4;
  *
  * @example Usage plus the text after it
  * ```ts
- * import { estimateTokens } from "@xdev/session";
+ * import { estimateTokens } from "./tokens.ts";
  * import { equal } from "node:assert/strict";
  * const tokens = estimateTokens([
  *   { role: "assistant", content: [{ type: "text", text: "hello" }],

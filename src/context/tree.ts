@@ -25,7 +25,8 @@ export interface ActivePath {
  *
  * @example Following a branch marker
  * ```ts
- * import { resolveLeaf, type SessionEntry } from "@xdev/session";
+ * import type { SessionEntry } from "@xdev/session";
+ * import { resolveLeaf } from "./tree.ts";
  * import { equal } from "node:assert/strict";
  *
  * const timestamp = "2026-10-01T09:00:00.000Z";
@@ -61,7 +62,8 @@ export function resolveLeaf(
  *
  * @example Walking to the root, and stopping at a missing parent
  * ```ts
- * import { pathTo, type SessionEntry } from "@xdev/session";
+ * import type { SessionEntry } from "@xdev/session";
+ * import { pathTo } from "./tree.ts";
  * import { deepEqual, equal } from "node:assert/strict";
  *
  * const timestamp = "2026-10-01T09:00:00.000Z";

@@ -9,7 +9,8 @@
  *
  * @example Building a reference from a digest
  * ```ts
- * import { BLOB_REF_PREFIX, parseBlobRef } from "@xdev/session";
+ * import { parseBlobRef } from "@xdev/session";
+ * import { BLOB_REF_PREFIX } from "./blob_ref.ts";
  * import { equal } from "node:assert/strict";
  *
  * const hex = "b".repeat(64);

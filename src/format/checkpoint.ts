@@ -14,7 +14,8 @@ import type { SessionEntry } from "./entries.ts";
  *
  * @example The checkpoint after a reset
  * ```ts
- * import { isEntryOfType, Session, SETTINGS_CHECKPOINT_TYPE } from "@xdev/session";
+ * import { isEntryOfType, Session } from "@xdev/session";
+ * import { SETTINGS_CHECKPOINT_TYPE } from "./checkpoint.ts";
  * import { ok } from "node:assert/strict";
  *
  * const dataDir = await Deno.makeTempDir();

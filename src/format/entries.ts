@@ -249,7 +249,7 @@ export type SessionEntry = KnownEntry | OpaqueEntry;
  *
  * @example Telling known entries from opaque ones
  * ```ts
- * import { KNOWN_ENTRY_TYPES } from "@xdev/session";
+ * import { KNOWN_ENTRY_TYPES } from "./entries.ts";
  * import { equal } from "node:assert/strict";
  *
  * const known = new Set<string>(KNOWN_ENTRY_TYPES);
@@ -281,7 +281,7 @@ export const KNOWN_ENTRY_TYPES: readonly KnownEntry["type"][] = [
  *
  * @example Reading a marker's target
  * ```ts
- * import { BRANCH_MARKER_TYPE, branchMarkerTarget } from "@xdev/session";
+ * import { BRANCH_MARKER_TYPE, branchMarkerTarget } from "./entries.ts";
  * import { equal } from "node:assert/strict";
  *
  * const marker = {
@@ -326,7 +326,7 @@ export function isEntryOfType<T extends KnownEntry["type"]>(
  *
  * @example Following a branch marker
  * ```ts
- * import { branchMarkerTarget } from "@xdev/session";
+ * import { branchMarkerTarget } from "./entries.ts";
  * import { equal } from "node:assert/strict";
  * const marker = {
  *   type: "custom", customType: "branch", data: { to: "0000000a" },

@@ -12,7 +12,8 @@
  *
  * @example Every slot is the same width
  * ```ts
- * import { marshalTitleSlot, TITLE_SLOT_BYTES } from "@xdev/session";
+ * import { TITLE_SLOT_BYTES } from "@xdev/session";
+ * import { marshalTitleSlot } from "./title_slot.ts";
  * import { equal } from "node:assert/strict";
  *
  * const updatedAt = "2026-10-01T09:00:00.000Z";
@@ -87,7 +88,7 @@ const _SOURCE_FROM_DISK: ReadonlyMap<unknown, TitleSource> = new Map([
  *
  * @example Cleaning a pasted title
  * ```ts
- * import { cleanTitle } from "@xdev/session";
+ * import { cleanTitle } from "./title_slot.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(cleanTitle("  edge\tcase\n\nwith  tabs "), "edge case with tabs");
@@ -122,7 +123,8 @@ export function cleanTitle(title: string): string {
  *
  * @example Writing the slot of a renamed session
  * ```ts
- * import { marshalTitleSlot, TITLE_SLOT_BYTES } from "@xdev/session";
+ * import { TITLE_SLOT_BYTES } from "@xdev/session";
+ * import { marshalTitleSlot } from "./title_slot.ts";
  * import assert from "node:assert/strict";
  *
  * const bytes = marshalTitleSlot({
@@ -196,7 +198,7 @@ export function marshalTitleSlot(slot: TitleSlot): Uint8Array {
  *
  * @example Reading the slot omp wrote
  * ```ts
- * import { parseTitleSlot } from "@xdev/session";
+ * import { parseTitleSlot } from "./title_slot.ts";
  * import assert from "node:assert/strict";
  *
  * const parsed = parseTitleSlot(

@@ -22,7 +22,7 @@ let _counter = 0;
  *
  * @example A fresh session id
  * ```ts
- * import { uuidv7 } from "@xdev/session";
+ * import { uuidv7 } from "./uuid.ts";
  * import { match } from "node:assert/strict";
  *
  * const id = uuidv7();

@@ -260,6 +260,8 @@ export class LineSplitter {
  */
 export class LineStream extends TransformStream<Uint8Array, Line> {
   /**
+   * A stream that splits the bytes it is given into lines.
+   *
    * @param limits The longest line kept (longer ones come `oversized`,
    * without their content), and the head kept of every line.
    * @throws {RangeError} When a limit is not a non-negative integer.

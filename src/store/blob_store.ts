@@ -373,7 +373,7 @@ const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([
  *
  * @example The twin for a JPEG
  * ```ts
- * import { imageExtension } from "@xdev/session";
+ * import { imageExtension } from "./blob_store.ts";
  * import { equal } from "node:assert/strict";
  *
  * equal(imageExtension("image/jpeg"), "jpg");

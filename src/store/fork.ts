@@ -96,24 +96,23 @@ export interface ForkResult {
  *
  * @example Forking a session
  * ```ts
- * import { forkSession, marshalTitleSlot, Session } from "@xdev/session";
+ * import { forkSession, Session } from "@xdev/session";
  * import assert from "node:assert/strict";
  *
- * const dir = await Deno.makeTempDir();
- * const src = `${dir}/a.jsonl`;
- * const header = {
- *   type: "session", version: 3, id: "01a0f000-0000-7000-8000-00000000aaaa",
- *   timestamp: "2026-10-01T09:00:00.000Z", cwd: "/work",
- * };
- * const slot = marshalTitleSlot({ title: "Start", updatedAt: header.timestamp });
- * await Deno.writeFile(src, slot);
- * await Deno.writeTextFile(src, JSON.stringify(header) + "\n", { append: true });
- * const fork = await forkSession(src, undefined, { label: "Try another way" });
- * assert.equal(fork.parentSession, header.id);
- * assert.deepEqual(fork.issues, []);
- * await using session = await Session.open(fork.path);
- * assert.equal(session.title, "Try another way");
- * await Deno.remove(dir, { recursive: true });
+ * const dataDir = await Deno.makeTempDir();
+ * try {
+ *   await using source = await Session.create({ cwd: "/work", dataDir });
+ *   await source.appendMessage({ role: "user", content: "Start" });
+ *   await source.ensureOnDisk();
+ *   await source.setTitle("Start");
+ *   const fork = await forkSession(source.path!, undefined, { label: "Try another way" });
+ *   assert.equal(fork.parentSession, source.header.id);
+ *   assert.deepEqual(fork.issues, []);
+ *   await using session = await Session.open(fork.path);
+ *   assert.equal(session.title, "Try another way");
+ * } finally {
+ *   await Deno.remove(dataDir, { recursive: true });
+ * }
  * ```
  *
  * @example Continuing a pi session: fork it, then resume the fork

@@ -29,7 +29,7 @@ export type { SessionInfo } from "./session_info.ts";
  *
  * @example The head fits: the header ends well within the first 4 KiB
  * ```ts
- * import { LIST_HEAD_BYTES } from "@xdev/session";
+ * import { LIST_HEAD_BYTES } from "./list.ts";
  * import { ok } from "node:assert/strict";
  *
  * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
@@ -58,7 +58,7 @@ export interface ListSessionsOptions {
 /**
  * The sessions under `<dataDir>/sessions/<slug>/*.jsonl`, newest first (by
  * mtime, then header timestamp, then path), reading only the first
- * {@linkcode LIST_HEAD_BYTES} of each file: never the whole file.
+ * 4 KiB of each file (the title slot and the header): never the whole file.
  *
  * Subagent sessions are left out unless `includeSubagents`: those whose
  * title source is `subagent`, and files inside another session's artifacts

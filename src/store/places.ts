@@ -10,7 +10,7 @@ import { join, posix, resolve, win32 } from "node:path";
 import { fs, isNotFound } from "../_fs.ts";
 import { homeDir } from "./data_dir.ts";
 
-/** Options for {@linkcode cwdSlug} and {@linkcode sessionDirFor}. */
+/** Options for {@linkcode canonicalCwdSlug} (and the slug helpers under it). */
 export interface CwdSlugOptions {
   /** The home directory. Default: `HOME`, else `USERPROFILE`, else `os.homedir()`. */
   home?: string;
@@ -35,7 +35,7 @@ const _WIN_ABSOLUTE = /^(?:[A-Za-z]:[\\/]|\\\\[^\\])/;
  *
  * @example A project under HOME
  * ```ts
- * import { cwdSlug } from "@xdev/session";
+ * import { cwdSlug } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const slug = cwdSlug("/home/ann/src/lumen-api", { home: "/home/ann" });
@@ -67,9 +67,12 @@ export function cwdSlug(cwd: string, options: CwdSlugOptions = {}): string {
 }
 
 /**
- * {@linkcode cwdSlug} after resolving `cwd` against the current directory and
- * resolving symbolic links in it, HOME and the temp dir, as omp does. A path
- * that does not exist is used as resolved.
+ * The name of the folder under `<dataDir>/sessions` for a working directory,
+ * by omp's rule: inside HOME, `-` plus the relative path; else inside the temp
+ * dir, `-tmp-` plus it; else `--` plus the absolute path plus `--` (`/`, `\`
+ * and `:` become `-`). `cwd` is resolved against the current directory, and
+ * symbolic links in it, HOME and the temp dir are resolved, as omp does. A
+ * path that does not exist is used as resolved.
  *
  * @example The slug of the current directory
  * ```ts
@@ -158,7 +161,7 @@ export function sessionsDir(dataDir: string): string {
  *
  * @example The folder for a project's sessions
  * ```ts
- * import { sessionDirFor } from "@xdev/session";
+ * import { sessionDirFor } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const dir = sessionDirFor("/data", "/home/ann/src/app", { home: "/home/ann" });
@@ -200,7 +203,7 @@ export interface SessionFileName {
  *
  * @example Naming a session file
  * ```ts
- * import { sessionFileName } from "@xdev/session";
+ * import { sessionFileName } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const id = "01a0e775-0100-7eee-9510-1c122060007d";
@@ -232,7 +235,7 @@ export function sessionFileName(timestamp: string, id: string): string {
  *
  * @example Reading a name found on disk
  * ```ts
- * import { parseSessionFileName } from "@xdev/session";
+ * import { parseSessionFileName } from "./places.ts";
  * import { equal } from "node:assert/strict";
  *
  * const parsed = parseSessionFileName(

@@ -52,7 +52,8 @@ const _MAX_CHAIN = 64;
  *
  * @example A fork and its parent
  * ```ts
- * import { forkSession, Session, sessionLineage } from "@xdev/session";
+ * import { forkSession, Session } from "@xdev/session";
+ * import { sessionLineage } from "./lineage.ts";
  * import { equal } from "node:assert/strict";
  *
  * const dataDir = await Deno.makeTempDir();

@@ -48,7 +48,7 @@ export interface SessionWriterOptions {
  *
  * @example Creating a session file and appending to it
  * ```ts
- * import { marshalTitleSlot } from "@xdev/session";
+ * import { marshalTitleSlot } from "../format/title_slot.ts";
  * import { SessionWriter } from "./_writer.ts";
  * import assert from "node:assert/strict";
  *

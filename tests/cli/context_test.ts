@@ -1,5 +1,6 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
-import { CONTEXT_JSON_FIELDS, type ContextMessage } from "../../mod.ts";
+import type { ContextMessage } from "../../mod.ts";
+import { CONTEXT_JSON_FIELDS } from "../../src/context/context_json.ts";
 import { openSession, renderMessage } from "../../src/cli/_context.ts";
 import { join } from "node:path";
 import {

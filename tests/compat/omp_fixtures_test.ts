@@ -1,5 +1,6 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { CONTEXT_JSON_FIELDS, contextToJson, Session } from "../../mod.ts";
+import { contextToJson, Session } from "../../mod.ts";
+import { CONTEXT_JSON_FIELDS } from "../../src/context/context_json.ts";
 
 const DIR = new URL("../../fixtures/omp/", import.meta.url);
 

@@ -1,10 +1,7 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
-import {
-  buildSessionContext,
-  pathTo,
-  resolveLeaf,
-  type SessionEntry,
-} from "../../mod.ts";
+import type { SessionEntry } from "../../mod.ts";
+import { buildSessionContext } from "../../src/context/context.ts";
+import { pathTo, resolveLeaf } from "../../src/context/tree.ts";
 import { assistant, T0, toolResult, user } from "../_session_files.ts";
 
 function build(rows: Record<string, unknown>[], leaf?: string | null) {

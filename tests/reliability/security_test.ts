@@ -13,11 +13,13 @@ import {
   forkSession,
   listSessions,
   type LoadIssue,
-  parseSessionFileName,
   Session,
-  sessionFileName,
   SessionSyntaxError,
 } from "../../mod.ts";
+import {
+  parseSessionFileName,
+  sessionFileName,
+} from "../../src/store/places.ts";
 import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { denoFs, type Fs as NewFs } from "../../src/_fs.ts";
 import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";

@@ -9,8 +9,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
-import { withFs } from "../_fs_seam.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
 import { generateFile } from "../../src/gen/generate.ts";
 import { denoFs, type Fs as NewFs, setFs } from "../../src/_fs.ts";
 

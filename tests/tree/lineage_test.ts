@@ -1,6 +1,7 @@
 import { deepStrictEqual, equal, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import { forkSession, Session, sessionLineage } from "../../mod.ts";
+import { forkSession, Session } from "../../mod.ts";
+import { sessionLineage } from "../../src/tree/lineage.ts";
 import { makeDataDir } from "../_cli.ts";
 
 const MAIN = "01a0e775-0100-7eee-9510-1c122060007d";

@@ -1,11 +1,7 @@
 import { deepStrictEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
-import {
-  marshalTitleSlot,
-  Session,
-  type SessionEntry,
-  watchSession,
-} from "../../mod.ts";
+import { Session, type SessionEntry, watchSession } from "../../mod.ts";
+import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";
 import { append, follow } from "./_watch.ts";
 
