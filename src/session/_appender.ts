@@ -8,7 +8,7 @@
  */
 
 import { join } from "node:path";
-import { named, quote } from "../fs/_errors.ts";
+import { named, quote } from "../format/errors.ts";
 import {
   BRANCH_MARKER_TYPE,
   type CustomEntry,
