@@ -1,4 +1,10 @@
-/** Shared by the tests that swap the private filesystem seams. */
+/**
+ * Shared by the tests that swap the private filesystem seams. `withNewFs`
+ * and `override` are the new seam's (`src/_fs.ts`); `withFs`, `noSnapshots`,
+ * `recording` and `countingReads` are the old seam's (`src/fs/_seam.ts`),
+ * kept only for `tests/store/index_test.ts` (the index still reads through
+ * that seam): they go with it.
+ */
 import { type Fs, realFs, setSeam } from "../src/fs/_seam.ts";
 import { type FileHandle, type Fs as NewFs, setFs } from "../src/_fs.ts";
 
