@@ -1,13 +1,9 @@
-/** Shared by the tests that swap the private filesystem seams. */
-import { type FileHandle, type Fs as NewFs, setFs } from "../src/_fs.ts";
+/** Shared by the tests that swap the private filesystem seam (`src/_fs.ts`). */
+import { denoFs, type FileHandle, type Fs, setFs } from "../src/_fs.ts";
 
-/**
- * Runs `fn` with `fs` as the new filesystem seam (`src/_fs.ts`, which the
- * writers use), then restores the previous one. It takes the name
- * `withFs` once the old seam is gone.
- */
-export async function withNewFs<T>(
-  fs: NewFs,
+/** Runs `fn` with `fs` as the filesystem seam, then restores the previous one. */
+export async function withFs<T>(
+  fs: Fs,
   fn: () => Promise<T>,
 ): Promise<T> {
   const restore = setFs(fs);
@@ -18,7 +14,7 @@ export async function withNewFs<T>(
   }
 }
 
-/** A handle of the new seam, `file`, with some calls replaced. */
+/** A handle of the seam, `file`, with some calls replaced. */
 export function override(
   file: FileHandle,
   calls: Partial<Omit<FileHandle, typeof Symbol.asyncDispose>>,
@@ -34,5 +30,16 @@ export function override(
     close: () => file.close(),
     [Symbol.asyncDispose]: () => file.close(),
     ...calls,
+  };
+}
+
+/** The real filesystem, recording each file opened in `opened`. */
+export function recording(opened: string[]): Fs {
+  return {
+    ...denoFs,
+    open: (path, options) => {
+      opened.push(path);
+      return denoFs.open(path, options);
+    },
   };
 }

@@ -7,9 +7,9 @@
  * Each case runs in a Web Worker (this module, loaded as one), so that a
  * case that never ends can be stopped: the main thread gives each case a
  * timeout and terminates the worker when it runs out. Inside the worker the
- * filesystem seams (`setSeam` for the reads, `setFs` for the writes) and the
- * `Deno` file functions the loaders call record every path touched; a path
- * outside the case's temp dir fails the case.
+ * filesystem seam (`setFs`) and the `Deno` file functions the loaders call
+ * record every path touched; a path outside the case's temp dir fails the
+ * case.
  *
  * Properties, for `Session.open` (windowed, `{ window: false }`, and without
  * a data dir, which searches for one) and `Session.fromStream`:
@@ -22,27 +22,20 @@
  * - in one case in four, the usage report and three searches give the same
  *   answer from the files and through an index made for the case.
  *
- * Half the cases walk backwards with tiny blocks (the line ends listed by
- * the WebAssembly kernel or by `indexOf`), so files of a few kilobytes
- * cross as many block edges as a large one.
+ * Half the cases walk backwards with tiny blocks, so files of a few
+ * kilobytes cross as many block edges as a large one.
  *
  * @module
  */
 import fc from "fast-check";
 import { join } from "node:path";
-import { realFs, setSeam } from "../src/fs/_seam.ts";
 import { denoFs, setFs } from "../src/_fs.ts";
 import {
-  type BackwardLinesOptions,
-  setBackwardLinesDefaults,
-} from "../src/read/_backward_lines.ts";
-import {
-  searchSessions,
-  Session,
-  SessionIndex,
-  SessionSyntaxError,
-  usageReport,
-} from "../mod.ts";
+  type BackwardLinesBlocks,
+  setBackwardLinesBlocks,
+} from "../src/read/backward_lines.ts";
+import { Session, SessionIndex, SessionSyntaxError } from "../mod.ts";
+import { reported, searched } from "./_indexed.ts";
 
 // ------------------------------------------------------------------ corpus
 
@@ -121,7 +114,7 @@ export interface FuzzCase {
   /** Then append to the damaged file and open it again: one case in two. */
   append: boolean;
   /** How the windowed open walks back: the library's own blocks (`{}`), or tiny ones. */
-  walk: BackwardLinesOptions;
+  walk: BackwardLinesBlocks;
 }
 
 /** Invalid UTF-8: a lone continuation, a truncated sequence, overlong, a surrogate, 0xFF. */
@@ -279,17 +272,15 @@ export function caseArb(fixtures: Fixture[]): fc.Arbitrary<FuzzCase> {
   });
 }
 
-/** The walk's options: half the library's own, half tiny blocks and segments. */
-export function walkArb(): fc.Arbitrary<BackwardLinesOptions> {
+/** The walk's blocks: half the library's own, half tiny ones. */
+export function walkArb(): fc.Arbitrary<BackwardLinesBlocks> {
   return fc.oneof(
     fc.constant({}),
     fc.record({
-      plain: fc.boolean(),
       firstBlockBytes: fc.integer({ min: 1, max: 600 }),
       // Not under 256: a case may hold a 4 MiB line, and blocks of a few
       // bytes (which never grow past this) would take a read per byte.
       blockBytes: fc.integer({ min: 256, max: 5000 }),
-      segmentBytes: fc.integer({ min: 1, max: 300 }),
     }),
   );
 }
@@ -554,9 +545,12 @@ function _recorded<T extends object>(fs: T): T {
   ) as T;
 }
 
-/** Installs the recording filesystem: the seams, and the `Deno` functions the loaders call directly. */
+/**
+ * Installs the recording filesystem: the seam, and the `Deno` functions
+ * code calls directly (the session index's, which does not go through the
+ * seam yet, among them: they include its writes).
+ */
 function _installRecorder(): void {
-  setSeam(_recorded(realFs));
   setFs(_recorded(denoFs));
   const d = Deno as unknown as Record<string, (...a: unknown[]) => unknown>;
   for (
@@ -577,11 +571,24 @@ function _installRecorder(): void {
       "readDirSync",
       "readLink",
       "readLinkSync",
+      "mkdir",
+      "mkdirSync",
+      "chmod",
+      "chmodSync",
+      "rename",
+      "renameSync",
+      "link",
+      "linkSync",
+      "remove",
+      "removeSync",
     ]
   ) {
     const real = d[name]!;
     d[name] = (...args: unknown[]) => {
       _record(args[0] as string, name);
+      if (name.startsWith("rename") || name.startsWith("link")) {
+        _record(args[1] as string);
+      }
       return real.apply(Deno, args);
     };
   }
@@ -595,13 +602,13 @@ export async function checkBytes(
   search = true,
   probe?: string,
   append = false,
-  walk: BackwardLinesOptions = {},
+  walk: BackwardLinesBlocks = {},
 ): Promise<CaseResult> {
-  setBackwardLinesDefaults(walk);
+  setBackwardLinesBlocks(walk);
   try {
     return await _checkBytes(root, bytes, mayThrow, search, probe, append);
   } finally {
-    setBackwardLinesDefaults({});
+    setBackwardLinesBlocks({});
   }
 }
 
@@ -737,12 +744,12 @@ async function _crossCheck(
   };
   await drop();
   try {
-    const files = await usageReport(dataDir, { ...quiet, index: false });
+    const files = await reported(dataDir, { ...quiet, index: false });
     {
       using index = await SessionIndex.open(dataDir, quiet);
       await index.refresh();
     }
-    const indexed = await usageReport(dataDir, quiet);
+    const indexed = await reported(dataDir, quiet);
     if (indexed.source !== "index") {
       result.failure ??= "the usage report did not use the index made for it";
       return;
@@ -759,8 +766,8 @@ async function _crossCheck(
       return;
     }
     for (const word of _words(await Deno.readFile(path))) {
-      const scanned = await searchSessions(dataDir, word, { index: false });
-      const found = await searchSessions(dataDir, word, quiet);
+      const scanned = await searched(dataDir, word, { index: false });
+      const found = await searched(dataDir, word, quiet);
       if (!found.indexed || canonical(scanned.hits) !== canonical(found.hits)) {
         result.failure ??= `a search for "${word}" found ${
           canonical(scanned.hits)
@@ -858,7 +865,7 @@ interface _Request {
   mayThrow: boolean;
   search: boolean;
   append: boolean;
-  walk: BackwardLinesOptions;
+  walk: BackwardLinesBlocks;
   /** Self-checks of the watchdogs: touch this path first, or never end. */
   probe?: { touch?: string; hang?: boolean } | undefined;
 }
@@ -957,7 +964,7 @@ export class CaseRunner {
     options: {
       search?: boolean;
       append?: boolean;
-      walk?: BackwardLinesOptions;
+      walk?: BackwardLinesBlocks;
       probe?: _Request["probe"];
     } = {},
   ): Promise<CaseResult> {
@@ -1034,7 +1041,7 @@ export interface FuzzStats {
   crossed: number;
   /** Cases per mutation kind. */
   kinds: Record<string, number>;
-  /** Cases per walk: the library's own blocks, tiny ones with the kernel, tiny ones with indexOf. */
+  /** Cases per walk: the library's own blocks, tiny ones. */
   walks: Record<string, number>;
 }
 
@@ -1109,11 +1116,7 @@ export async function runFuzz(
     for (const m of c.mutations) {
       stats.kinds[m.kind] = (stats.kinds[m.kind] ?? 0) + 1;
     }
-    const walk = c.walk.plain === undefined
-      ? "own blocks"
-      : c.walk.plain
-      ? "tiny, indexOf"
-      : "tiny, kernel";
+    const walk = c.walk.blockBytes === undefined ? "own blocks" : "tiny blocks";
     stats.walks[walk] = (stats.walks[walk] ?? 0) + 1;
     options.onCase?.(stats);
     if (r.failure !== undefined) {

@@ -37,6 +37,27 @@ export interface BackwardLinesOptions extends LineLimits {
   blockBytes?: number;
 }
 
+/** The block sizes of {@linkcode BackwardLinesOptions}. */
+export type BackwardLinesBlocks = Pick<
+  BackwardLinesOptions,
+  "firstBlockBytes" | "blockBytes"
+>;
+
+/** The block sizes of every {@linkcode BackwardLines} made without its own. */
+let _blocks: BackwardLinesBlocks = {};
+
+/**
+ * Set the block sizes of every {@linkcode BackwardLines} made without its
+ * own, for tests: the fuzzer walks its cases with tiny blocks, so a file of
+ * a few kilobytes crosses as many block edges as a large one. The library
+ * never calls it.
+ *
+ * @param blocks The sizes; `{}` restores the library's own.
+ */
+export function setBackwardLinesBlocks(blocks: BackwardLinesBlocks): void {
+  _blocks = { ...blocks };
+}
+
 /**
  * A cursor over the lines of a file's bytes `[floor, size)`, last first.
  *
@@ -86,8 +107,9 @@ export class BackwardLines {
     this.#limits = checkLimits({ headBytes: HEAD_BYTES, ...options });
     this.#floor = options.floor ?? 0;
     this.#size = options.size;
-    this.#block = options.firstBlockBytes ?? _FIRST_BLOCK_BYTES;
-    this.#maxBlock = options.blockBytes ?? _BLOCK_BYTES;
+    this.#block = options.firstBlockBytes ?? _blocks.firstBlockBytes ??
+      _FIRST_BLOCK_BYTES;
+    this.#maxBlock = options.blockBytes ?? _blocks.blockBytes ?? _BLOCK_BYTES;
     const span = Math.max(0, this.#size - this.#floor);
     this.#buffer = new Uint8Array(
       Math.min(this.#maxBlock, span) + Math.min(this.#limits.headBytes, span),

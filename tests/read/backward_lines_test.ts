@@ -1,11 +1,21 @@
+/**
+ * What `BackwardLines` (`read/backward_lines.ts`) must give that the line
+ * source's shared tests (`lines_test.ts`) do not reach: a floor (the lines
+ * start after a file's head), a first block smaller than the largest (the
+ * blocks double as the walk goes back), reads that come back short by any
+ * amount, and each line's `lastByte`. The reference is a `lastIndexOf` per
+ * line over the whole input.
+ *
+ * @module
+ */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ReaderAt } from "../../src/fs/_read.ts";
+import type { FileHandle } from "../../src/_fs.ts";
 import {
   BackwardLines,
   type BackwardLinesOptions,
-} from "../../src/read/_backward_lines.ts";
-import { CR, LF } from "../../src/read/_line.ts";
+} from "../../src/read/backward_lines.ts";
+import { CR, LF } from "../../src/read/lines.ts";
 
 /** What one step of a walk shows, copied out of the buffer. */
 interface Step {
@@ -15,19 +25,14 @@ interface Step {
   terminated: boolean;
   lastByte: number;
   nul: boolean;
-  head: number[];
-  line: { bytes: number[]; size: number; oversized: boolean; nul: boolean };
+  oversized: boolean;
+  /** The whole content (`complete`), or [] for a NUL or oversized line. */
+  bytes: number[];
 }
 
-/** Bytes kept after a block for a line's first bytes (`_HEAD_BYTES`). */
-const HEAD_BYTES = 512;
-
-/**
- * The stepping `BackwardLines` did before the kernel, over the whole input:
- * a `lastIndexOf` per line. What a walk must show at each step.
- */
+/** The steps a walk of `data[floor, ...)` must show, a `lastIndexOf` per line. */
 function lastIndexOfSteps(data: Uint8Array, floor: number, max: number) {
-  const out: Omit<Step, "head">[] = [];
+  const out: Step[] = [];
   for (let end = data.length; end > floor;) {
     const terminated = data[end - 1] === LF;
     let contentEnd = terminated ? end - 1 : end;
@@ -47,61 +52,53 @@ function lastIndexOfSteps(data: Uint8Array, floor: number, max: number) {
       terminated,
       lastByte: start < contentEnd ? data[contentEnd - 1]! : -1,
       nul,
-      line: {
-        bytes: nul || oversized ? [] : [...data.subarray(start, contentEnd)],
-        size: end - start,
-        oversized,
-        nul,
-      },
+      oversized,
+      bytes: nul || oversized ? [] : [...data.subarray(start, contentEnd)],
     });
     end = start;
   }
   return out;
 }
 
-/** A source over `data` whose reads return at most `most` bytes. */
-function source(data: Uint8Array, most: number): ReaderAt {
+/** A handle over `data` whose reads return at most `most` bytes. */
+function source(data: Uint8Array, most: number): Pick<FileHandle, "read"> {
   return {
-    size: data.length,
-    readAt(p, position) {
-      const n = Math.min(p.length, most, data.length - position);
+    read(p, position) {
+      const n = Math.max(0, Math.min(p.length, most, data.length - position));
       p.set(data.subarray(position, position + n));
       return Promise.resolve(n);
     },
   };
 }
 
-/** Walk every line, as the window walk does (sync steps, async when told). */
+/** Walk every line, each read whole; the heads are checked against `data` on the way. */
 async function walk(
   lines: BackwardLines,
-  max: number,
+  data: Uint8Array,
+  headBytes: number,
 ): Promise<Step[]> {
   const out: Step[] = [];
-  for (;;) {
-    let more = lines.prev();
-    if (more instanceof Promise) more = await more;
-    if (!more) return out;
-    const head = [...lines.bytes.subarray(lines.headStart, lines.headEnd)];
-    const step = {
-      start: lines.start,
-      contentEnd: lines.contentEnd,
-      lineEnd: lines.lineEnd,
-      terminated: lines.terminated,
-      lastByte: lines.lastByte,
-      nul: lines.isNul(),
-      head,
-    };
-    const line = await lines.line(max);
+  for (let l = await lines.prev(); l !== undefined; l = await lines.prev()) {
+    // The first bytes at hand: the line's own, at least `headBytes` of them.
+    const want = l.nul ? 0 : Math.min(l.length, headBytes);
+    assert.ok(l.head.length >= want && l.head.length <= l.length);
+    assert.deepEqual([...l.head], [
+      ...data.subarray(l.offset, l.offset + l.head.length),
+    ]);
+    const lastByte = lines.lastByte;
+    const whole = await lines.complete(l);
     out.push({
-      ...step,
-      line: {
-        bytes: [...line.bytes],
-        size: line.size,
-        oversized: line.oversized === true,
-        nul: line.nul === true,
-      },
+      start: l.offset,
+      contentEnd: l.offset + l.length,
+      lineEnd: l.offset + l.size,
+      terminated: l.terminated,
+      lastByte,
+      nul: l.nul,
+      oversized: l.oversized,
+      bytes: whole.bytes === undefined ? [] : [...whole.bytes],
     });
   }
+  return out;
 }
 
 /** Inputs rich in what a line walk gets wrong: CR, LF, NUL runs, long lines. */
@@ -115,45 +112,33 @@ const inputs = fc.array(
   { maxLength: 40 },
 ).map((parts) => new Uint8Array(parts.flat()));
 
-const options = fc.record({
+const blocks = fc.record({
   firstBlockBytes: fc.integer({ min: 1, max: 300 }),
   blockBytes: fc.integer({ min: 1, max: 1200 }),
-  segmentBytes: fc.integer({ min: 1, max: 200 }),
+  headBytes: fc.integer({ min: 0, max: 600 }),
 });
 
-Deno.test("BackwardLines steps over the lines exactly as a lastIndexOf per line did, kernel or plain", async () => {
+Deno.test("BackwardLines steps over the lines above a floor exactly as a lastIndexOf per line, whatever the blocks and short reads", async () => {
   await fc.assert(
     fc.asyncProperty(
       inputs,
       fc.nat(),
-      options,
+      blocks,
       fc.integer({ min: 1, max: 4096 }),
       fc.integer({ min: 0, max: 1000 }),
       async (data, floorSeed, sizes, most, max) => {
         const floor = floorSeed % (data.length + 1);
-        const expected = lastIndexOfSteps(data, floor, max);
-        const bytesRead: number[] = [];
-        for (const plain of [false, true]) {
-          const o: BackwardLinesOptions = { ...sizes, plain };
-          const lines = new BackwardLines(source(data, most), floor, o);
-          const steps = await walk(lines, max);
-          assert.deepEqual(
-            steps.map(({ head: _, ...rest }) => rest),
-            expected,
-          );
-          for (const s of steps) {
-            // The first bytes at hand: the line's own, at least 512 of them.
-            const want = Math.min(s.contentEnd - s.start, HEAD_BYTES);
-            assert.ok(
-              s.head.length >= want && s.start + s.head.length <= s.contentEnd,
-            );
-            assert.deepEqual(s.head, [
-              ...data.subarray(s.start, s.start + s.head.length),
-            ]);
-          }
-          bytesRead.push(lines.bytesRead);
-        }
-        assert.equal(bytesRead[0], bytesRead[1]);
+        const options: BackwardLinesOptions = {
+          ...sizes,
+          floor,
+          size: data.length,
+          maxLineBytes: max,
+        };
+        const lines = new BackwardLines(source(data, most), options);
+        assert.deepEqual(
+          await walk(lines, data, sizes.headBytes),
+          lastIndexOfSteps(data, floor, max),
+        );
       },
     ),
     { numRuns: 1500 },
@@ -173,7 +158,7 @@ function generatedLines(bytes: number, mean: number): Uint8Array {
   }
 }
 
-Deno.test("BackwardLines with its default blocks walks megabytes of lines as the old stepping did", async (t) => {
+Deno.test("BackwardLines with its default blocks walks megabytes of lines as a lastIndexOf per line", async (t) => {
   for (
     const [name, mean] of [
       ["short lines", 200],
@@ -185,18 +170,19 @@ Deno.test("BackwardLines with its default blocks walks megabytes of lines as the
       const data = generatedLines(9 << 20, mean);
       const expected = lastIndexOfSteps(data, 0, Infinity)
         .map((s) => [s.start, s.contentEnd, s.lineEnd]);
-      for (const plain of [false, true]) {
-        const lines = new BackwardLines(source(data, 1 << 30), 0, { plain });
-        const got = [];
-        for (;;) {
-          let more = lines.prev();
-          if (more instanceof Promise) more = await more;
-          if (!more) break;
-          got.push([lines.start, lines.contentEnd, lines.lineEnd]);
-        }
-        assert.deepEqual(got, expected);
-        assert.ok(lines.bytesRead >= data.length);
+      const lines = new BackwardLines(source(data, 1 << 30), {
+        size: data.length,
+      });
+      const got = [];
+      for (
+        let l = await lines.prev();
+        l !== undefined;
+        l = await lines.prev()
+      ) {
+        got.push([l.offset, l.offset + l.length, l.offset + l.size]);
       }
+      assert.deepEqual(got, expected);
+      assert.ok(lines.bytesRead >= data.length);
     });
   }
 });

@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { override, withNewFs } from "../_fs_seam.ts";
+import { override, withFs } from "../_fs_seam.ts";
 import { basename, dirname, join } from "node:path";
 import {
   BlobStore,
@@ -217,7 +217,7 @@ Deno.test("Session writes every line whole through 1-byte writes: create, append
   const png = new Uint8Array(1500).map((_, i) => (i * 7) & 0xff);
   let expected: unknown;
   let fork = "";
-  await withNewFs(fs, async () => {
+  await withFs(fs, async () => {
     const s = await Session.create({ cwd: "/x", dataDir, path, now: clock() });
     await s.appendModelChange("anthropic/claude-sonnet-4-5");
     await s.appendMessage({ role: "user", content: "première ✓" });
@@ -279,7 +279,7 @@ Deno.test("Session.appendMessage() on a full disk or a file too large, at the n-
           writeError: make,
           persistent: true,
         });
-        await withNewFs(fs, async () => {
+        await withFs(fs, async () => {
           await using s = await Session.open(path, { dataDir, now: clock() });
           const entries = s.entries.length;
           const leaf = s.leafId;
@@ -354,7 +354,7 @@ Deno.test("Session.ensureOnDisk() on a full disk at the n-th write leaves no fil
         writeError: ENOSPC,
         persistent: true,
       });
-      await withNewFs(fs, async () => {
+      await withFs(fs, async () => {
         await assert.rejects(s.ensureOnDisk(), (err) => {
           assert.ok(isOrCauses(err, thrown[0]!));
           assertNoContent(err);
@@ -401,7 +401,7 @@ Deno.test("Session.setTitle() with the disk failing during the slot rewrite: not
             });
           },
         };
-        await withNewFs(fs, async () => {
+        await withFs(fs, async () => {
           await using s = await Session.open(path, { dataDir });
           const entries = s.entries.length;
           const leaf = s.leafId;
@@ -446,7 +446,7 @@ Deno.test("Session with sync: an I/O error on syncData rolls the append back and
       failSync: 1,
       syncError: EIO,
     });
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using s = await Session.open(path, { dataDir, sync: true });
       await assert.rejects(s.appendMessage(secretMessage()), (err) => {
         assert.ok(isOrCauses(err, thrown[0]!));
@@ -475,7 +475,7 @@ Deno.test("Session with sync: an I/O error on syncData rolls the append back and
       failSync: 2, // 1: the title_change append; 2: the slot
       syncError: EIO,
     });
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using s = await Session.open(path, { dataDir, sync: true });
       await assert.rejects(s.setTitle("Renamed"), (err) => {
         assert.ok(isOrCauses(err, thrown[0]!));
@@ -511,7 +511,7 @@ Deno.test("Session with sync: an I/O error on syncData rolls the append back and
       failSync: 1,
       syncError: EIO,
     });
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await assert.rejects(s.ensureOnDisk(), (err) => {
         assert.ok(isOrCauses(err, thrown[0]!));
         assertNoContent(err);
@@ -536,7 +536,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
     const blobs = join(dataDir, "blobs");
     const crash = EIO();
     await using s = await Session.open(path, { dataDir });
-    await withNewFs(
+    await withFs(
       { ...denoFs, rename: () => Promise.reject(crash) },
       () =>
         assert.rejects(
@@ -568,7 +568,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
           persistent: true,
         });
         await using s = await Session.open(path, { dataDir });
-        await withNewFs(fs, () =>
+        await withFs(fs, () =>
           assert.rejects(
             s.appendMessage({ role: "user", content: [image] }),
             (err) => isOrCauses(err, thrown[0]!),
@@ -586,7 +586,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
       const store = new BlobStore(blobs);
       const crash = EIO();
       const stuck = EIO();
-      await withNewFs({
+      await withFs({
         ...denoFs,
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(stuck),
@@ -617,7 +617,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
     const before = await Deno.readFile(src);
     const dst = join(dirname(src), "fork.jsonl");
     const crash = EIO();
-    await withNewFs({
+    await withFs({
       ...denoFs,
       link: () => Promise.reject(crash),
       rename: () => Promise.reject(crash),
@@ -647,7 +647,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
           writeError: make,
           persistent: true,
         });
-        await withNewFs(
+        await withFs(
           fs,
           () =>
             assert.rejects(forkSession(src, dst), (err) => {
@@ -667,7 +667,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
       const src = await writeSession(dataDir);
       const dst = join(dirname(src), "fork.jsonl");
       const crash = EIO();
-      await withNewFs({
+      await withFs({
         ...denoFs,
         link: () => Promise.reject(crash),
         rename: () => Promise.reject(crash),
@@ -721,7 +721,7 @@ Deno.test({
       failWrite: 1,
       writeError: ENOSPC,
     });
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using s = await Session.open(path, { dataDir });
       await assert.rejects(s.appendMessage(secretMessage()), (err) => {
         assertNamesActionAndFile(err, /^Cannot append to/, path);
@@ -746,7 +746,7 @@ Deno.test({
       rename: () => Promise.reject(EIO()),
       link: () => Promise.reject(EIO()),
     };
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await assert.rejects(
         new BlobStore(join(dataDir, "blobs")).put(new Uint8Array([1])),
         (err) => {
@@ -796,7 +796,7 @@ Deno.test({
         });
       },
     };
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using s = await Session.open(path, { dataDir, sync: true });
       await s.appendMessage({
         role: "user",

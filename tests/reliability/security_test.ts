@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { withFs, withNewFs } from "../_fs_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import { dirname, join } from "node:path";
 import {
   BlobStore,
@@ -20,8 +20,7 @@ import {
   parseSessionFileName,
   sessionFileName,
 } from "../../src/store/places.ts";
-import { type Fs, realFs } from "../../src/fs/_seam.ts";
-import { denoFs, type Fs as NewFs } from "../../src/_fs.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
 import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -48,13 +47,10 @@ function recorded<T extends object>(fs: T, calls: [string, string][]): T {
   ) as T;
 }
 
-/**
- * The real filesystem, recording `[call, path]` for every call through the
- * seams: `fs` the old one (reads), `newFs` the new one (writes).
- */
-function recordingFs(): { fs: Fs; newFs: NewFs; calls: [string, string][] } {
+/** The real filesystem, recording `[call, path]` for every call through the seam. */
+function recordingFs(): { fs: Fs; calls: [string, string][] } {
   const calls: [string, string][] = [];
-  return { fs: recorded(realFs, calls), newFs: recorded(denoFs, calls), calls };
+  return { fs: recorded(denoFs, calls), calls };
 }
 
 async function names(dir: string): Promise<string[]> {
@@ -125,18 +121,17 @@ Deno.test("sessionFileName() and Session.create() refuse a hostile id before any
   }
   await t.step("Session.create() with such an id makes nothing", async () => {
     await using dir = await tempDir();
-    const { fs, newFs, calls } = recordingFs();
-    await withFs(fs, () =>
-      withNewFs(newFs, async () => {
-        await assert.rejects(
-          Session.create({
-            cwd: "/home/dev/app",
-            dataDir: join(dir.path, "agent"),
-            id: "../../../../escape",
-          }),
-          TypeError,
-        );
-      }));
+    const { fs, calls } = recordingFs();
+    await withFs(fs, async () => {
+      await assert.rejects(
+        Session.create({
+          cwd: "/home/dev/app",
+          dataDir: join(dir.path, "agent"),
+          id: "../../../../escape",
+        }),
+        TypeError,
+      );
+    });
     // Only the cwd's canonical form was looked up; no path holds the id.
     assert.ok(calls.every(([, p]) => !p.includes("escape")), String(calls));
     assert.ok(calls.every(([call]) => call === "realPath"), String(calls));
@@ -190,19 +185,18 @@ const HOSTILE_REFS = [
 ];
 
 Deno.test("BlobStore refuses hostile references without a single filesystem call", async () => {
-  const { fs, newFs, calls } = recordingFs();
+  const { fs, calls } = recordingFs();
   await using dir = await tempDir();
   const store = new BlobStore(join(dir.path, "blobs"));
-  await withFs(fs, () =>
-    withNewFs(newFs, async () => {
-      for (const ref of HOSTILE_REFS) {
-        const label = JSON.stringify(ref);
-        assert.throws(() => store.path(ref), TypeError, label);
-        await assert.rejects(store.get(ref), TypeError, label);
-        await assert.rejects(store.has(ref), TypeError, label);
-        await assert.rejects(store.verify(ref), TypeError, label);
-      }
-    }));
+  await withFs(fs, async () => {
+    for (const ref of HOSTILE_REFS) {
+      const label = JSON.stringify(ref);
+      assert.throws(() => store.path(ref), TypeError, label);
+      await assert.rejects(store.get(ref), TypeError, label);
+      await assert.rejects(store.has(ref), TypeError, label);
+      await assert.rejects(store.verify(ref), TypeError, label);
+    }
+  });
   assert.deepEqual(calls, []);
 });
 
@@ -246,22 +240,21 @@ Deno.test("Session.open() reports hostile blob references in a file and follows 
   }
   const path = join(dataDir, "sessions", "hostile.jsonl");
   await Deno.writeFile(path, sessionBytes(entries));
-  const { fs, newFs, calls } = recordingFs();
+  const { fs, calls } = recordingFs();
   for (const window of [true, false]) {
     calls.length = 0;
-    await withFs(fs, () =>
-      withNewFs(newFs, async () => {
-        await using s = await Session.open(path, { dataDir, window });
-        const kinds = s.issues.map((i) => i.kind);
-        assert.ok(kinds.includes("bad-blob-ref"));
-        assert.ok(!kinds.includes("missing-blob"), "the real blob is found");
-        const text = JSON.stringify(s.buildContext().messages);
-        assert.ok(!text.includes(SECRET), "nothing read from outside");
-        assert.ok(
-          text.includes(encoder.encode("a real blob").toBase64()) ||
-            text.includes("a real blob"),
-        );
-      }));
+    await withFs(fs, async () => {
+      await using s = await Session.open(path, { dataDir, window });
+      const kinds = s.issues.map((i) => i.kind);
+      assert.ok(kinds.includes("bad-blob-ref"));
+      assert.ok(!kinds.includes("missing-blob"), "the real blob is found");
+      const text = JSON.stringify(s.buildContext().messages);
+      assert.ok(!text.includes(SECRET), "nothing read from outside");
+      assert.ok(
+        text.includes(encoder.encode("a real blob").toBase64()) ||
+          text.includes("a real blob"),
+      );
+    });
     // Only the session file, the blobs folder and the one valid blob were
     // looked at (Session knows no index: it stats no index file).
     const touched = new Set(calls.map(([, p]) => p));

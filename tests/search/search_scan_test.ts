@@ -1,19 +1,11 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { basename, join } from "node:path";
-import { searchSessions, SessionIndex } from "../../mod.ts";
-import { denoFs, type Fs, setFs } from "../../src/_fs.ts";
+import { SessionIndex } from "../../mod.ts";
+import { denoFs, type Fs } from "../../src/_fs.ts";
+import { withFs } from "../_fs_seam.ts";
 import { READ_BYTES } from "../../src/read/lines.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
-
-/** Runs `fn` with `fs` as the filesystem seam, then restores the previous one. */
-async function withFs<T>(fs: Fs, fn: () => Promise<T>): Promise<T> {
-  const restore = setFs(fs);
-  try {
-    return await fn();
-  } finally {
-    restore();
-  }
-}
+import { searched } from "../_indexed.ts";
 
 /**
  * The real filesystem, counting the reads of the files whose name is
@@ -52,7 +44,7 @@ function filler(n: number, seed: number): string {
   return s.slice(0, n);
 }
 
-Deno.test("searchSessions() scanning finds needles across its reads, in long and CRLF lines, as the index does", async () => {
+Deno.test("searched() scanning finds needles across its reads, in long and CRLF lines, as the index does", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -106,10 +98,10 @@ Deno.test("searchSessions() scanning finds needles across its reads, in long and
   const count = { reads: 0 };
   const scan = await withFs(
     countingReads(count),
-    () => searchSessions(dir.path, "tokq*", { index: false, limit: 1000 }),
+    () => searched(dir.path, "tokq*", { index: false, limit: 1000 }),
   );
   equal(count.reads > 3, true, `the file is read in parts (${count.reads})`);
-  const indexed = await searchSessions(dir.path, "tokq*", { limit: 1000 });
+  const indexed = await searched(dir.path, "tokq*", { limit: 1000 });
   equal(scan.hits.length, tokens.length);
   deepEqual(
     scan.hits.map((h) => h.snippet.match(/tokq\d+z/)?.[0]).sort(),
@@ -118,7 +110,7 @@ Deno.test("searchSessions() scanning finds needles across its reads, in long and
   deepEqual(indexed.hits, scan.hits);
   equal(scan.hits.every((h) => h.onActivePath), true);
   // The newest few: the same, whatever the limit.
-  const few = await searchSessions(dir.path, "tokq*", {
+  const few = await searched(dir.path, "tokq*", {
     index: false,
     limit: 7,
   });
@@ -127,16 +119,16 @@ Deno.test("searchSessions() scanning finds needles across its reads, in long and
   deepEqual(few.skipped, scan.skipped);
   equal(scan.skipped.every((s) => s.reason === "damaged"), true);
   for (const way of [{ index: false }, {}]) {
-    equal((await searchSessions(dir.path, "tokcut", way)).hits.length, 0);
-    equal((await searchSessions(dir.path, "tokqtorn", way)).hits.length, 0);
+    equal((await searched(dir.path, "tokcut", way)).hits.length, 0);
+    equal((await searched(dir.path, "tokqtorn", way)).hits.length, 0);
   }
   for (const token of ["tokq0z", "tokq59z", "tokq119z", "tokq239z"]) {
-    const one = await searchSessions(dir.path, token, { index: false });
+    const one = await searched(dir.path, token, { index: false });
     equal(one.hits.length, 1, token);
   }
 });
 
-Deno.test("searchSessions() scanning settles the active path as the reader does, whatever its last line is", async (t) => {
+Deno.test("searched() scanning settles the active path as the reader does, whatever its last line is", async (t) => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -223,8 +215,8 @@ Deno.test("searchSessions() scanning settles the active path as the reader does,
         sessionBytes(last === "" ? tree : [...tree, last]),
       );
       (await SessionIndex.open(root)).close();
-      const scan = await searchSessions(root, "needlepath", { index: false });
-      const indexed = await searchSessions(root, "needlepath");
+      const scan = await searched(root, "needlepath", { index: false });
+      const indexed = await searched(root, "needlepath");
       deepEqual(
         scan.hits.map((h) =>
           `${h.entryId} ${h.role}${h.onActivePath ? "" : " off"}`
@@ -236,7 +228,7 @@ Deno.test("searchSessions() scanning settles the active path as the reader does,
   }
 });
 
-Deno.test("searchSessions() scanning settles the active path from every line before the first that may match", async (t) => {
+Deno.test("searched() scanning settles the active path from every line before the first that may match", async (t) => {
   await using dir = await tempDir();
   const ts = (n: number) =>
     `2026-10-01T09:${String(Math.floor(n / 60)).padStart(2, "0")}:${
@@ -305,12 +297,12 @@ Deno.test("searchSessions() scanning settles the active path from every line bef
       await Deno.mkdir(folder, { recursive: true });
       await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
       (await SessionIndex.open(root)).close();
-      const scan = await searchSessions(root, "needlelate", { index: false });
+      const scan = await searched(root, "needlelate", { index: false });
       deepEqual(
         scan.hits.map((h) => `${h.entryId}${h.onActivePath ? "" : " off"}`),
         ["20000002 off", "20000001 off"],
       );
-      deepEqual((await searchSessions(root, "needlelate")).hits, scan.hits);
+      deepEqual((await searched(root, "needlelate")).hits, scan.hits);
     });
   }
   await t.step(
@@ -323,17 +315,17 @@ Deno.test("searchSessions() scanning settles the active path from every line bef
         path,
         text.replace('"to":"0000000a"', '"to":"0000dead"'),
       );
-      const scan = await searchSessions(root, "needlelate", { index: false });
+      const scan = await searched(root, "needlelate", { index: false });
       deepEqual(
         scan.hits.map((h) => `${h.entryId}${h.onActivePath ? "" : " off"}`),
         ["20000002 off", "20000001"],
       );
-      deepEqual((await searchSessions(root, "needlelate")).hits, scan.hits);
+      deepEqual((await searched(root, "needlelate")).hits, scan.hits);
     },
   );
 });
 
-Deno.test("searchSessions() scanning finds a long word cut by a read at every place", async () => {
+Deno.test("searched() scanning finds a long word cut by a read at every place", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -377,7 +369,7 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
   const count = { reads: 0 };
   const r = await withFs(
     countingReads(count),
-    () => searchSessions(dir.path, word, { index: false }),
+    () => searched(dir.path, word, { index: false }),
   );
   equal(count.reads, Math.ceil(bytes.length / READ_BYTES), "read once");
   deepEqual(
@@ -386,7 +378,7 @@ Deno.test("searchSessions() scanning finds a long word cut by a read at every pl
   );
 });
 
-Deno.test("searchSessions() scanning takes the newest matching lines whatever the limit, as the index finds them", async () => {
+Deno.test("searched() scanning takes the newest matching lines whatever the limit, as the index finds them", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -417,11 +409,11 @@ Deno.test("searchSessions() scanning takes the newest matching lines whatever th
   await Deno.writeFile(join(folder, "s.jsonl"), sessionBytes(lines));
   (await SessionIndex.open(dir.path)).close();
   for (const limit of [1, 3, 1000]) {
-    const scan = await searchSessions(dir.path, "laterword", {
+    const scan = await searched(dir.path, "laterword", {
       index: false,
       limit,
     });
-    const indexed = await searchSessions(dir.path, "laterword", { limit });
+    const indexed = await searched(dir.path, "laterword", { limit });
     const want = [44, 43, 42, 41].slice(0, Math.min(limit, 4));
     deepEqual(
       scan.hits.slice(0, 4).map((h) => parseInt(h.entryId, 16)),
@@ -435,7 +427,7 @@ Deno.test("searchSessions() scanning takes the newest matching lines whatever th
   }
 });
 
-Deno.test("searchSessions() scans at the same time do not share a buffer", async () => {
+Deno.test("searched() scans at the same time do not share a buffer", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -457,14 +449,14 @@ Deno.test("searchSessions() scans at the same time do not share a buffer", async
   }
   const queries = ["same0", "same1", "same2", "file1x7", "検索"];
   const one = async (q: string) =>
-    (await searchSessions(dir.path, q, { index: false, limit: 1000 })).hits;
+    (await searched(dir.path, q, { index: false, limit: 1000 })).hits;
   const alone: unknown[] = [];
   for (const q of queries) alone.push(await one(q));
   deepEqual(await Promise.all(queries.map(one)), alone);
   equal((alone[0] as unknown[]).length, 3 * 13);
 });
 
-Deno.test("searchSessions() scanning finds in omp's and pi's fixtures what the index finds", async () => {
+Deno.test("searched() scanning finds in omp's and pi's fixtures what the index finds", async () => {
   await using dir = await tempDir();
   const fixtures = new URL("../../fixtures/", import.meta.url).pathname;
   for (const set of ["s1", "s2"]) {
@@ -486,11 +478,11 @@ Deno.test("searchSessions() scanning finds in omp's and pi's fixtures what the i
   (await SessionIndex.open(dir.path)).close();
   let total = 0;
   for (const query of ["the", "file", "read*", '"a test"', "検索"]) {
-    const scan = await searchSessions(dir.path, query, {
+    const scan = await searched(dir.path, query, {
       index: false,
       limit: 500,
     });
-    const indexed = await searchSessions(dir.path, query, { limit: 500 });
+    const indexed = await searched(dir.path, query, { limit: 500 });
     deepEqual(indexed.hits, scan.hits, query);
     deepEqual(indexed.skipped, scan.skipped, query);
     total += scan.hits.length;
@@ -498,7 +490,7 @@ Deno.test("searchSessions() scanning finds in omp's and pi's fixtures what the i
   equal(total > 100, true, `${total} hits`);
 });
 
-Deno.test("searchSessions() scanning a file whose read fails reports the file and searches the others", async () => {
+Deno.test("searched() scanning a file whose read fails reports the file and searches the others", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--home-dev-app--");
   await Deno.mkdir(folder, { recursive: true });
@@ -526,7 +518,7 @@ Deno.test("searchSessions() scanning a file whose read fails reports the file an
   const r = await withFs(
     countingReads(count, 3, "big.jsonl"),
     () =>
-      searchSessions(dir.path, "findme", {
+      searched(dir.path, "findme", {
         index: false,
         onSkip: (path, why) => skipped.push(`${basename(path)}: ${why}`),
       }),

@@ -4,7 +4,7 @@ import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
 import type { LoadIssue } from "../../src/format/issues.ts";
 import { Session } from "../../src/session/session.ts";
 import { BLOB_READ_MAX_BYTES } from "../../src/store/blob_store.ts";
-import { override, withNewFs } from "../_fs_seam.ts";
+import { override, withFs } from "../_fs_seam.ts";
 import { sessionBytes, T0, tempDir } from "../_session_files.ts";
 
 const PNG = new Uint8Array(3000).map((_, i) => (i * 13) & 0xff);
@@ -84,7 +84,7 @@ Deno.test("Session.open() reports a blob larger than the read bound and never re
     await t.step(name, async () => {
       await Deno.writeFile(blob, new Uint8Array(0));
       await Deno.truncate(blob, size); // sparse: no disk, no memory
-      const issues = await withNewFs(fs, () => openBoth(path, hex));
+      const issues = await withFs(fs, () => openBoth(path, hex));
       assert.deepEqual(issues.map((i) => i.kind), [
         "blob-too-large",
         "blob-too-large",
@@ -126,7 +126,7 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
           ),
       })
     );
-    const issues = await withNewFs(eio, () => openBoth(path, hex));
+    const issues = await withFs(eio, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [
       "unreadable-blob",
       "unreadable-blob",
@@ -139,7 +139,7 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
         stat: async () => ({ ...await file.stat(), size: PNG.length + 10 }),
       })
     );
-    const issues = await withNewFs(shrinking, () => openBoth(path, hex));
+    const issues = await withFs(shrinking, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [
       "unreadable-blob",
       "unreadable-blob",
@@ -154,7 +154,7 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
           ? Promise.reject(new Deno.errors.PermissionDenied("denied"))
           : denoFs.open(p, options),
     };
-    const issues = await withNewFs(denied, () => openBoth(path, hex));
+    const issues = await withFs(denied, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [
       "unreadable-blob",
       "unreadable-blob",

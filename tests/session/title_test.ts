@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../mod.ts";
 import { denoFs, type Fs } from "../../src/_fs.ts";
-import { override, withNewFs } from "../_fs_seam.ts";
+import { override, withFs } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
@@ -115,7 +115,7 @@ Deno.test("Session.setTitle() on a slot-less file when the disk is full changes 
     s.leafId,
     s.buildContext().messages,
   ];
-  await withNewFs(fs, async () => {
+  await withFs(fs, async () => {
     await assert.rejects(s.setTitle("Renamed"), (err) => {
       assert.ok(err instanceof Error);
       assert.equal(err.cause, full);
@@ -172,7 +172,7 @@ Deno.test("Session.setTitle() takes one lock: a writer that takes the lock once 
   };
   await using s = await Session.open(path, { lockTimeoutMs: 50 });
   const messages = s.buildContext().messages;
-  await withNewFs(fs, () => s.setTitle("Renamed"));
+  await withFs(fs, () => s.setTitle("Renamed"));
   assert.equal(s.title, "Renamed");
   assert.equal(released, 1, "one lock for the entry and the slot");
   await Deno.remove(lock);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { findDataDir, resolveDataDir } from "../../src/store/data_dir.ts";
 import { Session } from "../../src/session/session.ts";
 import { denoFs, type Fs } from "../../src/_fs.ts";
-import { withNewFs } from "../_fs_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
 const HOME = "/home/ann";
@@ -94,7 +94,7 @@ Deno.test("findDataDir() takes the configured data dir, then the sessions/ layou
           : denoFs.stat(p),
     };
     assert.equal(
-      await withNewFs(fs, () => find(join(deep, "s.jsonl"))),
+      await withFs(fs, () => find(join(deep, "s.jsonl"))),
       copied,
     );
   });

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { override, withNewFs } from "../_fs_seam.ts";
+import { override, withFs } from "../_fs_seam.ts";
 import { Buffer } from "node:buffer";
 import { basename, dirname, join } from "node:path";
 import { generateFile } from "../../src/gen/generate.ts";
 import { SessionSyntaxError } from "../../src/format/errors.ts";
 import { forkSession } from "../../src/store/fork.ts";
-import { parseHead } from "../../src/read/_head.ts";
+import { parseHead } from "../../src/read/head.ts";
 import { parseSessionFileName } from "../../src/store/places.ts";
 import { Session } from "../../src/session/session.ts";
 import { denoFs, type Fs } from "../../src/_fs.ts";
@@ -198,7 +198,7 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
       },
     };
     await assert.rejects(
-      withNewFs(fs, () => forkSession(src, late)),
+      withFs(fs, () => forkSession(src, late)),
       Deno.errors.AlreadyExists,
     );
     assert.equal(await Deno.readTextFile(late), "raced\n");
@@ -214,7 +214,7 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
       ...denoFs,
       link: () => Promise.reject(new Deno.errors.NotSupported("no links")),
     };
-    const fork = await withNewFs(fs, () => forkSession(src, out));
+    const fork = await withFs(fs, () => forkSession(src, out));
     assert.equal(fork.path, out);
     const bytes = await Deno.readFile(out);
     assert.equal(prefixOf(bytes).header.parentSession, HEADER.id);
@@ -232,7 +232,7 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
       },
     };
     await assert.rejects(
-      withNewFs(fs, () => forkSession(src, join(dir.path, "full.jsonl"))),
+      withFs(fs, () => forkSession(src, join(dir.path, "full.jsonl"))),
       /disk full/,
     );
     assert.deepEqual(await names(dir.path), before);

@@ -27,20 +27,9 @@ import { IndexStore } from "../../src/index/_index_store.ts";
 import { SETTLE_MS } from "../../src/index/_rows.ts";
 import { refreshAll } from "../../src/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/session_file.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
-import { withNewFs } from "../_fs_seam.ts";
+import { denoFs } from "../../src/_fs.ts";
+import { recording, withFs } from "../_fs_seam.ts";
 import { reported, searched } from "../_indexed.ts";
-
-/** The real filesystem, recording each file opened in `opened`. */
-function recording(opened: string[]): Fs {
-  return {
-    ...denoFs,
-    open: (path, options) => {
-      opened.push(path);
-      return denoFs.open(path, options);
-    },
-  };
-}
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url).pathname;
 
@@ -408,14 +397,14 @@ Deno.test("SessionIndex.refresh checks again the files written just before it re
   await index.refresh();
   assert.deepEqual(unsettled(dir.path), [young]);
   const opened: string[] = [];
-  const again = await withNewFs(recording(opened), () => index.refresh());
+  const again = await withFs(recording(opened), () => index.refresh());
   assert.deepEqual([again.fresh, again.refreshed], [true, 0]);
   assert.deepEqual([...new Set(opened)], [young]); // its bytes checked
   await new Promise((r) => setTimeout(r, Math.max(0, t0 + 1100 - Date.now())));
   await index.refresh();
   assert.deepEqual(unsettled(dir.path), []);
   opened.length = 0;
-  const last = await withNewFs(recording(opened), () => index.refresh());
+  const last = await withFs(recording(opened), () => index.refresh());
   assert.deepEqual([last.fresh, last.refreshed, opened], [true, 0, []]);
   // Forgotten with its file.
   await Deno.remove(old);

@@ -11,13 +11,13 @@ import {
   Session,
   SessionIndex,
   type UsageReport,
-  usageReport,
   type UsageReportOptions,
 } from "../../mod.ts";
-import { recording, withFs } from "../_fs_seam.ts";
 import { denoFs, setFs } from "../../src/_fs.ts";
 import { buildIndex, fixtureCopy } from "./_usage_dirs.ts";
 import { backdate, tempDir } from "../_session_files.ts";
+import { recording, withFs } from "../_fs_seam.ts";
+import { reported } from "../_indexed.ts";
 
 const ROOT = "01900000-0000-7000-8000-000000000001";
 const FORK = "01900000-0000-7000-8000-000000000002";
@@ -34,15 +34,15 @@ async function bothWays(
   dir: string,
   options: UsageReportOptions,
 ): Promise<UsageReport> {
-  const files = await usageReport(dir, { ...options, index: false });
+  const files = await reported(dir, { ...options, index: false });
   await buildIndex(dir);
-  const indexed = await usageReport(dir, options);
+  const indexed = await reported(dir, options);
   equal(indexed.source, "index");
   deepStrictEqual({ ...indexed, source: "files" }, files);
   return files;
 }
 
-Deno.test("usageReport() counts what a fork copied once, in the session created first", async (t) => {
+Deno.test("reported() counts what a fork copied once, in the session created first", async (t) => {
   await using copy = await fixtureCopy("forks");
   await t.step("by session: a fork adds only what it appended", async () => {
     const report = await bothWays(copy.dir, { by: "session" });
@@ -60,7 +60,7 @@ Deno.test("usageReport() counts what a fork copied once, in the session created 
     equal(report.totals.abortedRequests, 1);
   });
   await t.step("by project: the cwd of the session that holds it", async () => {
-    const report = await usageReport(copy.dir, { by: "project" });
+    const report = await reported(copy.dir, { by: "project" });
     deepStrictEqual(requests(report).sort(), [
       ["/home/dev/app", 6],
       ["/home/dev/other", 2],
@@ -115,15 +115,15 @@ const DAYS: Record<string, Record<string, [string, number][]>> = {
   },
 };
 
-Deno.test("usageReport() puts calls on the days of a time zone, across midnight and DST", async (t) => {
+Deno.test("reported() puts calls on the days of a time zone, across midnight and DST", async (t) => {
   await using copy = await fixtureCopy("days");
   await buildIndex(copy.dir);
   for (const [timeZone, groupings] of Object.entries(DAYS)) {
     for (const [by, rows] of Object.entries(groupings)) {
       await t.step(`${timeZone}, by ${by}`, async () => {
         const options = { by: by as "day", timeZone };
-        const indexed = await usageReport(copy.dir, options);
-        const files = await usageReport(copy.dir, { ...options, index: false });
+        const indexed = await reported(copy.dir, options);
+        const files = await reported(copy.dir, { ...options, index: false });
         deepStrictEqual(requests(indexed), rows);
         deepStrictEqual(requests(files), rows);
       });
@@ -131,14 +131,14 @@ Deno.test("usageReport() puts calls on the days of a time zone, across midnight 
   }
   await t.step("since and until: whole days of the zone", async () => {
     for (const index of [true, false]) {
-      const day = await usageReport(copy.dir, {
+      const day = await reported(copy.dir, {
         timeZone: "Europe/Berlin",
         since: "2026-03-29",
         until: "2026-03-29",
         index,
       });
       deepStrictEqual(requests(day), [["2026-03-29", 2]]);
-      const from = await usageReport(copy.dir, {
+      const from = await reported(copy.dir, {
         by: "model",
         timeZone: "America/New_York",
         since: "2026-03-08",
@@ -150,7 +150,7 @@ Deno.test("usageReport() puts calls on the days of a time zone, across midnight 
   });
 });
 
-Deno.test("usageReport() gives the same report from the index as from the files", async (t) => {
+Deno.test("reported() gives the same report from the index as from the files", async (t) => {
   for (const name of ["forks", "omp-s1", "days", "malformed"]) {
     await using copy = await fixtureCopy(name);
     await buildIndex(copy.dir);
@@ -164,8 +164,8 @@ Deno.test("usageReport() gives the same report from the index as from the files"
             timeZone: "Asia/Kathmandu",
             ...range,
           };
-          const indexed = await usageReport(copy.dir, options);
-          const files = await usageReport(copy.dir, {
+          const indexed = await reported(copy.dir, options);
+          const files = await reported(copy.dir, {
             ...options,
             index: false,
             onSkip: () => {},
@@ -177,19 +177,19 @@ Deno.test("usageReport() gives the same report from the index as from the files"
   }
 });
 
-Deno.test("usageReport() keeps counting a deleted file through the index; excludeDeleted leaves it out", async () => {
+Deno.test("reported() keeps counting a deleted file through the index; excludeDeleted leaves it out", async () => {
   await using copy = await fixtureCopy("forks");
   await buildIndex(copy.dir);
   const root = join(
     copy.dir,
     "sessions/--home-dev-app--/2026-03-01T10-00-00-000Z_" + ROOT,
   );
-  const before = await usageReport(copy.dir, { by: "session" });
+  const before = await reported(copy.dir, { by: "session" });
   await Deno.remove(`${root}.jsonl`);
   await Deno.remove(root, { recursive: true }); // its subagent's folder
-  const after = await usageReport(copy.dir, { by: "session" });
+  const after = await reported(copy.dir, { by: "session" });
   deepStrictEqual(after, before);
-  const live = await usageReport(copy.dir, {
+  const live = await reported(copy.dir, {
     by: "session",
     excludeDeleted: true,
   });
@@ -202,7 +202,7 @@ Deno.test("usageReport() keeps counting a deleted file through the index; exclud
       [FORK_OF_FORK, 1],
     ].sort(),
   );
-  const files = await usageReport(copy.dir, { by: "session", index: false });
+  const files = await reported(copy.dir, { by: "session", index: false });
   deepStrictEqual({ ...live, source: "files" }, files);
   // A rebuild reads every live file again and keeps the deleted one's calls,
   // each copy still counted once.
@@ -210,20 +210,20 @@ Deno.test("usageReport() keeps counting a deleted file through the index; exclud
     using index = await SessionIndex.open(copy.dir);
     await index.refresh({ rebuild: true });
   }
-  deepStrictEqual(await usageReport(copy.dir, { by: "session" }), before);
+  deepStrictEqual(await reported(copy.dir, { by: "session" }), before);
   deepStrictEqual(
-    await usageReport(copy.dir, { by: "session", excludeDeleted: true }),
+    await reported(copy.dir, { by: "session", excludeDeleted: true }),
     live,
   );
 });
 
-Deno.test("usageReport() through an index a list made (heads only) counts every call, as the files do", async () => {
+Deno.test("reported() through an index a list made (heads only) counts every call, as the files do", async () => {
   await using copy = await fixtureCopy("forks");
-  const files = await usageReport(copy.dir, { by: "session", index: false });
+  const files = await reported(copy.dir, { by: "session", index: false });
   (await SessionIndex.open(copy.dir)).close(); // an empty index, as cli list makes
   const listed = await listSessions(copy.dir, { includeSubagents: true });
   equal(listed.length > 0, true);
-  const indexed = await usageReport(copy.dir, { by: "session" });
+  const indexed = await reported(copy.dir, { by: "session" });
   equal(indexed.source, "index");
   deepStrictEqual({ ...indexed, source: "files" }, files);
   // And the rows the list made are now whole: a refresh has nothing to read.
@@ -231,21 +231,21 @@ Deno.test("usageReport() through an index a list made (heads only) counts every 
   equal((await index.refresh()).refreshed, 0);
 });
 
-Deno.test("usageReport() through an index that opens recorded (rows whose facets are behind) counts every call, as the files do", async () => {
+Deno.test("reported() through an index that opens recorded (rows whose facets are behind) counts every call, as the files do", async () => {
   await using copy = await fixtureCopy("forks");
-  const files = await usageReport(copy.dir, { by: "session", index: false });
+  const files = await reported(copy.dir, { by: "session", index: false });
   (await SessionIndex.open(copy.dir)).close(); // an empty index
   const listed = await listSessions(copy.dir, { includeSubagents: true });
   for (const { path } of listed) {
     // An open records the file's row and state, not what the facets read.
     await using _ = await Session.open(path);
   }
-  const indexed = await usageReport(copy.dir, { by: "session" });
+  const indexed = await reported(copy.dir, { by: "session" });
   equal(indexed.source, "index");
   deepStrictEqual({ ...indexed, source: "files" }, files);
 });
 
-Deno.test("usageReport() through the index reads again only the file that changed", async () => {
+Deno.test("reported() through the index reads again only the file that changed", async () => {
   await using copy = await fixtureCopy("forks");
   await backdate(copy.dir); // else the files written just now are checked again
   await buildIndex(copy.dir);
@@ -261,13 +261,13 @@ Deno.test("usageReport() through the index reads again only the file that change
   const opened: string[] = [];
   const report = await withFs(
     recording(opened),
-    () => usageReport(copy.dir, { by: "session" }),
+    () => reported(copy.dir, { by: "session" }),
   );
   deepStrictEqual([...new Set(opened)], [fork]);
   equal(report.rows.find((r) => r.key === FORK)?.requests, 2);
 });
 
-Deno.test("usageReport() with since opens no file last modified before that day", async () => {
+Deno.test("reported() with since opens no file last modified before that day", async () => {
   await using copy = await fixtureCopy("forks");
   const old = new Date("2026-03-01T12:00:00Z");
   const files: string[] = [];
@@ -292,7 +292,7 @@ Deno.test("usageReport() with since opens no file last modified before that day"
   });
   let report;
   try {
-    report = await usageReport(copy.dir, {
+    report = await reported(copy.dir, {
       since: "2026-03-02",
       timeZone: "UTC",
       index: false,
@@ -305,10 +305,10 @@ Deno.test("usageReport() with since opens no file last modified before that day"
   deepStrictEqual(requests(report), [["2026-03-02", 1]]);
 });
 
-Deno.test("usageReport() counts malformed figures as 0 and says how many calls had them", async () => {
+Deno.test("reported() counts malformed figures as 0 and says how many calls had them", async () => {
   await using malformed = await fixtureCopy("malformed");
   const skipped: string[] = [];
-  const m = await usageReport(malformed.dir, {
+  const m = await reported(malformed.dir, {
     by: "model",
     onSkip: (path, reason) =>
       skipped.push(`${path.split("/").at(-1)}: ${reason}`),
@@ -318,40 +318,40 @@ Deno.test("usageReport() counts malformed figures as 0 and says how many calls h
   equal(m.rows.find((r) => r.key === "x/infinite")?.outputTokens, 0);
   equal(skipped.length, 1); // notes.jsonl: no header
   await using noCost = await fixtureCopy("no-cost");
-  const n = await usageReport(noCost.dir, { by: "model" });
+  const n = await reported(noCost.dir, { by: "model" });
   equal(n.unpricedRequests, 3);
   equal(n.totals.cost, 0.006 + 0.0045000000000000005);
 });
 
-Deno.test("usageReport() refuses an unknown grouping, a bad day and an unknown zone", async () => {
+Deno.test("reported() refuses an unknown grouping, a bad day and an unknown zone", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await rejects(
-      () => usageReport(dir, { by: "year" as "day" }),
+      () => reported(dir, { by: "year" as "day" }),
       (e) =>
         e instanceof TypeError &&
         /Cannot report usage by "year"/.test(e.message),
     );
     await rejects(
-      () => usageReport(dir, { since: "2026-02-30" }),
+      () => reported(dir, { since: "2026-02-30" }),
       (e) =>
         e instanceof TypeError &&
         /"2026-02-30": it is not a date/.test(e.message),
     );
     await rejects(
-      () => usageReport(dir, { timeZone: "Mars/Olympus" }),
+      () => reported(dir, { timeZone: "Mars/Olympus" }),
       (e) =>
         e instanceof RangeError &&
         /"Mars\/Olympus": it is unknown/.test(e.message),
     );
-    const empty = await usageReport(dir);
+    const empty = await reported(dir);
     deepStrictEqual([empty.rows, empty.totals.requests], [[], 0]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("usageReport() counts each of thousands of calls once: hex ids and others, copies, an id reused at another time", async () => {
+Deno.test("reported() counts each of thousands of calls once: hex ids and others, copies, an id reused at another time", async () => {
   await using dir = await tempDir();
   const folder = join(dir.path, "sessions", "--p--");
   await Deno.mkdir(folder, { recursive: true });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { denoFs } from "../../src/_fs.ts";
 import { writeAtomically } from "../../src/write/_atomic_file.ts";
 import { writeAll } from "../../src/write/_files.ts";
-import { withNewFs } from "../_fs_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
 const enc = new TextEncoder();
@@ -84,7 +84,7 @@ Deno.test("writeAtomically() writes the whole file or nothing", async (t) => {
         ...denoFs,
         link: () => Promise.reject(new Error("EPERM")),
       };
-      await withNewFs(
+      await withFs(
         noLinks,
         () =>
           writeAtomically(other, (out) => writeAll(out, enc.encode("b\n")), {
@@ -104,7 +104,7 @@ Deno.test("writeAtomically() writes the whole file or nothing", async (t) => {
         code: "EIO",
       });
       const failing = { ...denoFs, rename: () => Promise.reject(eio) };
-      await withNewFs(failing, () =>
+      await withFs(failing, () =>
         assert.rejects(
           writeAtomically(target, (out) => writeAll(out, enc.encode("x")), {
             action,

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withNewFs } from "../_fs_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import { denoFs, type Fs } from "../../src/_fs.ts";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import { body, deadPid, names, override, withDir } from "./_writer_files.ts";
@@ -130,7 +130,7 @@ Deno.test("SessionWriter.append() takes over its own lock file that it failed to
         return denoFs.remove(p);
       },
     };
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await writer.append(['{"n":1}']);
       assert.match(await Deno.readTextFile(lock), new RegExp(`^${Deno.pid}:`));
       await writer.append(['{"n":2}']);
@@ -249,7 +249,7 @@ Deno.test("SessionWriter.append() never takes over a lock file this process hold
       },
     };
     try {
-      await withNewFs(fs, async () => {
+      await withFs(fs, async () => {
         await using a = await SessionWriter.open(path);
         await using b = await SessionWriter.open(`${dir}-alias/s.jsonl`, {
           lockTimeoutMs: 60,
@@ -293,7 +293,7 @@ Deno.test("SessionWriter.append() on a full disk while creating the lock file na
             return override(file, { write: () => Promise.reject(full) });
           },
         };
-        await withNewFs(fs, async () => {
+        await withFs(fs, async () => {
           await assert.rejects(writer.append(['{"n":1}']), (err) => {
             assert.ok(err instanceof Error);
             assert.equal(
@@ -340,7 +340,7 @@ Deno.test("SessionWriter.append() holds nothing when its new lock file was repla
         return file;
       },
     };
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await assert.rejects(
         writer.append(['{"n":1}']),
         Deno.errors.TimedOut,

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withNewFs } from "../_fs_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import {
   marshalTitleSlot,
   TITLE_SLOT_BYTES,
@@ -106,7 +106,7 @@ Deno.test("SessionWriter.retitle() in place: a failed slot write puts the old sl
           return await file.write(p.subarray(0, 100), at);
         },
       }));
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await assert.rejects(writer.retitle(RENAMED, [ENTRY]), (err) => {
         assert.equal((err as Error).cause, broken);
@@ -228,7 +228,7 @@ Deno.test("SessionWriter.retitle() leaves the file untouched, and the writer usa
         },
       };
       await using writer = await SessionWriter.open(path);
-      await withNewFs(fs, async () => {
+      await withFs(fs, async () => {
         await assert.rejects(writer.retitle(RENAMED, [ENTRY]), (err) => {
           assert.ok(err instanceof Error);
           assert.equal(err.cause, full);
@@ -262,7 +262,7 @@ Deno.test("SessionWriter.retitle() leaves the file untouched, and the writer usa
           },
         }));
       await using writer = await SessionWriter.open(path);
-      await withNewFs(fs, async () => {
+      await withFs(fs, async () => {
         await assert.rejects(
           writer.retitle(RENAMED, [ENTRY]),
           /the file changed during the copy/,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withNewFs } from "../_fs_seam.ts";
+import { withFs } from "../_fs_seam.ts";
 import { join } from "node:path";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import {
@@ -104,7 +104,7 @@ Deno.test("SessionWriter.create() removes the partial file when the write fails"
           throw full;
         },
       }));
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await assert.rejects(SessionWriter.create(path, body()), (err) => {
         assert.ok(err instanceof Error);
         assert.equal(err.cause, full);
@@ -169,7 +169,7 @@ Deno.test("SessionWriter.append() writes a batch in one write call, lines in ord
         },
       }));
     const lines = Array.from({ length: 50 }, (_, i) => `{"n":${i}}`);
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await writer.append(lines);
     });
@@ -209,7 +209,7 @@ Deno.test("SessionWriter.append() loops on short writes", async () => {
       (file) =>
         override(file, { write: (p, at) => file.write(p.subarray(0, 1), at) }),
     );
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using writer = await SessionWriter.create(path, body());
       await writer.append(['{"n":1}', '{"é":"✓"}']);
     });
@@ -236,7 +236,7 @@ Deno.test("SessionWriter.append() rolls a failed write back and fails the writer
           return await file.write(p.subarray(0, 4), at);
         },
       }));
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await t.step("the failing call throws the error itself", async () => {
         await assert.rejects(writer.append(['{"secret":1}']), (err) => {
@@ -305,7 +305,7 @@ Deno.test("SessionWriter.append() reports a rollback that fails with the write e
         },
         truncate: () => Promise.reject(stuck),
       }));
-    await withNewFs(fs, async () => {
+    await withFs(fs, async () => {
       await using writer = await SessionWriter.open(path);
       await assert.rejects(writer.append(['{"n":1}']), (err) => {
         assert.ok(err instanceof AggregateError);
