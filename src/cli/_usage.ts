@@ -19,7 +19,6 @@ import {
   type Command,
   defineCommand,
   noteSkipped,
-  printNote,
   writeJson,
 } from "./_command.ts";
 import {
