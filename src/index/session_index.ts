@@ -190,6 +190,7 @@ export class SessionIndex implements Disposable {
    * try {
    *   const s = await Session.create({ cwd: "/home/dev/app", dataDir });
    *   await s.appendMessage({ role: "user", content: "Hi" });
+   *   await s.ensureOnDisk();
    *   await s.close();
    *   using index = await SessionIndex.open(dataDir);
    *   await index.refresh();
