@@ -7,7 +7,7 @@
 
 import { outlineTree, SessionTree, type TreeRow } from "../mod.ts";
 import { fs } from "../src/_fs.ts";
-import { EnvelopeAt, readEnvelope } from "../src/read/envelope.ts";
+import { EnvelopeAt, readEnvelope } from "../src/read/_envelope.ts";
 import { readLines } from "../src/read/lines.ts";
 
 /** The size the issue names: a 165 MB session. */

@@ -33,7 +33,7 @@ import { denoFs, setFs } from "../src/_fs.ts";
 import {
   type BackwardLinesBlocks,
   setBackwardLinesBlocks,
-} from "../src/read/backward_lines.ts";
+} from "../src/read/_backward_lines.ts";
 import { Session, SessionIndex, SessionSyntaxError } from "../mod.ts";
 import { reported, searched } from "./_indexed.ts";
 

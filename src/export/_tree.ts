@@ -21,12 +21,12 @@ import {
 import type { SessionHeader } from "../format/header.ts";
 import type { TitleSlot } from "../format/title_slot.ts";
 import { quote } from "../format/errors.ts";
-import { IssueLog } from "../read/decode.ts";
-import { HEAD_LINE_MAX_BYTES } from "../read/head.ts";
+import { IssueLog } from "../read/_decode.ts";
+import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
 import { readLines } from "../read/lines.ts";
 import { openRegular } from "../read/_open.ts";
-import { sessionRecords } from "../read/records.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
+import { sessionRecords } from "../read/_records.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
 import {
   type ExportJob,
   type Format,

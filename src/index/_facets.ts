@@ -20,10 +20,10 @@ import { asEntry, type SessionEntry } from "../format/entries.ts";
 import type { SessionHeader } from "../format/header.ts";
 import { recordMigrator } from "../format/_migrate.ts";
 import { type FileInfo, fs } from "../_fs.ts";
-import { decodeEntryLine, IssueLog } from "../read/decode.ts";
+import { decodeEntryLine, IssueLog } from "../read/_decode.ts";
 import { readLines } from "../read/lines.ts";
 import { readFull } from "../read/_open.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
 import { hashBytes } from "./_hash.ts";
 import { TAIL_HASH_BYTES } from "./_rows.ts";
 

@@ -10,8 +10,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { type FileInfo, fs, statOrUndefined } from "../_fs.ts";
-import type { LoadedSession } from "../read/records.ts";
-import type { ResumeFrom } from "../read/resume.ts";
+import type { LoadedSession } from "../read/_records.ts";
+import type { ResumeFrom } from "../read/_resume.ts";
 import { sessionsDir } from "../store/places.ts";
 import { readSessionHead } from "../store/_session_files.ts";
 import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";

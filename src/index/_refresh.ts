@@ -9,7 +9,7 @@
 
 import { resolve } from "node:path";
 import { type FileInfo, fs } from "../_fs.ts";
-import { readSessionFile } from "../read/session_file.ts";
+import { readSessionFile } from "../read/_session_file.ts";
 import {
   type FoundFile,
   mapLimit,

@@ -7,11 +7,11 @@
 
 import type { LoadIssue } from "../format/issues.ts";
 import type { SessionRecord } from "../format/records.ts";
-import { IssueLog } from "./decode.ts";
-import { HEAD_LINE_MAX_BYTES } from "./head.ts";
+import { IssueLog } from "./_decode.ts";
+import { HEAD_LINE_MAX_BYTES } from "./_head.ts";
 import { LineStream } from "./lines.ts";
-import { sessionRecords } from "./records.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "./session_file.ts";
+import { sessionRecords } from "./_records.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "./_session_file.ts";
 
 /** Options for {@linkcode SessionEntryStream}. */
 export interface SessionEntryStreamOptions {

@@ -4,7 +4,7 @@
  * either by a web stream ({@linkcode LineStream}, the `TransformStream` a
  * user pipes a file's `readable` through) or by positional reads of a file
  * ({@linkcode readLines}, which skips the web stream's cost per chunk). The
- * backward half is `backward_lines.ts`; both give the same lines.
+ * backward half is `_backward_lines.ts`; both give the same lines.
  *
  * A line ends at "\n". A "\r" directly before that "\n" belongs to the
  * terminator; a "\r" anywhere else stays in the line. So no byte is lost:

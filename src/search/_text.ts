@@ -14,10 +14,10 @@
 import type { SessionEntry } from "../format/entries.ts";
 import { looksLikeBlobRef } from "../format/blob_ref.ts";
 import { recordMigrator } from "../format/_migrate.ts";
-import { decodeEntry, IssueLog } from "../read/decode.ts";
-import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
+import { decodeEntry, IssueLog } from "../read/_decode.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import type { Line } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
 
 /**
  * The text searched per entry: its first 64 Ki UTF-16 code units (a huge

@@ -20,7 +20,7 @@ import {
   headerVersion,
   SESSION_VERSION,
 } from "../format/header.ts";
-import { readSessionFile } from "../read/session_file.ts";
+import { readSessionFile } from "../read/_session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { SessionWriter, type SessionWriterOptions } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";

@@ -14,8 +14,8 @@ import { mapLoadedSlots } from "../format/_blob_slots.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
 import type { ContentBlock } from "../format/messages.ts";
-import { IssueLog } from "../read/decode.ts";
-import type { LoadedSession } from "../read/records.ts";
+import { IssueLog } from "../read/_decode.ts";
+import type { LoadedSession } from "../read/_records.ts";
 import { BLOB_READ_MAX_BYTES, BlobStore } from "../store/blob_store.ts";
 
 /** Blob contents seen while preparing, so the context can use them without a read. */

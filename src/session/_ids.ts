@@ -7,7 +7,7 @@
  */
 
 import { quote } from "../format/errors.ts";
-import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import { IdSet as FileIdSet } from "../read/_id_set.ts";
 import { readLines } from "../read/lines.ts";
 import { openRegular } from "../read/_open.ts";

@@ -17,7 +17,7 @@ import { pathTo, resolveLeaf } from "../context/tree.ts";
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
 import { headerTitleSource } from "../format/header.ts";
 import type { TitleSource } from "../format/title_slot.ts";
-import type { LoadedSession } from "../read/records.ts";
+import type { LoadedSession } from "../read/_records.ts";
 import type { ResolvedBlobs } from "./_blobs.ts";
 import type { WindowStats } from "./options.ts";
 

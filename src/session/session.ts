@@ -23,8 +23,8 @@ import {
   streamParts,
 } from "./_parts.ts";
 import { renameSession } from "./_title.ts";
-import type { LoadedSession } from "../read/records.ts";
-import type { ResumeFrom } from "../read/resume.ts";
+import type { LoadedSession } from "../read/_records.ts";
+import type { ResumeFrom } from "../read/_resume.ts";
 import {
   watchSession,
   type WatchSessionOptions,

@@ -10,9 +10,9 @@
 import type { FileHandle } from "../_fs.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import { readFull } from "../read/_open.ts";
-import { decodeLine, type IssueLog } from "../read/decode.ts";
+import { decodeLine, type IssueLog } from "../read/_decode.ts";
 import { type Line, readLines } from "../read/lines.ts";
-import { sessionRecords } from "../read/records.ts";
+import { sessionRecords } from "../read/_records.ts";
 
 /**
  * The longest last line without its "\n" that a fork reads to see whether
@@ -123,7 +123,7 @@ async function _copyLast(
 
 /**
  * Write the source's entries migrated to version 3, as the reader migrates
- * them in memory (`read/records.ts`): ids minted in file order, parent
+ * them in memory (`read/_records.ts`): ids minted in file order, parent
  * links, `firstKeptEntryId`, role `custom`; the envelope first. Lines the
  * reader skips (torn, not JSON, not an entry) are left out and reported.
  *

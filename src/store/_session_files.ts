@@ -17,7 +17,7 @@ import {
 } from "../_fs.ts";
 import { SessionSyntaxError } from "../format/errors.ts";
 import { readFull } from "../read/_open.ts";
-import { type Head, parseHead } from "../read/head.ts";
+import { type Head, parseHead } from "../read/_head.ts";
 import { canonicalCwdSlug, sessionsDir } from "./places.ts";
 
 /**

@@ -19,8 +19,8 @@ import type { LoadIssue } from "../format/issues.ts";
 import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
 import { openRegular, readFull } from "../read/_open.ts";
-import { IssueLog } from "../read/decode.ts";
-import { parseHead } from "../read/head.ts";
+import { IssueLog } from "../read/_decode.ts";
+import { parseHead } from "../read/_head.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
 import { writeAll } from "../write/_files.ts";
 import {

@@ -8,7 +8,7 @@
 import type { FileInfo } from "../_fs.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
 import type { TitleSource } from "../format/title_slot.ts";
-import type { Head } from "../read/head.ts";
+import type { Head } from "../read/_head.ts";
 
 /** One session as `listSessions` reports it. */
 export interface SessionInfo {

@@ -8,7 +8,7 @@
  */
 
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
-import { isCut } from "../read/json_prefix.ts";
+import { isCut } from "../read/_json_prefix.ts";
 
 /** Characters of text a preview keeps at most. */
 export const PREVIEW_CHARS = 200;

@@ -12,9 +12,9 @@
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";
-import { decodeEntry, type IssueLog } from "../read/decode.ts";
-import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
-import { KeyTable, readJsonPrefix } from "../read/json_prefix.ts";
+import { decodeEntry, type IssueLog } from "../read/_decode.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
+import { KeyTable, readJsonPrefix } from "../read/_json_prefix.ts";
 import type { Line } from "../read/lines.ts";
 import {
   asObject,

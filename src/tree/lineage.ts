@@ -8,7 +8,7 @@
 
 import { basename, dirname, resolve } from "node:path";
 import { openRegular } from "../read/_open.ts";
-import { readHead } from "../read/head.ts";
+import { readHead } from "../read/_head.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { listSessions, type SessionInfo } from "../store/list.ts";
 import { parseSessionFileName } from "../store/places.ts";

@@ -11,10 +11,10 @@ import type { SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { headerVersion } from "../format/header.ts";
 import { openRegular } from "../read/_open.ts";
-import { IssueLog } from "../read/decode.ts";
-import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/head.ts";
+import { IssueLog } from "../read/_decode.ts";
+import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/_head.ts";
 import { HEAD_BYTES, readLines } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
 import {
   MISSING_PARENT,
   PREVIEW_LATER,

@@ -11,15 +11,15 @@ import { type FileHandle, fs } from "../_fs.ts";
 import { SessionSyntaxError } from "../format/errors.ts";
 import type { RequestUsage } from "../format/usage.ts";
 import { readFull } from "../read/_open.ts";
-import { IssueLog } from "../read/decode.ts";
-import { type Head, HeadReader } from "../read/head.ts";
+import { IssueLog } from "../read/_decode.ts";
+import { type Head, HeadReader } from "../read/_head.ts";
 import {
   type Line,
   LineSplitter,
   READ_BYTES,
   readLines,
 } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
 import { HEAD_BYTES } from "../store/_session_files.ts";
 import { lineCall, mayHoldCall } from "./_line_call.ts";
 

@@ -11,7 +11,7 @@
 
 import { type FileInfo, fs, notAFile } from "../_fs.ts";
 import type { RequestUsage } from "../format/usage.ts";
-import type { Head } from "../read/head.ts";
+import type { Head } from "../read/_head.ts";
 import { sessionFiles } from "../store/_session_files.ts";
 import { compareRank, createdOf, type FileRank, SeenCalls } from "./_copies.ts";
 import { type CallSink, fileCalls } from "./_file_calls.ts";

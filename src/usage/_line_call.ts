@@ -17,12 +17,12 @@
 
 import type { SessionEntry } from "../format/entries.ts";
 import { type RequestUsage, requestUsage } from "../format/usage.ts";
-import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import {
   type JsonPrefixLimits,
   KeyTable,
   readJsonPrefix,
-} from "../read/json_prefix.ts";
+} from "../read/_json_prefix.ts";
 
 /** The bytes of a call's key. */
 const _KEY = new TextEncoder().encode('"usage"');

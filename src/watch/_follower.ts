@@ -15,12 +15,12 @@ import { headerVersion } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";
 import { openRegular, readFull } from "../read/_open.ts";
-import { BackwardLines } from "../read/backward_lines.ts";
-import { decodeEntry, IssueLog } from "../read/decode.ts";
-import { EnvelopeAt, readEnvelope } from "../read/envelope.ts";
-import { readHead } from "../read/head.ts";
+import { BackwardLines } from "../read/_backward_lines.ts";
+import { decodeEntry, IssueLog } from "../read/_decode.ts";
+import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
+import { readHead } from "../read/_head.ts";
 import { LF, type Line, LineSplitter } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
 
 /** Bytes read per look at most; more is read at the next look, at once. */
 const _READ_BYTES = 4 << 20;

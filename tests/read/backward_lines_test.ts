@@ -1,5 +1,5 @@
 /**
- * What `BackwardLines` (`read/backward_lines.ts`) must give that the line
+ * What `BackwardLines` (`read/_backward_lines.ts`) must give that the line
  * source's shared tests (`lines_test.ts`) do not reach: a floor (the lines
  * start after a file's head), a first block smaller than the largest (the
  * blocks double as the walk goes back), reads that come back short by any
@@ -14,7 +14,7 @@ import type { FileHandle } from "../../src/_fs.ts";
 import {
   BackwardLines,
   type BackwardLinesOptions,
-} from "../../src/read/backward_lines.ts";
+} from "../../src/read/_backward_lines.ts";
 import { CR, LF } from "../../src/read/lines.ts";
 
 /** What one step of a walk shows, copied out of the buffer. */

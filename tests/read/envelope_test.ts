@@ -5,7 +5,7 @@ import {
   readEnvelope,
   text,
   typeName,
-} from "../../src/read/envelope.ts";
+} from "../../src/read/_envelope.ts";
 
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SessionSyntaxError } from "../../src/format/errors.ts";
-import { IssueLog } from "../../src/read/decode.ts";
-import { type Head, parseHead } from "../../src/read/head.ts";
+import { IssueLog } from "../../src/read/_decode.ts";
+import { type Head, parseHead } from "../../src/read/_head.ts";
 import { HEADER, sessionBytes, user } from "../_session_files.ts";
 
 const enc = new TextEncoder();

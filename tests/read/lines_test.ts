@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { FileHandle, FileInfo } from "../../src/_fs.ts";
 import { fs } from "../../src/_fs.ts";
-import { BackwardLines } from "../../src/read/backward_lines.ts";
+import { BackwardLines } from "../../src/read/_backward_lines.ts";
 import {
   type Line,
   type LineLimits,

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { encodeEntry } from "../../src/format/entries.ts";
-import { parseEnvelope } from "../../src/read/envelope.ts";
+import { parseEnvelope } from "../../src/read/_envelope.ts";
 import { type LoadIssueKind, Session, type SessionEntry } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 

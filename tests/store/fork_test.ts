@@ -5,7 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { generateFile } from "../../src/gen/generate.ts";
 import { SessionSyntaxError } from "../../src/format/errors.ts";
 import { forkSession } from "../../src/store/fork.ts";
-import { parseHead } from "../../src/read/head.ts";
+import { parseHead } from "../../src/read/_head.ts";
 import { parseSessionFileName } from "../../src/store/places.ts";
 import { Session } from "../../src/session/session.ts";
 import { denoFs, type Fs } from "../../src/_fs.ts";

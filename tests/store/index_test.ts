@@ -26,7 +26,7 @@ import { FilesPrint } from "../../src/index/_fresh.ts";
 import { IndexStore } from "../../src/index/_index_store.ts";
 import { SETTLE_MS } from "../../src/index/_rows.ts";
 import { refreshAll } from "../../src/index/_refresh.ts";
-import { readSessionFile } from "../../src/read/session_file.ts";
+import { readSessionFile } from "../../src/read/_session_file.ts";
 import { denoFs } from "../../src/_fs.ts";
 import { recording, withFs } from "../_fs_seam.ts";
 import { reported, searched } from "../_indexed.ts";

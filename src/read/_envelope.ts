@@ -4,7 +4,7 @@
  * the line. This library writes every entry so, and omp every entry but
  * `custom` and `custom_message` (whose own fields come first): those lines
  * are parsed. (A bounded prefix of the rest of a line, for a preview, is
- * `json_prefix.ts`'s.)
+ * `_json_prefix.ts`'s.)
  *
  * @module
  */

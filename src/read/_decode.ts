@@ -11,8 +11,8 @@
 
 import { asEntry, type SessionEntry } from "../format/entries.ts";
 import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
-import { EnvelopeAt, readEnvelope } from "./envelope.ts";
-import { firstValueEnd } from "./json_prefix.ts";
+import { EnvelopeAt, readEnvelope } from "./_envelope.ts";
+import { firstValueEnd } from "./_json_prefix.ts";
 import type { Line } from "./lines.ts";
 
 const _strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -341,7 +341,7 @@ function _decode(
  *
  * @example Two objects glued together
  * ```ts
- * import { firstValueEnd } from "./json_prefix.ts";
+ * import { firstValueEnd } from "./_json_prefix.ts";
  * import { equal } from "node:assert/strict";
  * const bytes = new TextEncoder().encode('{"a":"}"}{"b":2}');
  * equal(firstValueEnd(bytes), 9);

@@ -11,13 +11,13 @@ import { branchMarkerTarget } from "../format/entries.ts";
 import { quote } from "../format/errors.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
-import { IssueLog } from "./decode.ts";
-import { type Head, HEAD_LINE_MAX_BYTES, tryParseHead } from "./head.ts";
+import { IssueLog } from "./_decode.ts";
+import { type Head, HEAD_LINE_MAX_BYTES, tryParseHead } from "./_head.ts";
 import { type Line, readLines } from "./lines.ts";
 import { openRegular, readFull } from "./_open.ts";
-import { loadAll, type LoadedSession } from "./records.ts";
-import type { ResumeFrom, WindowOptions } from "./resume.ts";
-import { loadWindow, type WindowSource } from "./window.ts";
+import { loadAll, type LoadedSession } from "./_records.ts";
+import type { ResumeFrom, WindowOptions } from "./_resume.ts";
+import { loadWindow, type WindowSource } from "./_window.ts";
 
 /**
  * The longest entry line read by default: 64 MiB. omp cuts any string over

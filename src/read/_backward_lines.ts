@@ -63,7 +63,7 @@ export function setBackwardLinesBlocks(blocks: BackwardLinesBlocks): void {
  *
  * @example The last line first
  * ```ts
- * import { BackwardLines } from "./backward_lines.ts";
+ * import { BackwardLines } from "./_backward_lines.ts";
  * import { fs } from "../_fs.ts";
  * import { deepEqual } from "node:assert/strict";
  *

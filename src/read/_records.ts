@@ -15,11 +15,11 @@ import {
 import type { LoadIssue } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";
 import type { TitleSlot } from "../format/title_slot.ts";
-import { decodeEntry, IssueLog } from "./decode.ts";
+import { decodeEntry, IssueLog } from "./_decode.ts";
 import type { SessionRecord } from "../format/records.ts";
-import { HeadReader, type SlotState } from "./head.ts";
+import { HeadReader, type SlotState } from "./_head.ts";
 import type { Line } from "./lines.ts";
-import type { WindowRecord } from "./resume.ts";
+import type { WindowRecord } from "./_resume.ts";
 
 /** What a read of a session file or stream produced. */
 export interface LoadedSession {

@@ -19,7 +19,7 @@ import {
   type TitleSlot,
 } from "../format/title_slot.ts";
 import type { FileHandle } from "../_fs.ts";
-import { decodeLine, IssueLog } from "./decode.ts";
+import { decodeLine, IssueLog } from "./_decode.ts";
 import { type Line, LineSplitter, readLines } from "./lines.ts";
 
 /** What line 1 of a file holds: a 256-byte slot, a slot of another width, something malformed, or nothing of the kind (the header). */

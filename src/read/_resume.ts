@@ -12,7 +12,7 @@ import type { ContextBase } from "../context/context.ts";
 import { LatestSettings, type Settings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
 import type { SessionEntry } from "../format/entries.ts";
-import { decodeEntry, IssueLog } from "./decode.ts";
+import { decodeEntry, IssueLog } from "./_decode.ts";
 import type { IdFlags } from "./_id_set.ts";
 import { LF } from "./lines.ts";
 

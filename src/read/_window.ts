@@ -21,16 +21,16 @@ import {
   settingsAt,
   type WindowLoad,
   type WindowOptions,
-} from "./resume.ts";
+} from "./_resume.ts";
 import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
 import { asCheckpoint, type SettingsCheckpoint } from "../format/checkpoint.ts";
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
 import type { FileHandle } from "../_fs.ts";
-import { BackwardLines } from "./backward_lines.ts";
-import { decodeEntry, type IssueLog } from "./decode.ts";
-import { ENVELOPE_BYTES, EnvelopeAt, readEnvelope } from "./envelope.ts";
+import { BackwardLines } from "./_backward_lines.ts";
+import { decodeEntry, type IssueLog } from "./_decode.ts";
+import { ENVELOPE_BYTES, EnvelopeAt, readEnvelope } from "./_envelope.ts";
 import { IdFlags } from "./_id_set.ts";
 
 const _encoder = new TextEncoder();
