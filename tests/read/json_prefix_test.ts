@@ -1,6 +1,10 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import fc from "fast-check";
-import { isCut, KeyTable, readJsonPrefix } from "../../src/read/_json_prefix.ts";
+import {
+  isCut,
+  KeyTable,
+  readJsonPrefix,
+} from "../../src/read/_json_prefix.ts";
 
 const enc = new TextEncoder();
 const ALL = ["type", "message", "role", "content", "text", "name", "a", "b"];
