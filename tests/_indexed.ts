@@ -8,7 +8,6 @@
  * @module
  */
 
-import type { IndexSearchOptions } from "../src/index/session_index.ts";
 import {
   type SearchResult,
   searchSessions,
@@ -17,6 +16,9 @@ import {
   usageReport,
   type UsageReportOptions,
 } from "../mod.ts";
+
+/** The options of `SessionIndex.search`. */
+type IndexSearchOptions = NonNullable<Parameters<SessionIndex["search"]>[1]>;
 
 /** Where a test's search or report goes: the index (default, when the data dir has one) or the files alone. */
 export interface Through {

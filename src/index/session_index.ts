@@ -47,13 +47,6 @@ export type { RefreshOptions, RefreshResult } from "./_refresh.ts";
 export type SessionIndexOptions = IndexStoreOptions;
 
 /**
- * Options for {@linkcode SessionIndex.search}: those of `searchSessions`,
- * and `refresh` (default true) to bring the index up to date first, so no
- * line is missed.
- */
-export type IndexSearchOptions = SearchOptions & { refresh?: boolean };
-
-/**
  * The session index of a data dir.
  *
  * @example Index a data dir, then list it from the index
@@ -230,12 +223,13 @@ export class SessionIndex implements Disposable {
    * the index fails, it warns and scans.
    *
    * @param query The words, or a regular expression.
-   * @param options Filters, the limit, whether to refresh first.
+   * @param options Those of `searchSessions`, and `refresh` (default true):
+   * bring the index up to date first, so no line is missed.
    * @returns The hits, newest first, as `searchSessions` gives them.
    */
   search(
     query: string,
-    options: IndexSearchOptions = {},
+    options: SearchOptions & { refresh?: boolean } = {},
   ): Promise<SearchResult> {
     const { refresh, onProgress } = options;
     return runSearch(
