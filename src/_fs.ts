@@ -21,6 +21,9 @@
  * @module
  */
 
+import { type FileHandle as NodeFileHandle, open } from "node:fs/promises";
+import type { Stats } from "node:fs";
+
 /** What a stat says of a path, in the form every runtime can give. */
 export interface FileInfo {
   /** `file`, `directory`, `symlink`, or what else sits there. */
@@ -173,14 +176,21 @@ function _info(i: Deno.FileInfo): FileInfo {
  * there (a sequential read pays no seek). The seek and the read (or write)
  * of one call run before the next call's start, so calls made while one is
  * under way cannot interleave: positional calls overlap safely, as `pread`
- * and `pwrite` do.
+ * and `pwrite` do. A call made while none is under way starts at once, not
+ * in a later microtask: a read issued ahead of work on the bytes before it
+ * then runs while that work does.
  */
 function _handle(file: Deno.FsFile, append: boolean): FileHandle {
   let cursor = 0; // -1: unknown
+  let busy = 0; // calls started or queued, not yet settled
   let last: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = last.then(work, work);
-    last = run.catch(() => {}); // the error is the caller's, from `run`
+    const run = busy === 0 ? work() : last.then(work, work);
+    busy++;
+    const settled = () => {
+      busy--;
+    };
+    last = run.then(settled, settled); // the error is the caller's, from `run`
     return run;
   };
   const at = async (position: number) => {
@@ -256,9 +266,76 @@ async function _isAlive(pid: number): Promise<boolean> {
   }
 }
 
-/** The real filesystem, through the `Deno` namespace. */
+/**
+ * A file opened only to read, through `node:fs/promises`: its positional
+ * reads run on the runtime's I/O threads while JavaScript works on the
+ * bytes read before, so a read issued ahead overlaps that work (a
+ * `Deno.FsFile` read does its work only once awaited). Readers take no
+ * lock and write nothing; such calls fail as on any read-only file.
+ */
+function _reader(file: NodeFileHandle): FileHandle {
+  const close = () => file.close();
+  const readOnly = () =>
+    Promise.reject(
+      Object.assign(new Error("Cannot write to a file opened only to read"), {
+        code: "EBADF",
+      }),
+    );
+  return {
+    read: async (p, position) =>
+      p.length === 0
+        ? 0
+        : (await file.read(p, 0, p.length, position)).bytesRead,
+    write: readOnly,
+    stat: async () => _nodeInfo(await file.stat()),
+    truncate: readOnly,
+    syncData: () => file.datasync(),
+    tryLock: readOnly,
+    unlock: readOnly,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** `node:fs`'s stat, in the seam's form (the times as Deno's, whole ms). */
+function _nodeInfo(s: Stats): FileInfo {
+  const kind = s.isFile()
+    ? "file"
+    : s.isDirectory()
+    ? "directory"
+    : s.isSymbolicLink()
+    ? "symlink"
+    : s.isFIFO()
+    ? "fifo"
+    : s.isSocket()
+    ? "socket"
+    : s.isCharacterDevice()
+    ? "char-device"
+    : "block-device";
+  const birth = s.birthtime?.getTime();
+  return {
+    kind,
+    size: s.size,
+    mtimeMs: s.mtime?.getTime() ?? 0,
+    birthtimeMs: birth === undefined || Number.isNaN(birth) ? null : birth,
+    ino: s.ino ?? 0,
+    dev: s.dev ?? 0,
+    mode: s.mode ?? 0,
+  };
+}
+
+/** Whether an open is only to read (no write, append, create or cut). */
+function _readOnly(o: OpenOptions): boolean {
+  return o.read === true && !o.write && !o.append && !o.create &&
+    !o.createNew && !o.truncate;
+}
+
+/** The real filesystem, through the `Deno` namespace (reads through `node:fs/promises`, see {@linkcode _reader}). */
 export const denoFs: Fs = {
-  open: async (path, o) => _handle(await Deno.open(path, o), o.append === true),
+  open: async (path, o) =>
+    _readOnly(o)
+      ? _reader(await open(path, "r"))
+      : _handle(await Deno.open(path, o), o.append === true),
   stat: async (path) => _info(await Deno.stat(path)),
   lstat: async (path) => _info(await Deno.lstat(path)),
   readFile: (path) => Deno.readFile(path),

@@ -68,7 +68,7 @@ export interface LineLimits {
  */
 export const HEAD_BYTES = 8 << 10;
 /** Bytes asked for per read by {@linkcode readLines}: reads this large run at the speed of the page cache. */
-export const READ_BYTES = 1 << 20;
+export const READ_BYTES = 2 << 20;
 export const LF = 0x0a;
 export const CR = 0x0d;
 const _EMPTY = new Uint8Array(0);
