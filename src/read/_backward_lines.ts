@@ -24,7 +24,7 @@ import {
  * the end costs what it weighs, a long walk reads in large blocks.
  */
 const _FIRST_BLOCK_BYTES = 64 << 10;
-const _BLOCK_BYTES = 1 << 20;
+const _BLOCK_BYTES = 4 << 20;
 
 /** Options of {@linkcode BackwardLines}. */
 export interface BackwardLinesOptions extends LineLimits {
@@ -35,6 +35,20 @@ export interface BackwardLinesOptions extends LineLimits {
   /** Bytes of the first read, and of the largest (tests make them small to reach the blocks' edges). */
   firstBlockBytes?: number;
   blockBytes?: number;
+  /**
+   * Once the blocks are at their largest (a long walk), read the block
+   * before the one at hand while its lines are taken, so the wait for the
+   * disk overlaps the work on the bytes. The owner then calls {@linkcode
+   * BackwardLines.settle} before it closes the file. Default false.
+   */
+  readAhead?: boolean;
+}
+
+/** A block read ahead: its range, and the read under way. */
+interface _Ahead {
+  start: number;
+  bytes: Uint8Array;
+  read: Promise<void>;
 }
 
 /** The block sizes of {@linkcode BackwardLinesOptions}. */
@@ -92,6 +106,10 @@ export class BackwardLines {
   #cursor: number;
   #block: number;
   readonly #maxBlock: number;
+  readonly #readAhead: boolean;
+  #ahead: _Ahead | undefined;
+  /** The buffer blocks are read ahead into (one at a time), made on first use. */
+  #aheadBuffer: Uint8Array | undefined;
   /** Bytes read from the file. */
   bytesRead = 0;
   /** The last content byte of the line {@linkcode prev} gave, or -1 for an empty one. */
@@ -110,6 +128,7 @@ export class BackwardLines {
     this.#block = options.firstBlockBytes ?? _blocks.firstBlockBytes ??
       _FIRST_BLOCK_BYTES;
     this.#maxBlock = options.blockBytes ?? _blocks.blockBytes ?? _BLOCK_BYTES;
+    this.#readAhead = options.readAhead === true;
     const span = Math.max(0, this.#size - this.#floor);
     this.#buffer = new Uint8Array(
       Math.min(this.#maxBlock, span) + Math.min(this.#limits.headBytes, span),
@@ -158,6 +177,15 @@ export class BackwardLines {
     const bytes = new Uint8Array(line.length);
     await this.#readFully(bytes, line.offset);
     return { ...line, bytes };
+  }
+
+  /**
+   * Wait for a block read ahead (its error, if any, is dropped: no line
+   * needed it). Call before the file is closed.
+   */
+  async settle(): Promise<void> {
+    await this.#ahead?.read.catch(() => {});
+    this.#ahead = undefined;
   }
 
   /** Where the line ending at `contentEnd` starts. */
@@ -233,7 +261,7 @@ export class BackwardLines {
         keepFrom - this.#bufferStart,
         keepTo - this.#bufferStart,
       );
-      await this.#readFully(
+      await this.#fill(
         this.#buffer.subarray(0, keepFrom - blockStart),
         blockStart,
       );
@@ -249,6 +277,32 @@ export class BackwardLines {
     }
     this.#bufferStart = blockStart;
     this.#bufferEnd = end;
+    if (this.#readAhead && capacity === this.#maxBlock) {
+      this.#startAhead(blockStart);
+    }
+  }
+
+  /** Fill `into` from `position`: from the block read ahead when it is that one. */
+  async #fill(into: Uint8Array, position: number): Promise<void> {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    if (ahead !== undefined) {
+      await ahead.read.catch(() => {}); // its error: the read below repeats it
+      if (ahead.start === position && ahead.bytes.length === into.length) {
+        into.set(ahead.bytes);
+        return;
+      }
+    }
+    await this.#readFully(into, position);
+  }
+
+  /** Read the largest block ending at `end` (but not below the floor), ahead. */
+  #startAhead(end: number): void {
+    const start = Math.max(this.#floor, end - this.#maxBlock);
+    if (start >= end) return;
+    this.#aheadBuffer ??= new Uint8Array(this.#maxBlock);
+    const bytes = this.#aheadBuffer.subarray(0, end - start);
+    this.#ahead = { start, bytes, read: this.#readFully(bytes, start) };
   }
 
   /** Fill `into` from `position`, looping on short reads. */

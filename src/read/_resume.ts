@@ -113,31 +113,58 @@ export async function settingsAt(
 ): Promise<Settings> {
   const latest = new LatestSettings();
   const quiet = new IssueLog(); // damage here was reported by the full record
-  for (let j = i; j < path.length; j++) {
-    const type = path.type(j);
-    if (!latest.wants(type)) continue;
-    const offset = path.offset(j);
-    if (type === "message") {
-      const head = await _lineAt(source, offset, _HEAD_BYTES, _HEAD_BYTES);
-      if (head !== undefined && !_mayBeAssistant(head)) continue;
+  // Each step's first read (a message's head, another entry's line) is a
+  // read of its own: the next few are asked for ahead of their turn, so
+  // they run at once, and are taken in order.
+  const first = new Map<number, Promise<Uint8Array | undefined>>();
+  const firstRead = (j: number) => {
+    let read = first.get(j);
+    if (read === undefined) {
+      const offset = path.offset(j);
+      read = path.type(j) === "message"
+        ? _lineAt(source, offset, _HEAD_BYTES, _HEAD_BYTES)
+        : _lineAt(source, offset, options.maxLineBytes);
+      read.catch(() => {}); // asked ahead and never taken: no unhandled error
+      first.set(j, read);
     }
-    const bytes = await _lineAt(source, offset, options.maxLineBytes);
-    if (bytes === undefined) continue;
-    const entry = decodeEntry({
-      offset,
-      size: bytes.length + 1,
-      length: bytes.length,
-      index: -1,
-      terminated: true,
-      head: bytes,
-      bytes,
-      oversized: false,
-      nul: false,
-    }, quiet);
-    if (entry !== undefined) latest.offer(entry);
+    return read;
+  };
+  let ahead = i; // steps before it were considered for reading ahead
+  try {
+    for (let j = i; j < path.length; j++) {
+      const type = path.type(j);
+      if (!latest.wants(type)) continue;
+      for (; ahead < path.length && ahead < j + _READS_AHEAD; ahead++) {
+        if (latest.wants(path.type(ahead))) void firstRead(ahead);
+      }
+      let bytes = await firstRead(j);
+      first.delete(j);
+      if (type === "message") {
+        if (bytes !== undefined && !_mayBeAssistant(bytes)) continue;
+        bytes = await _lineAt(source, path.offset(j), options.maxLineBytes);
+      }
+      if (bytes === undefined) continue;
+      const entry = decodeEntry({
+        offset: path.offset(j),
+        size: bytes.length + 1,
+        length: bytes.length,
+        index: -1,
+        terminated: true,
+        head: bytes,
+        bytes,
+        oversized: false,
+        nul: false,
+      }, quiet);
+      if (entry !== undefined) latest.offer(entry);
+    }
+    return latest.fold();
+  } finally {
+    await Promise.allSettled(first.values()); // no read under way once the file may close
   }
-  return latest.fold();
 }
+
+/** Steps whose first reads are asked for ahead of their turn, at most. */
+const _READS_AHEAD = 32;
 
 /**
  * Whether a message line may be an assistant's, from its first bytes: this

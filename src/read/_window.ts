@@ -81,21 +81,26 @@ export async function loadWindow(
     size: source.size,
     headBytes: ENVELOPE_BYTES,
     maxLineBytes: options.maxLineBytes,
+    readAhead: true,
   });
   const walk = new _BackwardWalk(log, options);
-  for (let first = true;; first = false) {
-    const line = await lines.prev();
-    // The bytes up to the end of the last whole line are what can be recorded.
-    if (first) {
-      walk.end = line === undefined || line.terminated
-        ? source.size
-        : line.offset;
+  try {
+    for (let first = true;; first = false) {
+      const line = await lines.prev();
+      // The bytes up to the end of the last whole line are what can be recorded.
+      if (first) {
+        walk.end = line === undefined || line.terminated
+          ? source.size
+          : line.offset;
+      }
+      if (line === undefined) {
+        walk.reachedStart = true;
+        break;
+      }
+      if (await walk.step(line, lines) === "done") break;
     }
-    if (line === undefined) {
-      walk.reachedStart = true;
-      break;
-    }
-    if (await walk.step(line, lines) === "done") break;
+  } finally {
+    await lines.settle(); // no read under way once the file may close
   }
   return await walk.finish(lines.bytesRead, source);
 }
