@@ -67,10 +67,18 @@ export async function sessionFiles(
     )
     : [join(root, await canonicalCwdSlug(options.cwd))];
   const depth = options.includeSubagents === true ? _MAX_NESTING : 0;
-  const out: FoundFile[] = [];
-  for (const folder of folders) await _collect(folder, depth, 0, out);
-  return out;
+  // The folders are listed a few at once (each listing is many awaited
+  // steps), and their files given in folder order.
+  const each = await mapLimit(folders, _LISTINGS, async (folder) => {
+    const out: FoundFile[] = [];
+    await _collect(folder, depth, 0, out);
+    return out;
+  });
+  return each.flat();
 }
+
+/** Folders listed at once. */
+const _LISTINGS = 16;
 
 /** A folder's entries; none when it does not exist. */
 async function _entries(folder: string): Promise<DirEntry[]> {
