@@ -15,7 +15,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import {
   runSearch,
   type SearchOptions,
@@ -24,6 +24,7 @@ import {
 import { openSessionResumed, type Session } from "../session/session.ts";
 import type { SessionOpenOptions } from "../session/options.ts";
 import type { ListSessionsOptions } from "../store/list.ts";
+import { sessionsDir } from "../store/places.ts";
 import type { SessionInfo } from "../store/session_info.ts";
 import {
   runUsageReport,
@@ -194,8 +195,12 @@ export class SessionIndex implements Disposable {
    * }
    * ```
    *
+   * A file outside this index's data dir opens as `Session.open` opens
+   * it, and is not recorded.
+   *
    * @param path The session file.
-   * @param options As for `Session.open`.
+   * @param options As for `Session.open`; `dataDir` defaults to the index's
+   * for a file in it.
    * @returns The session.
    * @throws {SessionSyntaxError} When the file has no valid header.
    */
@@ -203,15 +208,17 @@ export class SessionIndex implements Disposable {
     path: string,
     options: SessionOpenOptions = {},
   ): Promise<Session> {
+    const store = this.#store;
     const absolute = resolve(path);
-    const resume = await this.#store.resumeFor(absolute);
+    if (!absolute.startsWith(sessionsDir(store.dataDir) + sep)) {
+      return (await openSessionResumed(absolute, options, undefined)).session;
+    }
+    const resume = await store.resumeFor(absolute);
     const { session, loaded } = await openSessionResumed(absolute, {
-      dataDir: this.#store.dataDir,
+      dataDir: store.dataDir,
       ...options,
     }, resume);
-    if (loaded.record !== undefined) {
-      await this.#store.remember(absolute, loaded);
-    }
+    if (loaded.record !== undefined) await store.remember(absolute, loaded);
     return session;
   }
 

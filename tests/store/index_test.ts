@@ -1086,6 +1086,19 @@ Deno.test(
   },
 );
 
+Deno.test("SessionIndex.openSession opens a file outside its data dir as Session.open does, and records no row of it", async () => {
+  await using dir = await tempDir();
+  await using elsewhere = await tempDir();
+  await plain(dir.path, "a.jsonl", 2);
+  using index = await SessionIndex.open(dir.path);
+  await index.refresh();
+  const outside = await plain(elsewhere.path, "b.jsonl", 3);
+  await using session = await index.openSession(outside);
+  await using plainOpen = await Session.open(outside);
+  assert.deepEqual(session.buildContext(), plainOpen.buildContext());
+  assert.equal(rows(dir.path).length, 1);
+});
+
 Deno.test("SessionIndex rebuilds a corrupt index file with a warning; the list stays right", async () => {
   await using dir = await tempDir();
   await plain(dir.path, "s.jsonl", 2);
