@@ -279,16 +279,11 @@ export const KNOWN_ENTRY_TYPES: readonly KnownEntry["type"][] = [
 /**
  * `customType` of the branch marker (DESIGN §3.6).
  *
- * @example Reading a marker's target
+ * @example The marker's `customType`
  * ```ts
- * import { BRANCH_MARKER_TYPE, branchMarkerTarget } from "./entries.ts";
+ * import { BRANCH_MARKER_TYPE } from "./entries.ts";
  * import { equal } from "node:assert/strict";
- *
- * const marker = {
- *   type: "custom", id: "c3", parentId: "a1", timestamp: "2026-10-01T09:00:00.000Z",
- *   customType: BRANCH_MARKER_TYPE, data: { to: "a1" },
- * };
- * equal(branchMarkerTarget(marker), "a1");
+ * equal(BRANCH_MARKER_TYPE, "branch");
  * ```
  */
 export const BRANCH_MARKER_TYPE = "branch";
@@ -308,10 +303,6 @@ export const BRANCH_MARKER_TYPE = "branch";
  * equal(isEntryOfType(e, "compaction"), true);
  * if (isEntryOfType(e, "compaction")) equal(e.summary, "s");
  * ```
- *
- * @param entry Any entry.
- * @param type The discriminator to test.
- * @returns Whether `entry.type` is `type`.
  */
 export function isEntryOfType<T extends KnownEntry["type"]>(
   entry: SessionEntry,
@@ -321,8 +312,8 @@ export function isEntryOfType<T extends KnownEntry["type"]>(
 }
 
 /**
- * Whether an entry is the branch marker of DESIGN §3.6: a `custom` entry
- * with `customType: "branch"` whose `data.to` names the new leaf.
+ * The leaf a branch marker (DESIGN §3.6) moves to: a `custom` entry with
+ * `customType: "branch"` names it in `data.to`. Undefined for any other entry.
  *
  * @example Following a branch marker
  * ```ts
@@ -334,9 +325,6 @@ export function isEntryOfType<T extends KnownEntry["type"]>(
  * };
  * equal(branchMarkerTarget(marker), "0000000a");
  * ```
- *
- * @param entry Any entry.
- * @returns The target id, or undefined when `entry` is not a marker.
  */
 export function branchMarkerTarget(entry: SessionEntry): string | undefined {
   if (entry.type !== "custom" || entry.customType !== BRANCH_MARKER_TYPE) {
@@ -367,9 +355,6 @@ export function branchMarkerTarget(entry: SessionEntry): string | undefined {
  *   '{"type":"reset_boundary","id":"0000000a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}',
  * );
  * ```
- *
- * @param entry The entry.
- * @returns One line of JSON.
  */
 export function encodeEntry(entry: SessionEntry): string {
   return JSON.stringify(entry);
@@ -393,9 +378,6 @@ export function encodeEntry(entry: SessionEntry): string {
  * deepEqual(asEntry({ type: "x" }), { reason: "the entry has no id" });
  * equal("reason" in asEntry([]), true);
  * ```
- *
- * @param value A parsed line.
- * @returns The value typed as an entry, or a reason it is not one.
  */
 export function asEntry(
   value: unknown,
@@ -408,10 +390,8 @@ export function asEntry(
   if (typeof v.id !== "string" || v.id.length === 0) {
     return { reason: "the entry has no id" };
   }
-  if (
-    v.parentId !== null && v.parentId !== undefined &&
-    typeof v.parentId !== "string"
-  ) {
+  const parent = v.parentId;
+  if (parent !== null && parent !== undefined && typeof parent !== "string") {
     return { reason: "the entry's parentId is not a string" };
   }
   return { entry: v as unknown as SessionEntry };

@@ -179,23 +179,13 @@ export abstract class EntryAppender {
   /**
    * Append entries in one write; each payload gets an id, a parent and a
    * timestamp.
-   *
-   * @param payloads The entries' types and fields.
-   * @param options The first entry's parent.
-   * @returns The entries as written.
    */
   abstract appendBatch(
     payloads: readonly EntryPayload[],
     options?: AppendOptions,
   ): Promise<SessionEntry[]>;
 
-  /**
-   * Append one entry of any type (unknown types too).
-   *
-   * @param payload The entry's type and fields.
-   * @param options Its parent.
-   * @returns The entry as written.
-   */
+  /** Append one entry of any type (unknown types too). */
   async append(
     payload: EntryPayload,
     options: AppendOptions = {},
@@ -203,12 +193,7 @@ export abstract class EntryAppender {
     return (await this.appendBatch([payload], options))[0]!;
   }
 
-  /**
-   * Append a conversation message.
-   *
-   * @param message The message.
-   * @returns The entry.
-   */
+  /** Append a conversation message. */
   appendMessage(message: AgentMessage): Promise<MessageEntry> {
     return this.#one({ type: "message", message });
   }
@@ -218,7 +203,6 @@ export abstract class EntryAppender {
    *
    * @param model `provider/modelId`.
    * @param role Absent: `default`.
-   * @returns The entry.
    */
   appendModelChange(
     model: string,
@@ -235,9 +219,7 @@ export abstract class EntryAppender {
   /**
    * Change the thinking level.
    *
-   * @param thinkingLevel The level.
    * @param configured The selector (`auto` or a level).
-   * @returns The entry.
    */
   appendThinkingLevelChange(
     thinkingLevel: string | null,
@@ -250,12 +232,7 @@ export abstract class EntryAppender {
     });
   }
 
-  /**
-   * Change the service tier.
-   *
-   * @param serviceTier The tier, or null.
-   * @returns The entry.
-   */
+  /** Change the service tier. */
   appendServiceTierChange(
     serviceTier: unknown,
   ): Promise<ServiceTierChangeEntry> {
@@ -266,7 +243,6 @@ export abstract class EntryAppender {
    * Replace the history before `firstKeptEntryId` by a summary.
    *
    * @param compaction The summary, the first kept entry (null: none) and the tokens before.
-   * @returns The entry.
    */
   appendCompaction(
     compaction: {
@@ -283,9 +259,6 @@ export abstract class EntryAppender {
    * is a child of `fromId` and becomes the leaf.
    *
    * @param fromId The branch point, or null for the root.
-   * @param summary What the abandoned branch did.
-   * @param details Anything else to keep.
-   * @returns The entry.
    */
   appendBranchSummary(
     fromId: string | null,
@@ -300,22 +273,12 @@ export abstract class EntryAppender {
     }, { parentId: fromId });
   }
 
-  /**
-   * `/clear`: nothing before it reaches the model.
-   *
-   * @returns The entry.
-   */
+  /** `/clear`: nothing before it reaches the model. */
   appendResetBoundary(): Promise<ResetBoundaryEntry> {
     return this.#one({ type: "reset_boundary" });
   }
 
-  /**
-   * Harness state that never reaches the model.
-   *
-   * @param customType Its kind.
-   * @param data Its data.
-   * @returns The entry.
-   */
+  /** Harness state that never reaches the model. */
   appendCustom(customType: string, data?: unknown): Promise<CustomEntry> {
     return this.#one({
       type: "custom",
@@ -327,10 +290,7 @@ export abstract class EntryAppender {
   /**
    * A message from a harness or hook (role `custom` in the context).
    *
-   * @param customType Its kind.
-   * @param content Text or blocks.
-   * @param options Whether it is shown, details.
-   * @returns The entry.
+   * @param options `display` (default: true) says whether the UI shows it.
    */
   appendCustomMessage(
     customType: string,
@@ -346,13 +306,7 @@ export abstract class EntryAppender {
     });
   }
 
-  /**
-   * Set or (without `label`) clear an entry's label.
-   *
-   * @param targetId The entry.
-   * @param label The label.
-   * @returns The entry.
-   */
+  /** Set or (without `label`) clear an entry's label. */
   appendLabel(targetId: string, label?: string): Promise<LabelEntry> {
     return this.#one({
       type: "label",
@@ -361,12 +315,7 @@ export abstract class EntryAppender {
     });
   }
 
-  /**
-   * A subagent's contract.
-   *
-   * @param init The system prompt, task and tools.
-   * @returns The entry.
-   */
+  /** A subagent's contract. */
   appendSessionInit(
     init:
       & { systemPrompt: string; task: string; tools: string[] }
@@ -375,12 +324,7 @@ export abstract class EntryAppender {
     return this.#one({ type: "session_init", ...init });
   }
 
-  /**
-   * A side call's model usage.
-   *
-   * @param usage The call.
-   * @returns The entry.
-   */
+  /** A side call's model usage. */
   appendModelUsage(
     usage:
       & {
@@ -391,10 +335,7 @@ export abstract class EntryAppender {
         usage: unknown;
         stopReason: string;
       }
-      & Record<
-        string,
-        unknown
-      >,
+      & Record<string, unknown>,
   ): Promise<ModelUsageEntry> {
     return this.#one({ type: "model_usage", ...usage });
   }
@@ -403,8 +344,6 @@ export abstract class EntryAppender {
    * Change the agent's mode.
    *
    * @param mode `plan`, `none` …
-   * @param data Mode data.
-   * @returns The entry.
    */
   appendModeChange(
     mode: string,
@@ -417,23 +356,12 @@ export abstract class EntryAppender {
     });
   }
 
-  /**
-   * Rules injected into the context.
-   *
-   * @param injectedRules Their names.
-   * @returns The entry.
-   */
+  /** Rules injected into the context. */
   appendTtsrInjection(injectedRules: string[]): Promise<TtsrInjectionEntry> {
     return this.#one({ type: "ttsr_injection", injectedRules });
   }
 
-  /**
-   * Pin a credential for a provider.
-   *
-   * @param provider The provider.
-   * @param hash The credential's hash.
-   * @returns The entry.
-   */
+  /** Pin a credential for a provider. */
   appendCredentialPin(
     provider: string,
     hash: string,

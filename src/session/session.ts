@@ -52,9 +52,6 @@ let _fromParts: (parts: SessionParts) => Session;
  * recorded). For the index, which supplies the record and keeps what the
  * read learned; never exported from `mod.ts`.
  *
- * @param path The `.jsonl` file.
- * @param options As for {@linkcode Session.open}.
- * @param resume The record, if the index has one.
  * @returns The session, and what the read learned of the whole file
  * (`loaded.record`, when it saw every line or resumed).
  */
@@ -133,9 +130,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * equal(session.buildContext().model, "openai/gpt-5.1-codex");
    * ```
    *
-   * @param path The `.jsonl` file.
    * @param options Blob resolution, damage reporting, windowing, and how later appends write.
-   * @returns The open session.
    * @throws {SessionSyntaxError} When the header is missing or malformed.
    * @throws {Deno.errors.NotFound} When the file does not exist.
    */
@@ -169,9 +164,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * deepEqual(old.issues.map((i) => [i.kind, i.line]), [["torn-line", 3]]);
    * ```
    *
-   * @param stream The bytes of a session file.
    * @param options A name for errors, the data dir for blobs, damage reporting.
-   * @returns The session.
    * @throws {SessionSyntaxError} When the header is missing or malformed.
    */
   static async fromStream(
@@ -198,16 +191,13 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * ```
    *
    * @param options The working directory, and where and how to write.
-   * @returns The new session.
    * @throws {TypeError} When `cwd` is empty.
    */
   static async create(options: SessionCreateOptions): Promise<Session> {
     return new Session(await createParts(options));
   }
 
-  /**
-   * The file's absolute path (also before a new session reaches disk); undefined for a stream.
-   */
+  /** The file's absolute path (also before a new session reaches disk); undefined for a stream. */
   get path(): string | undefined {
     return this.#path;
   }
@@ -217,9 +207,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#appender.onDisk;
   }
 
-  /**
-   * The header as on disk (unknown fields kept; older versions not rewritten).
-   */
+  /** The header as on disk (unknown fields kept; older versions not rewritten). */
   get header(): SessionHeader {
     return this.#view.loaded.header;
   }
@@ -257,19 +245,12 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#view.loaded.issues;
   }
 
-  /**
-   * The entries in memory (the window, then what was appended), in file order.
-   */
+  /** The entries in memory (the window, then what was appended), in file order. */
   get entries(): readonly SessionEntry[] {
     return this.#view.loaded.entries;
   }
 
-  /**
-   * An entry by id.
-   *
-   * @param id The entry's id.
-   * @returns The entry, if it is in memory.
-   */
+  /** An entry by id, if it is in memory. */
   getEntry(id: string): SessionEntry | undefined {
     return this.#view.loaded.byId.get(id);
   }
@@ -291,7 +272,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * ```
    *
    * @param options Another leaf, or omp's reset rule for comparison.
-   * @returns The context.
    */
   buildContext(options: SessionBuildContextOptions = {}): SessionContext {
     return this.#view.context(options.leafId, {
@@ -311,8 +291,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * ok(stats.windowed && stats.retained < stats.seen);
    * equal((await Session.open(path, { window: false })).windowStats().retained, 60);
    * ```
-   *
-   * @returns The figures.
    */
   windowStats(): WindowStats {
     return this.#view.stats();
@@ -341,7 +319,8 @@ export class Session extends EntryAppender implements AsyncDisposable {
   }
 
   /**
-   * Write the file at the first assistant message (as omp does); until then the session stays in memory.
+   * Write the file at the first assistant message (as omp does); until then
+   * the session stays in memory.
    *
    * @example No file until the first answer
    * ```ts
@@ -383,9 +362,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * equal(session.leafId, answer!.id);
    * ```
    *
-   * @param payloads The entries' types and fields.
    * @param options The first entry's parent: any entry of the session, or `null`.
-   * @returns The entries as written.
    * @throws {RangeError} When `parentId` names no entry (nothing is written).
    * @throws {Error} When the write fails; the session then refuses further writes.
    */
@@ -414,7 +391,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
    *
    * @param title The new title (cleaned; cut to fit the slot, the entry keeps it whole).
    * @param source Who set it. Default `manual`.
-   * @returns The `title_change` entry.
    * @throws {TypeError} When the title is empty once cleaned.
    * @throws {Error} When a step fails: nothing of the rename stays.
    */
@@ -447,8 +423,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * equal(session.buildContext().messages.length, 1);
    * ```
    *
-   * @param entryId An entry of this session.
-   * @returns The marker.
    * @throws {RangeError} When no entry has that id.
    */
   branch(entryId: string): Promise<CustomEntry> {
@@ -463,8 +437,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
    *
    * (See {@linkcode watchSession} for an example.)
    *
-   * @param options As for {@linkcode watchSession}.
-   * @returns The entries, as they are written.
    * @throws {Error} When the session is not on disk yet.
    */
   watch(
