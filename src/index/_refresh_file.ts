@@ -9,7 +9,7 @@
 import type { FileInfo } from "../_fs.ts";
 import { readSessionFile } from "../read/_session_file.ts";
 import { type FoundFile, readSessionHead } from "../store/_session_files.ts";
-import { wholeLinesEnd } from "./_facets.ts";
+import { wholeLinesEnd } from "./_facet_lines.ts";
 import type { IndexStore } from "./_index_store.ts";
 import { isUnsettled, type StateRow, type StatRow } from "./_rows.ts";
 import { headRow, holdsRow, sameStat, stateOf } from "./_row_values.ts";
