@@ -16,38 +16,18 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { prepared } from "./_prepared.ts";
-import { asEntry, type SessionEntry } from "../format/entries.ts";
-import type { SessionHeader } from "../format/header.ts";
-import { recordMigrator } from "../format/_migrate.ts";
 import { type FileInfo, fs } from "../_fs.ts";
-import { decodeEntryLine, IssueLog } from "../read/_decode.ts";
-import { readLines } from "../read/lines.ts";
 import { readFull } from "../read/_open.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import {
+  type FacetFile,
+  type FacetLine,
+  facetLines,
+  wholeLastLine,
+} from "./_facet_lines.ts";
 import { hashBytes } from "./_hash.ts";
 import { TAIL_HASH_BYTES } from "./_rows.ts";
 
-/** The file a facet reads, and its session. */
-export interface FacetFile {
-  /** The file (absolute). */
-  path: string;
-  /** 0 in a cwd folder; 1 or more inside artifacts folders (subagents). */
-  depth: number;
-  /** The header. */
-  header: SessionHeader;
-}
-
-/** One whole line handed to a facet. */
-export interface FacetLine {
-  /** The line's bytes, without its end of line (empty when it was too long to keep). */
-  bytes: Uint8Array;
-  /** Its offset in the file. */
-  offset: number;
-  /** The bytes it takes in the file, its end of line included. */
-  size: number;
-  /** The entry, parsed on first call (migrated for a version 1 or 2 file); undefined for damage. */
-  entry(): SessionEntry | undefined;
-}
+export type { FacetFile, FacetLine } from "./_facet_lines.ts";
 
 /** A part of the index fed every entry once. */
 export interface IndexFacet {
@@ -91,7 +71,7 @@ export const FACET_SCHEMA: readonly string[] = [
     PRIMARY KEY (path, facet)
   )`,
   // What a refresh asks of every row (has each facet read it to its
-  // offset?) answered from the index alone (10,000 rows: 24 -> 15 ms).
+  // offset?) answered from the index alone.
   `CREATE INDEX IF NOT EXISTS facets_read ON facets (path, facet, version,
     offset)`,
 ];
@@ -180,7 +160,7 @@ export async function feedFacets(
       starts.set(facet, start);
     }
   }
-  const last = await _wholeLastLine(file, info.size, end);
+  const last = await wholeLastLine(file, info.size, end);
   const giveLast = () => {
     for (const facet of facets) facet.lastLine?.(db, file, last);
   };
@@ -234,44 +214,6 @@ export async function feedFacets(
   }
   write(giveLast);
   return true;
-}
-
-/**
- * The file's last line when it has no "\n" and is whole JSON (an object):
- * `[end, size)` holding no line feed. A torn line (a write under way or cut
- * short) is not one: it waits for its end, or stays damage.
- */
-async function _wholeLastLine(
-  file: FacetFile,
-  size: number,
-  end: number,
-): Promise<FacetLine | undefined> {
-  const length = size - end;
-  if (length <= 0 || length > DEFAULT_MAX_LINE_BYTES) return undefined;
-  await using handle = await fs().open(file.path, { read: true });
-  const bytes = new Uint8Array(length);
-  if (await readFull(handle, bytes, end) !== length) return undefined;
-  if (bytes.includes(0x0a) || bytes[0] === 0) return undefined;
-  const content = bytes[length - 1] === 0x0d
-    ? bytes.subarray(0, length - 1)
-    : bytes;
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder().decode(content));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return undefined;
-  }
-  // A version 1 or 2 file's entries are migrated in order from its start:
-  // its last line's entry is not made alone (the facets that take a last
-  // line read its bytes).
-  const legacy = typeof file.header.version !== "number" ||
-    file.header.version < 3;
-  const checked = asEntry(value);
-  const entry = legacy || !("entry" in checked) ? undefined : checked.entry;
-  return { bytes: content, offset: end, size: length, entry: () => entry };
 }
 
 function _saveProgress(
@@ -330,77 +272,4 @@ export async function tailHashAt(
   const bytes = new Uint8Array(offset - start);
   if (await readFull(file, bytes, start) !== bytes.length) return undefined;
   return hashBytes(bytes);
-}
-
-/**
- * The end of a file's last whole line (just after its last `\n`), at or
- * after `from`: how far the facets read a file the index keeps no state of
- * (one read whole, such as a version 1 or 2 file).
- *
- * @param path The file.
- * @param size Its size.
- * @param from Where its entries start.
- * @returns The offset; `from` when no line after it is whole.
- */
-export async function wholeLinesEnd(
-  path: string,
-  size: number,
-  from: number,
-): Promise<number> {
-  await using file = await fs().open(path, { read: true });
-  const block = new Uint8Array(64 * 1024);
-  for (let end = size; end > from;) {
-    const start = Math.max(from, end - block.length);
-    const bytes = block.subarray(0, end - start);
-    if (await readFull(file, bytes, start) !== bytes.length) return from;
-    const lf = bytes.lastIndexOf(0x0a);
-    if (lf !== -1) return start + lf + 1;
-    end = start;
-  }
-  return from;
-}
-
-/** The whole lines of `[from, end)`, each able to give its entry. */
-async function* facetLines(
-  file: FacetFile,
-  from: number,
-  end: number,
-): AsyncGenerator<FacetLine> {
-  await using handle = await fs().open(file.path, { read: true });
-  const version = typeof file.header.version === "number"
-    ? file.header.version
-    : 1;
-  const migrate = recordMigrator(version);
-  const quiet = new IssueLog(); // the loader reports damage; a facet skips it
-  let record = 1;
-  const lines = readLines(handle, {
-    start: from,
-    end,
-    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-  });
-  for await (const raw of lines) {
-    // The source's buffers are reused: each line keeps a copy.
-    const bytes = raw.bytes?.slice();
-    const line = { ...raw, bytes, head: bytes ?? raw.head.slice() };
-    let parsed: SessionEntry | undefined | null = null;
-    const entry = (): SessionEntry | undefined => {
-      if (parsed !== null) return parsed;
-      const value = decodeEntryLine(line, quiet);
-      if (
-        value !== null && typeof value === "object" && !Array.isArray(value)
-      ) {
-        migrate?.({ index: record++, value: value as Record<string, unknown> });
-      }
-      const checked = asEntry(value);
-      parsed = "entry" in checked ? checked.entry : undefined;
-      return parsed;
-    };
-    if (migrate !== undefined) entry(); // a legacy file's ids depend on every line, in order
-    yield {
-      bytes: line.bytes ?? new Uint8Array(0),
-      offset: line.offset,
-      size: line.size,
-      entry,
-    };
-  }
 }

@@ -1,8 +1,9 @@
 /**
  * The index's engine, private to the library: the open database of a data
  * dir, its rows and facets, and the one way to write to it (a short
- * synchronous transaction). `SessionIndex` is the public face over it; the
- * open, the list, the usage report and search use it directly.
+ * synchronous transaction, `_writes.ts`'s). `SessionIndex` is the public
+ * face over it; the open, the list, the usage report and search use it
+ * directly.
  *
  * @module
  */
@@ -14,7 +15,7 @@ import type { LoadedSession } from "../read/_records.ts";
 import type { ResumeFrom } from "../read/_resume.ts";
 import { sessionsDir } from "../store/places.ts";
 import { readSessionHead } from "../store/_session_files.ts";
-import { INDEX_FILE, isLocked, openIndexDb } from "./_db.ts";
+import { INDEX_FILE, openIndexDb } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
 import {
   type FacetFile,
@@ -27,6 +28,7 @@ import { prepared } from "./_prepared.ts";
 import { FRESH_MARK_KEY } from "./_schema.ts";
 import { type SessionRow, SessionRows } from "./_rows.ts";
 import { headRow, resumeOfRow, stateOf } from "./_row_values.ts";
+import { IndexWrites } from "./_writes.ts";
 
 /** How an index is opened. */
 export interface IndexStoreOptions {
@@ -53,18 +55,6 @@ export interface WriteClock {
   unsaved: number;
 }
 
-/** Writes saved together (see {@linkcode IndexStore.batched}). */
-interface _Queue {
-  works: (() => void)[];
-  bytes: number;
-  since: number;
-}
-
-/** A group of writes is saved at this many writes, bytes of lines, or milliseconds since its first. */
-const _QUEUE_WORKS = 64;
-const _QUEUE_BYTES = 4 << 20;
-const _QUEUE_MS = 100;
-
 /** The open index of a data dir. */
 export class IndexStore {
   /** The data dir (absolute). */
@@ -74,11 +64,8 @@ export class IndexStore {
   /** Where warnings go (a locked or damaged index, a failed search). */
   readonly warn: (message: string) => void;
   readonly #db: DatabaseSync;
+  readonly #writes: IndexWrites;
   #closed = false;
-  /** Writes waiting to be saved together, inside {@linkcode batched}. */
-  #queue: _Queue | undefined;
-  /** Transactions not saved because another process held the lock. */
-  #unsaved = 0;
 
   private constructor(
     dataDir: string,
@@ -89,6 +76,7 @@ export class IndexStore {
     this.#db = db;
     this.rows = new SessionRows(db);
     this.warn = warn;
+    this.#writes = new IndexWrites(db, this.path, warn);
   }
 
   /**
@@ -137,90 +125,29 @@ export class IndexStore {
   }
 
   /**
-   * Run `work` in one write transaction. The work is synchronous, so no
-   * other work on this connection interleaves and the lock is held only
-   * that long; a lock another process holds past the busy wait is a
-   * warning, not an error. Inside {@linkcode batched}, the work waits to be
-   * saved with the next ones, and the answer is true until they are.
+   * Run `work` in one write transaction: synchronous, so no other work on
+   * this connection interleaves and the lock is held only that long; a lock
+   * another process holds past the busy wait is a warning, not an error.
+   * Inside {@linkcode batched}, the work waits to be saved with the next
+   * ones, and the answer is true until they are.
    *
    * @param work The writes.
    * @param bytes The bytes of lines the work holds (a batch's weight).
    * @returns Whether the work was saved.
    */
   write(work: () => void, bytes = 0): boolean {
-    const queue = this.#queue;
-    if (queue === undefined) return this.#transaction(work);
-    if (queue.works.length === 0) queue.since = performance.now();
-    queue.works.push(work);
-    queue.bytes += bytes;
-    if (
-      queue.works.length >= _QUEUE_WORKS || queue.bytes >= _QUEUE_BYTES ||
-      performance.now() - queue.since >= _QUEUE_MS
-    ) {
-      return this.#flush();
-    }
-    return true;
+    return this.#writes.write(work, bytes);
   }
 
   /**
    * Run `work` with its writes saved a few dozen at a time, each group in
-   * one short synchronous transaction: a refresh of many small files
-   * commits once per group instead of once per file (each commit of the
-   * full-text index writes a segment of its own, and merges them). The
-   * writes left are saved when `work` ends, even by a throw; a process
-   * killed midway loses only the group not yet saved (at most ~100 ms of
-   * work), which the next refresh reads again.
+   * one short transaction ({@linkcode IndexWrites.batched}).
    *
    * @param work The work whose writes are grouped.
    * @returns What `work` returns.
    */
-  async batched<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#queue !== undefined) return await work();
-    this.#queue = { works: [], bytes: 0, since: 0 };
-    try {
-      return await work();
-    } finally {
-      try {
-        this.#flush();
-      } finally {
-        this.#queue = undefined;
-      }
-    }
-  }
-
-  #flush(): boolean {
-    const queue = this.#queue!;
-    const works = queue.works;
-    if (works.length === 0) return true;
-    queue.works = [];
-    queue.bytes = 0;
-    return this.#transaction(() => {
-      for (const work of works) work();
-    });
-  }
-
-  #transaction(work: () => void): boolean {
-    try {
-      this.#db.exec("BEGIN IMMEDIATE");
-    } catch (err) {
-      if (!isLocked(err)) throw err;
-      this.#unsaved++;
-      this.warn(
-        `The session index "${this.path}" is locked by another process; this change was not saved`,
-      );
-      return false;
-    }
-    try {
-      // Whatever it writes, the rows may no longer be what the mark of the
-      // last complete refresh says (the mark's own transaction writes it anew).
-      prepared(this.#db, "DELETE FROM meta WHERE key = ?").run(FRESH_MARK_KEY);
-      work();
-      this.#db.exec("COMMIT");
-      return true;
-    } catch (err) {
-      this.#db.exec("ROLLBACK");
-      throw err;
-    }
+  batched<T>(work: () => Promise<T>): Promise<T> {
+    return this.#writes.batched(work);
   }
 
   /**
@@ -228,7 +155,7 @@ export class IndexStore {
    * meanwhile that this connection did not write, or that it failed to.
    */
   writeClock(): WriteClock {
-    return { dataVersion: this.#dataVersion(), unsaved: this.#unsaved };
+    return { dataVersion: this.#dataVersion(), unsaved: this.#writes.unsaved };
   }
 
   /** The mark the last complete refresh left, if no write has taken it away since. */
@@ -246,9 +173,9 @@ export class IndexStore {
    * @returns Whether the mark was left.
    */
   leaveFreshMark(mark: FreshMark, clock: WriteClock): boolean {
-    if (this.#unsaved !== clock.unsaved) return false;
+    if (this.#writes.unsaved !== clock.unsaved) return false;
     let left = false;
-    this.#transaction(() => {
+    this.#writes.transaction(() => {
       // Inside the write lock: no other commit can come between.
       if (this.#dataVersion() !== clock.dataVersion) return;
       prepared(

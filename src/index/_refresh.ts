@@ -9,20 +9,18 @@
 
 import { resolve } from "node:path";
 import { type FileInfo, fs } from "../_fs.ts";
-import { readSessionFile } from "../read/_session_file.ts";
 import {
   type FoundFile,
   mapLimit,
-  readSessionHead,
   sessionFiles,
 } from "../store/_session_files.ts";
-import { wholeLinesEnd } from "./_facets.ts";
 import { FilesPrint, type FreshMark } from "./_fresh.ts";
 import { keepMark, listedUncovered, uncoveredAfter } from "./_keep_mark.ts";
 import type { IndexStore, WriteClock } from "./_index_store.ts";
-import { isUnsettled, type StateRow, type StatRow } from "./_rows.ts";
+import { refreshFile, type RefreshOutcome } from "./_refresh_file.ts";
+import type { StatRow } from "./_rows.ts";
+import { sameStat } from "./_row_values.ts";
 import { uncoveredFiles } from "./_search_query.ts";
-import { headRow, holdsRow, sameStat, stateOf } from "./_row_values.ts";
 
 /** Options for a refresh. */
 export interface RefreshOptions {
@@ -53,9 +51,6 @@ export interface RefreshResult {
    */
   fresh: boolean;
 }
-
-/** What a refresh did with one file. */
-type _Outcome = "read" | "unchanged" | "skipped";
 
 /** Files read at once by a refresh, and stats asked at once. */
 const _CONCURRENCY = 4;
@@ -88,29 +83,7 @@ export async function refreshAll(
   );
   const print = new FilesPrint();
   for (const [i, file] of files.entries()) print.add(file.path, infos[i]);
-  // The mark and the rows from one state of the index: a row another
-  // process writes between them could otherwise go unseen.
-  const seen = store.snapshot(() => {
-    const mark = store.freshMark();
-    const unsettled = store.rows.unsettled();
-    if (
-      mark !== undefined && print.complete && mark.print === print.value &&
-      options.rebuild !== true
-    ) return { mark, unsettled, rows: undefined };
-    // Rows with a head only (a list made them: read whole), and rows some
-    // facet has not read to their end; a standing mark (the files changed
-    // since, the index did not) says there are none: the last complete
-    // refresh left none, and nothing was written after it (~14 ms of
-    // queries for 10,000 rows).
-    const standing = mark !== undefined;
-    return {
-      mark,
-      unsettled,
-      rows: store.rows.stats(),
-      shallow: standing ? new Set<string>() : store.rows.shallow(),
-      behind: standing ? new Set<string>() : store.behind(),
-    };
-  });
+  const seen = _seen(store, print, options.rebuild === true);
   if (seen.rows === undefined) {
     // Every file is as the last complete refresh saw it: no row to read
     // but those that may have changed unseen.
@@ -124,6 +97,92 @@ export async function refreshAll(
     options.onProgress?.(files.length, files.length);
     return { ...result, ms: Math.round(performance.now() - started) };
   }
+  const result = await _refreshChanged(store, seen, {
+    files,
+    infos,
+    print,
+    readAt,
+    clock,
+    ...(options.onProgress === undefined
+      ? {}
+      : { onProgress: options.onProgress }),
+  });
+  result.ms = Math.round(performance.now() - started);
+  return result;
+}
+
+/** The rows a refresh compares the files' stats with. */
+interface _Rows {
+  mark: FreshMark | undefined;
+  /** The rows that may have changed unseen. */
+  unsettled: Set<string>;
+  /** Every row's stat. */
+  rows: Map<string, StatRow>;
+  /** Rows with a head only (a list made them: read whole). */
+  shallow: Set<string>;
+  /** Rows some facet has not read to their end. */
+  behind: Set<string>;
+}
+
+/**
+ * The mark and the rows from one state of the index (a row another process
+ * writes between them could otherwise go unseen); no rows when the files
+ * are what the mark saw.
+ */
+function _seen(
+  store: IndexStore,
+  print: FilesPrint,
+  rebuild: boolean,
+):
+  | _Rows
+  | { mark: FreshMark; unsettled: Set<string>; rows: undefined } {
+  return store.snapshot(() => {
+    const mark = store.freshMark();
+    const unsettled = store.rows.unsettled();
+    if (
+      mark !== undefined && print.complete && mark.print === print.value &&
+      !rebuild
+    ) return { mark, unsettled, rows: undefined };
+    // A standing mark (the files changed since, the index did not) says
+    // there are no shallow rows nor rows behind: the last complete refresh
+    // left none, and nothing was written after it.
+    const standing = mark !== undefined;
+    return {
+      mark,
+      unsettled,
+      rows: store.rows.stats(),
+      shallow: standing ? new Set<string>() : store.rows.shallow(),
+      behind: standing ? new Set<string>() : store.behind(),
+    };
+  });
+}
+
+/** What a refresh that compares the files with their rows needs. */
+interface _RefreshWork {
+  /** Every file, in the order of `infos`. */
+  files: readonly FoundFile[];
+  /** Their stats (undefined: gone since their folder was read). */
+  infos: readonly (FileInfo | undefined)[];
+  /** The files' fingerprint, for the mark this refresh leaves. */
+  print: FilesPrint;
+  /** When the refresh began. */
+  readAt: number;
+  /** The index as it stood before any row was read. */
+  clock: WriteClock;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Each file's stat compared with its row, the files that changed read, the
+ * rows of files that are gone forgotten; then the mark of a complete
+ * refresh left.
+ */
+async function _refreshChanged(
+  store: IndexStore,
+  seen: _Rows,
+  work: _RefreshWork,
+): Promise<RefreshResult> {
+  const { files, infos, readAt } = work;
   const { rows, shallow, behind, unsettled } = seen;
   const result = {
     sessions: 0,
@@ -134,11 +193,11 @@ export async function refreshAll(
     fresh: false,
   };
   let done = 0;
-  const count = (outcome: _Outcome): void => {
+  const count = (outcome: RefreshOutcome): void => {
     if (outcome === "read") result.refreshed++;
     if (outcome === "skipped") result.skipped++;
     else result.sessions++;
-    options.onProgress?.(++done, files.length);
+    work.onProgress?.(++done, files.length);
   };
   const changed: [FoundFile, FileInfo, StatRow | undefined][] = [];
   for (let i = 0; i < files.length; i++) {
@@ -160,7 +219,7 @@ export async function refreshAll(
   // Small files' writes are saved a group at a time (see IndexStore.batched).
   await store.batched(() =>
     mapLimit(changed, _CONCURRENCY, async ([file, info, known]) => {
-      const outcome = await _refreshFile(store, file, info, known, {
+      const outcome = await refreshFile(store, file, info, known, {
         behind: behind.has(file.path),
         unsettled: unsettled.has(file.path),
         readAt,
@@ -176,21 +235,31 @@ export async function refreshAll(
     touched.push(path);
     result.removed++;
   }
-  if (print.complete) {
-    // A standing mark's list holds for every file this refresh did not
-    // write (~8 ms for 10,000 rows to ask them all again).
-    const uncovered = seen.mark?.uncovered
-      ? uncoveredAfter(store, seen.mark.uncovered, touched)
-      : listedUncovered(store.read((db) => uncoveredFiles(db, {})));
-    store.leaveFreshMark({
-      print: print.value,
-      sessions: result.sessions,
-      skipped: result.skipped,
-      uncovered,
-    }, clock);
-  }
-  result.ms = Math.round(performance.now() - started);
+  if (work.print.complete) _leaveMark(store, seen.mark, work, result, touched);
   return result;
+}
+
+/**
+ * The mark of a complete refresh, once every file's stat was read. A
+ * standing mark's list of files the search index does not cover holds for
+ * every file this refresh did not write.
+ */
+function _leaveMark(
+  store: IndexStore,
+  standing: FreshMark | undefined,
+  work: _RefreshWork,
+  result: RefreshResult,
+  touched: readonly string[],
+): void {
+  const uncovered = standing?.uncovered
+    ? uncoveredAfter(store, standing.uncovered, touched)
+    : listedUncovered(store.read((db) => uncoveredFiles(db, {})));
+  store.leaveFreshMark({
+    print: work.print.value,
+    sessions: result.sessions,
+    skipped: result.skipped,
+    uncovered,
+  }, work.clock);
 }
 
 /**
@@ -221,7 +290,7 @@ export async function refreshOne(
     unsettled: store.rows.isUnsettledRow(path),
   }));
   const { mark, known } = before;
-  const outcome = await _refreshFile(
+  const outcome = await refreshFile(
     store,
     { path, depth: store.depthOf(path) },
     info,
@@ -279,7 +348,7 @@ async function _settle(
     const file = work.files[i]!;
     const info = work.infos[i];
     if (!work.unsettled.has(file.path) || info === undefined) continue;
-    const outcome = await _refreshFile(
+    const outcome = await refreshFile(
       store,
       file,
       info,
@@ -306,108 +375,4 @@ async function _settle(
     }, work.clock);
   }
   return result;
-}
-
-/** What a refresh knows of a file's row besides its stat. */
-interface _RowState {
-  /** Some facet has not read it to its offset. */
-  behind: boolean;
-  /** It may have changed unseen (see `isUnsettled`). */
-  unsettled: boolean;
-  /** When the refresh began, before its stat (ms since the epoch). */
-  readAt: number;
-}
-
-/**
- * Read one file into its row: head always, state from the row's (or from
- * scratch), then the facets up to the state's offset, the row in their
- * first transaction. A file whose stat is its row's is left as it is,
- * unless its row is unsettled and its bytes say it changed.
- */
-async function _refreshFile(
-  store: IndexStore,
-  file: FoundFile,
-  info: FileInfo,
-  known: StatRow | undefined,
-  row: _RowState,
-): Promise<_Outcome> {
-  const { path, depth } = file;
-  if (
-    known !== undefined && sameStat(known, info) &&
-    (!row.unsettled ||
-      await holdsRow(
-        path,
-        store.rows.checksOf(path),
-        () => store.facetEnds(path),
-      ))
-  ) {
-    if (row.unsettled && !isUnsettled(info.mtimeMs, row.readAt)) {
-      store.write(() => store.rows.settle(path));
-    }
-    if (row.behind) await _catchUpFacets(store, file, info, known);
-    return "unchanged";
-  }
-  const read = await readSessionHead(path, { isFile: info.kind === "file" });
-  if ("skip" in read) {
-    // No longer a session: its row goes, a head-only one (read as a new
-    // file: `known` is undefined for it) as much as a full one.
-    if (store.rows.offsetOf(path) !== undefined) {
-      store.write(() => store.forget(path));
-    }
-    return "skipped";
-  }
-  const head = headRow(path, read.info, read.head, read.headBytes, depth);
-  const resume = known === undefined ? undefined : await store.resumeFor(path);
-  let state: StateRow | undefined;
-  try {
-    const loaded = await readSessionFile(path, {
-      window: true,
-      record: true,
-      ...(resume === undefined ? {} : { resume }),
-    });
-    state = await stateOf(path, loaded);
-  } catch {
-    state = undefined; // unreadable past its head: listed, not indexed deeper
-  }
-  const put = () => {
-    store.rows.putHead(head, row.readAt);
-    // A file that gives no state now (rewritten as a version 1 file, say)
-    // loses the one its row kept of what it held before.
-    if (state !== undefined) store.rows.putState(path, state);
-    else store.rows.clearState(path);
-  };
-  // The row and the facets' first lines in one transaction; a file the
-  // index keeps no state of (one read whole) is fed up to its last whole line.
-  await store.feed(
-    { path, depth, header: read.head.header },
-    read.info,
-    {
-      bodyStart: head.bodyStart,
-      end: state?.offset ??
-        await wholeLinesEnd(path, read.info.size, head.bodyStart),
-      endHash: state?.tailHash ?? undefined,
-    },
-    put,
-  );
-  return "read";
-}
-
-/** The facets of a file whose row is current but which they have not all read (a new facet, or an open that recorded the file). */
-async function _catchUpFacets(
-  store: IndexStore,
-  file: FoundFile,
-  info: FileInfo,
-  known: StatRow,
-): Promise<void> {
-  const row = store.rows.get(file.path);
-  if (row?.offset === null || row?.offset === undefined) return;
-  const read = await readSessionHead(file.path, {
-    isFile: info.kind === "file",
-  });
-  if ("skip" in read) return;
-  await store.feed(
-    { ...file, header: read.head.header },
-    read.info,
-    { bodyStart: known.bodyStart, end: row.offset },
-  );
 }

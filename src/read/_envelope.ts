@@ -65,6 +65,44 @@ export class EnvelopeAt {
   }
 }
 
+/**
+ * The id the walk wants next (the parent of the last path entry), matched
+ * against a line's envelope without decoding the line's id: an ASCII id
+ * (the 8 hex digits omp and this library mint) byte for character, any
+ * other by its UTF-8 bytes.
+ */
+export class WantedId {
+  /** The id, or null when the path has reached its root. */
+  id: string | null = null;
+  /** Its UTF-8 bytes, when it is not ASCII. */
+  #bytes: Uint8Array | undefined;
+
+  /** Want `id` (null: nothing). */
+  set(id: string | null): void {
+    this.id = id;
+    // deno-lint-ignore no-control-regex
+    this.#bytes = id === null || /^[\x00-\x7f]*$/.test(id)
+      ? undefined
+      : _encoder.encode(id);
+  }
+
+  /** Whether the envelope at hand carries the wanted id. */
+  matches(at: EnvelopeAt): boolean {
+    const id = this.id;
+    if (id === null) return false;
+    const bytes = at.bytes;
+    const start = at.idStart;
+    const want = this.#bytes;
+    const length = want === undefined ? id.length : want.length;
+    if (at.idEnd - start !== length) return false;
+    for (let i = 0; i < length; i++) {
+      const c = want === undefined ? id.charCodeAt(i) : want[i];
+      if (bytes[start + i] !== c) return false;
+    }
+    return true;
+  }
+}
+
 /** Bytes enough to hold any envelope {@linkcode readEnvelope} accepts. */
 export const ENVELOPE_BYTES = 9 + 64 + 8 + 128 + 14 + 130 + 1;
 

@@ -1,8 +1,9 @@
 /**
  * What the session index records of a file so that a later open reads only
  * the bytes appended since (plus the window): the active path with each
- * line's offset, every id, the labels; and the settings along that path,
- * read back from the few lines that carry them.
+ * line's offset, every id, the labels; the settings along that path, read
+ * back from the few lines that carry them; and how a backward walk stops at
+ * the record and takes the rest from it.
  *
  * @module
  */
@@ -11,14 +12,19 @@ import type { PathSteps } from "../context/_path_steps.ts";
 import type { ContextBase } from "../context/context.ts";
 import { LatestSettings, type Settings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
+import type { LatestLabels } from "../context/labels.ts";
 import type { SessionEntry } from "../format/entries.ts";
+import type { FileHandle } from "../_fs.ts";
 import { decodeEntry, IssueLog } from "./_decode.ts";
+import type { EnvelopeAt } from "./_envelope.ts";
 import type { IdFlags } from "./_id_set.ts";
 import { LF } from "./lines.ts";
 
-/** Positional reads over a file of `size` bytes. */
-interface _Source {
-  read(p: Uint8Array, position: number): Promise<number>;
+/** The part of a file a walk reads: positional reads over `size` bytes. */
+export interface WindowSource {
+  /** Reads up to `p.length` bytes at `position`; the count, 0 at the end. */
+  read: FileHandle["read"];
+  /** The bytes to walk: the file's size. */
   size: number;
 }
 
@@ -85,6 +91,118 @@ export interface ResumeFrom extends WindowRecord {
   bodyStart: number;
 }
 
+/**
+ * A backward walk's use of what the index recorded. Lines at or above the
+ * recorded bytes were appended since: they are counted, and one that
+ * repeats a recorded id drops the record (the walk then goes on as if
+ * there were none). Reaching the recorded bytes past the window, the walk
+ * stops when the entry it wants is on the recorded path, and the rest of
+ * the path, its settings and labels, and the file's counts come from the
+ * record.
+ */
+export class WalkResume {
+  /** The record, while it holds. */
+  #from: ResumeFrom | undefined;
+  /** Where on the recorded path the walk stopped, or -1. */
+  #at = -1;
+  /** Entry lines and message entries appended since the record. */
+  #entries = 0;
+  #messages = 0;
+
+  constructor(from: ResumeFrom | undefined) {
+    this.#from = from;
+  }
+
+  /** Whether the walk stopped at the record (and takes the rest from it). */
+  get stopped(): boolean {
+    return this.#at >= 0 && this.#from !== undefined;
+  }
+
+  /** Whether the line at `offset` is in the recorded bytes. */
+  recorded(offset: number): boolean {
+    return this.#from !== undefined && offset < this.#from.offset;
+  }
+
+  /**
+   * The walk, past the window and wanting `id`, reaches the recorded bytes:
+   * whether it stops there. It does when `id` is on the recorded path;
+   * otherwise (a branch the record does not know) the record is dropped.
+   */
+  stopAt(id: string): boolean {
+    const i = this.#from?.path.indexOf(id) ?? -1;
+    if (i < 0) this.#from = undefined;
+    else this.#at = i;
+    return i >= 0;
+  }
+
+  /** Count an entry line (a message or not) at `offset`. */
+  count(message: boolean, offset: number): void {
+    const from = this.#from;
+    if (from === undefined || offset < from.offset) return;
+    this.#entries++;
+    if (message) this.#messages++;
+  }
+
+  /** The line at `offset` has the id of the envelope `at`: a recorded id written again since drops the record. */
+  checkBytes(offset: number, at: EnvelopeAt): void {
+    const from = this.#from;
+    if (
+      from !== undefined && offset >= from.offset &&
+      from.ids.getBytes(at.bytes, at.idStart, at.idEnd) !== 0
+    ) this.#from = undefined;
+  }
+
+  /** The same, for an entry parsed in full. */
+  check(offset: number, id: string): void {
+    const from = this.#from;
+    if (
+      from !== undefined && offset >= from.offset && from.ids.get(id) !== 0
+    ) this.#from = undefined;
+  }
+
+  /**
+   * What precedes the window, once stopped: the walk's own settings over
+   * those of the recorded path up to the stop, its labels over the
+   * recorded ones, its steps before the window then the recorded ones.
+   */
+  async base(
+    source: WindowSource,
+    walked: {
+      settings: LatestSettings;
+      labels: LatestLabels;
+      before: PathSteps;
+    },
+    maxLineBytes: number,
+  ): Promise<ContextBase> {
+    const from = this.#from!;
+    const at = await settingsAt(source, from.path, this.#at, { maxLineBytes });
+    return {
+      settings: walked.settings.fold(at),
+      labels: walked.labels.collect(from.labels),
+      pathBefore: walked.before.concat(from.path, this.#at),
+      pathEnd: from.pathEnd,
+    };
+  }
+
+  /** The record of the whole file, once stopped: what was walked, over what was recorded. */
+  record(
+    path: PathSteps,
+    ids: IdFlags,
+    labels: Record<string, string>,
+  ): WindowRecord {
+    const from = this.#from!;
+    from.ids.addAll(ids);
+    return {
+      path: path.concat(from.path, this.#at),
+      pathEnd: from.pathEnd,
+      labels,
+      ids: from.ids,
+      entries: from.entries + this.#entries,
+      messages: from.messages + this.#messages,
+    };
+  }
+}
+
 /** How much of a line is read at first to find its end. */
 const _FIRST_READ_BYTES = 4 * 1024;
 /** How much of a message line tells its role. */
@@ -106,7 +224,7 @@ const _latin1 = new TextDecoder("latin1");
  * @returns The settings at step `i`.
  */
 export async function settingsAt(
-  source: _Source,
+  source: WindowSource,
   path: PathSteps,
   i: number,
   options: { maxLineBytes: number },
@@ -179,7 +297,7 @@ function _mayBeAssistant(bytes: Uint8Array): boolean {
 
 /** The bytes of the line at `offset` (without its "\n"), or undefined when longer than `max`. */
 async function _lineAt(
-  source: _Source,
+  source: WindowSource,
   offset: number,
   max: number,
   first = _FIRST_READ_BYTES,

@@ -16,8 +16,8 @@ import { type Head, HEAD_LINE_MAX_BYTES, tryParseHead } from "./_head.ts";
 import { type Line, readLines } from "./lines.ts";
 import { openRegular, readFull } from "./_open.ts";
 import { loadAll, type LoadedSession } from "./_records.ts";
-import type { ResumeFrom, WindowOptions } from "./_resume.ts";
-import { loadWindow, type WindowSource } from "./_window.ts";
+import type { ResumeFrom, WindowOptions, WindowSource } from "./_resume.ts";
+import { loadWindow } from "./_window.ts";
 
 /**
  * The longest entry line read by default: 64 MiB. omp cuts any string over

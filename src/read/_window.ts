@@ -17,23 +17,25 @@
 
 import { PathSteps } from "../context/_path_steps.ts";
 import {
-  type ResumeFrom,
-  settingsAt,
+  WalkResume,
   type WindowLoad,
   type WindowOptions,
+  type WindowSource,
 } from "./_resume.ts";
 import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
 import { asCheckpoint, type SettingsCheckpoint } from "../format/checkpoint.ts";
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
-import type { FileHandle } from "../_fs.ts";
 import { BackwardLines } from "./_backward_lines.ts";
 import { decodeEntry, type IssueLog } from "./_decode.ts";
-import { ENVELOPE_BYTES, EnvelopeAt, readEnvelope } from "./_envelope.ts";
+import {
+  ENVELOPE_BYTES,
+  EnvelopeAt,
+  readEnvelope,
+  WantedId,
+} from "./_envelope.ts";
 import { IdFlags } from "./_id_set.ts";
-
-const _encoder = new TextEncoder();
 import type { Line } from "./lines.ts";
 
 const _CLOSE_BRACE = 0x7d;
@@ -46,14 +48,6 @@ const _ON_PATH = 2;
 /** What a step tells the walk: go on, or stop. */
 type _Step = "more" | "done";
 
-/** The part of a file the walk reads: positional reads over `size` bytes. */
-export interface WindowSource {
-  /** Reads up to `p.length` bytes at `position`; the count, 0 at the end. */
-  read: FileHandle["read"];
-  /** The bytes to walk: the file's size. */
-  size: number;
-}
-
 /** Where the walk is: at the leaf, in the window, in a compaction's kept part, or past the window. */
 type _Phase = "leaf" | "window" | "kept" | "settings";
 
@@ -63,8 +57,7 @@ type _Phase = "leaf" | "window" | "kept" | "settings";
  * @param source The file, by position.
  * @param bodyStart The offset of the first entry line (after the header).
  * @param log Where damage goes.
- * @param useCheckpoints Whether a settings checkpoint may end the walk
- * (false: walk to the root, for a complete active path).
+ * @param options Checkpoints, the longest line, and what the index recorded.
  * @returns The window, or undefined when the path cannot be completed
  * backwards (a missing parent, a branch marker whose target is absent, a
  * parent written after its child): the caller then reads the whole file,
@@ -114,9 +107,7 @@ class _BackwardWalk {
   readonly #before = new PathSteps();
   /** The whole active path walked (window included), with offsets. */
   readonly #path = new PathSteps();
-  #resume: ResumeFrom | undefined;
-  /** Where on the recorded path the walk stopped, when it did. */
-  #resumeAt = -1;
+  readonly #resume: WalkResume;
   /** Whether every line down to the first entry was stepped over. */
   reachedStart = false;
   /** The end of the file's last whole line. */
@@ -124,9 +115,6 @@ class _BackwardWalk {
   /** Entry lines and message entries seen (complete counts when the walk reached the start). */
   #entries = 0;
   #messages = 0;
-  /** The same, of the lines appended since what the index recorded. */
-  #newEntries = 0;
-  #newMessages = 0;
   readonly #labels = new LatestLabels();
   readonly #settings = new LatestSettings();
   /** Every id walked past ({@linkcode _PASSED}), and those on the path ({@linkcode _ON_PATH}). */
@@ -134,7 +122,7 @@ class _BackwardWalk {
   readonly #at = new EnvelopeAt();
   #checkpoint: SettingsCheckpoint | undefined;
   #phase: _Phase = "leaf";
-  readonly #wanted = new _WantedId();
+  readonly #wanted = new WantedId();
   #leafId: string | null = null;
   #firstKept: string | null = null;
   #pathEnd: PathEnd = "root";
@@ -144,7 +132,7 @@ class _BackwardWalk {
 
   constructor(log: IssueLog, options: WindowOptions) {
     this.#log = log;
-    this.#resume = options.resume;
+    this.#resume = new WalkResume(options.resume);
     this.#useCheckpoints = options.checkpoints && options.record !== true;
     this.#maxLineBytes = options.maxLineBytes;
   }
@@ -154,21 +142,18 @@ class _BackwardWalk {
    * content is read only when it must be parsed.
    */
   step(line: Line, lines: BackwardLines): _Step | Promise<_Step> {
-    const resume = this.#resume;
-    if (resume !== undefined && line.offset < resume.offset) {
-      const stop = this.#resumeHere(resume);
-      if (stop !== undefined) return stop;
+    if (this.#resume.recorded(line.offset) && this.#stopsAtRecord()) {
+      return "done";
     }
     this.#seen++;
     const at = this.#at;
     const head = line.head;
     const hasEnvelope = line.length > 0 && !line.nul &&
       readEnvelope(head, 0, head.length, at);
-    if (hasEnvelope) this.#count(at.typeIs(_MESSAGE), line.offset);
-    if (
-      hasEnvelope && resume !== undefined && line.offset >= resume.offset &&
-      resume.ids.getBytes(at.bytes, at.idStart, at.idEnd) !== 0
-    ) this.#resume = undefined; // an id written again since: walk on
+    if (hasEnvelope) {
+      this.#count(at.typeIs(_MESSAGE), line.offset);
+      this.#resume.checkBytes(line.offset, at);
+    }
     const onWant = hasEnvelope && this.#wanted.matches(at);
     if (hasEnvelope && !onWant && !this.#mustParse(at, false, "")) {
       return this.#passBy(at, line.offset);
@@ -192,41 +177,22 @@ class _BackwardWalk {
   #count(message: boolean, offset: number): void {
     this.#entries++;
     if (message) this.#messages++;
-    const resume = this.#resume;
-    if (resume !== undefined && offset >= resume.offset) {
-      this.#newEntries++;
-      if (message) this.#newMessages++;
-    }
+    this.#resume.count(message, offset);
   }
 
-  /**
-   * The walk reaches the bytes the index recorded: past the window, with a
-   * wanted entry on the recorded path, it stops and takes the rest from the
-   * record; otherwise (a branch the record does not know) it walks on.
-   */
-  #resumeHere(resume: ResumeFrom): _Step | undefined {
-    if (this.#phase !== "settings" || this.#wanted.id === null) {
-      return undefined;
-    }
-    const i = resume.path.indexOf(this.#wanted.id);
-    if (i < 0) {
-      this.#resume = undefined;
-      return undefined;
-    }
-    this.#resumeAt = i;
-    return "done";
+  /** At the recorded bytes: only past the window may the record end the walk. */
+  #stopsAtRecord(): boolean {
+    const id = this.#wanted.id;
+    return this.#phase === "settings" && id !== null &&
+      this.#resume.stopAt(id);
   }
 
   /** A line parsed in full: labels, then the path. */
   #parsed(line: Line, counted: boolean): _Step {
-    const entry = this.#parse(line);
+    const entry = decodeEntry(line, this.#log);
     if (entry === undefined) return "more";
     if (!counted) this.#count(entry.type === "message", line.offset);
-    const resume = this.#resume;
-    if (
-      resume !== undefined && line.offset >= resume.offset &&
-      resume.ids.get(entry.id) !== 0
-    ) this.#resume = undefined; // an id written again since: walk on
+    this.#resume.check(line.offset, entry.id);
     // A checkpoint already counts the labels of every line before it.
     if (this.#checkpoint === undefined) this.#labels.offer(entry);
     const parentId = entry.parentId || null;
@@ -238,40 +204,41 @@ class _BackwardWalk {
     bytes: number,
     source: WindowSource,
   ): Promise<WindowLoad | undefined> {
-    const resumed = this.#resumeAt >= 0 ? this.#resume : undefined;
+    const resumed = this.#resume.stopped;
     const checkpoint = this.#checkpoint !== undefined;
     if (
       this.#unsettled ||
-      (this.#wanted.id !== null && !checkpoint && resumed === undefined)
+      (this.#wanted.id !== null && !checkpoint && !resumed)
     ) return;
     // The window's own settings are folded by the context; the rest here.
     this.#retained.reverse();
     const cp = this.#checkpoint;
-    let settings = this.#settings.fold(cp);
-    let labels = this.#labels.collect(cp?.labels);
-    let pathBefore = this.#before;
-    let pathEnd = this.#pathEnd;
-    if (resumed !== undefined) {
-      const from = await settingsAt(source, resumed.path, this.#resumeAt, {
-        maxLineBytes: this.#maxLineBytes,
-      });
-      settings = this.#settings.fold(from);
-      labels = this.#labels.collect(resumed.labels);
-      pathBefore = this.#before.concat(resumed.path, this.#resumeAt);
-      pathEnd = resumed.pathEnd;
-    }
+    const base = resumed
+      ? await this.#resume.base(source, {
+        settings: this.#settings,
+        labels: this.#labels,
+        before: this.#before,
+      }, this.#maxLineBytes)
+      : {
+        settings: this.#settings.fold(cp),
+        labels: this.#labels.collect(cp?.labels),
+        pathBefore: this.#before,
+        pathEnd: this.#pathEnd,
+      };
     const load: WindowLoad = {
       entries: this.#retained,
       leafId: this.#leafId,
-      base: { settings, labels, pathBefore, pathEnd },
+      base,
       seen: this.#seen,
       bytes,
       checkpoint,
-      resumed: resumed !== undefined,
+      resumed,
       end: this.end,
     };
-    // Walked to the start without a checkpoint: every line was seen.
-    if (!checkpoint && resumed === undefined && this.reachedStart) {
+    if (resumed) {
+      load.record = this.#resume.record(this.#path, this.#ids, base.labels);
+    } else if (!checkpoint && this.reachedStart) {
+      // Walked to the start without a checkpoint: every line was seen.
       load.record = {
         path: this.#path,
         pathEnd: this.#pathEnd,
@@ -279,17 +246,6 @@ class _BackwardWalk {
         ids: this.#ids,
         entries: this.#entries,
         messages: this.#messages,
-      };
-    } else if (resumed !== undefined) {
-      // The record of the whole file: what was walked, over what was recorded.
-      resumed.ids.addAll(this.#ids);
-      load.record = {
-        path: this.#path.concat(resumed.path, this.#resumeAt),
-        pathEnd: resumed.pathEnd,
-        labels,
-        ids: resumed.ids,
-        entries: resumed.entries + this.#newEntries,
-        messages: resumed.messages + this.#newMessages,
       };
     }
     return load;
@@ -311,22 +267,22 @@ class _BackwardWalk {
   /** A line off the path: remembered, so a later want of its id is caught. */
   #passBy(at: EnvelopeAt, offset: number): "more" {
     const { bytes, idStart, idEnd } = at;
-    const had = this.#ids.addBytes(bytes, idStart, idEnd, _PASSED);
-    if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
-    return "more";
+    return this.#passed(
+      this.#ids.addBytes(bytes, idStart, idEnd, _PASSED),
+      offset,
+    );
   }
 
-  #duplicate(offset: number): void {
+  /** An id walked past that was already on the path: the later entry wins. */
+  #passed(had: number, offset: number): "more" {
+    if ((had & _ON_PATH) === 0) return "more";
     this.#log.add(
       "duplicate-id",
       0,
       offset,
       `the line at byte ${offset} repeats a later entry's id; the later entry wins`,
     );
-  }
-
-  #parse(line: Line): SessionEntry | undefined {
-    return decodeEntry(line, this.#log);
+    return "more";
   }
 
   /** Follow the path through one entry (parsed, or known by its envelope). */
@@ -351,9 +307,7 @@ class _BackwardWalk {
       return "done"; // the root: nothing left to learn
     }
     if (id !== this.#wanted.id) {
-      const had = this.#ids.add(id, _PASSED);
-      if ((had & _ON_PATH) !== 0) this.#duplicate(offset);
-      return "more";
+      return this.#passed(this.#ids.add(id, _PASSED), offset);
     }
     if ((this.#ids.add(id, _PASSED | _ON_PATH) & _ON_PATH) !== 0) {
       this.#pathEnd = "cycle";
@@ -415,43 +369,5 @@ class _BackwardWalk {
     }
     this.#settings.offer(entry);
     return "more";
-  }
-}
-
-/**
- * The id the walk wants next (the parent of the last path entry), matched
- * against a line's envelope without decoding the line's id: an ASCII id
- * (the 8 hex digits omp and this library mint) byte for character, any
- * other by its UTF-8 bytes.
- */
-class _WantedId {
-  /** The id, or null when the path has reached its root. */
-  id: string | null = null;
-  /** Its UTF-8 bytes, when it is not ASCII. */
-  #bytes: Uint8Array | undefined;
-
-  /** Want `id` (null: nothing). */
-  set(id: string | null): void {
-    this.id = id;
-    // deno-lint-ignore no-control-regex
-    this.#bytes = id === null || /^[\x00-\x7f]*$/.test(id)
-      ? undefined
-      : _encoder.encode(id);
-  }
-
-  /** Whether the envelope at hand carries the wanted id. */
-  matches(at: EnvelopeAt): boolean {
-    const id = this.id;
-    if (id === null) return false;
-    const bytes = at.bytes;
-    const start = at.idStart;
-    const want = this.#bytes;
-    const length = want === undefined ? id.length : want.length;
-    if (at.idEnd - start !== length) return false;
-    for (let i = 0; i < length; i++) {
-      const c = want === undefined ? id.charCodeAt(i) : want[i];
-      if (bytes[start + i] !== c) return false;
-    }
-    return true;
   }
 }

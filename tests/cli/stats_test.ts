@@ -5,7 +5,7 @@ import {
   fileFigures,
   tally,
   totalFigures,
-} from "../../src/cli/_stats.ts";
+} from "../../src/cli/_file_figures.ts";
 import { Session } from "../../src/session/session.ts";
 import {
   cli,
