@@ -176,21 +176,14 @@ function _info(i: Deno.FileInfo): FileInfo {
  * there (a sequential read pays no seek). The seek and the read (or write)
  * of one call run before the next call's start, so calls made while one is
  * under way cannot interleave: positional calls overlap safely, as `pread`
- * and `pwrite` do. A call made while none is under way starts at once, not
- * in a later microtask: a read issued ahead of work on the bytes before it
- * then runs while that work does.
+ * and `pwrite` do. (Files opened only to read use {@linkcode _reader}.)
  */
 function _handle(file: Deno.FsFile, append: boolean): FileHandle {
   let cursor = 0; // -1: unknown
-  let busy = 0; // calls started or queued, not yet settled
   let last: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = busy === 0 ? work() : last.then(work, work);
-    busy++;
-    const settled = () => {
-      busy--;
-    };
-    last = run.then(settled, settled); // the error is the caller's, from `run`
+    const run = last.then(work, work);
+    last = run.catch(() => {}); // the error is the caller's, from `run`
     return run;
   };
   const at = async (position: number) => {

@@ -21,7 +21,6 @@ import { CR, LF } from "../read/lines.ts";
 import {
   candidateRows,
   indexedPath,
-  type IndexScope,
   type LocatedLine,
   narrowing,
   sessionLabel,
@@ -32,19 +31,12 @@ import type { IndexStore } from "./_index_store.ts";
 import { refreshAll } from "./_refresh.ts";
 import { type HitFilter, HitList } from "../search/_hits.ts";
 import type { SearchQuery } from "../search/_query.ts";
+import type { IndexedHits, SearchScope } from "../search/search.ts";
 import {
   type LineText,
   SEARCH_HEAD_BYTES,
   storedLineText,
 } from "../search/_text.ts";
-
-/** What the index gave. */
-export interface IndexSearch {
-  /** Its hits (the newest `limit`) and the matching skipped lines. */
-  hits: HitList;
-  /** The files in scope it does not hold whole: to scan. */
-  toScan: string[];
-}
 
 /** What {@linkcode searchIndex} needs. */
 export interface IndexSearchOptions {
@@ -53,7 +45,7 @@ export interface IndexSearchOptions {
   /** Role and date of entries. */
   filter: HitFilter;
   /** Folder and date of files. */
-  scope: IndexScope;
+  scope: SearchScope;
   /** Refresh first (default true). */
   refresh?: boolean | undefined;
   /** Progress of the refresh. */
@@ -73,7 +65,7 @@ export async function searchIndex(
   index: IndexStore,
   query: SearchQuery,
   o: IndexSearchOptions,
-): Promise<IndexSearch | undefined> {
+): Promise<IndexedHits | undefined> {
   try {
     if (o.refresh !== false) {
       const onProgress = o.onProgress;

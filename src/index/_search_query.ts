@@ -11,17 +11,10 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { PathSteps } from "../context/_path_steps.ts";
 import type { HitFilter } from "../search/_hits.ts";
 import type { SearchQuery } from "../search/_query.ts";
+import type { SearchScope } from "../search/search.ts";
 import type { SearchRole, SkipReason } from "../search/_text.ts";
 import { prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
-
-/** Which files a search through the index looks at. */
-export interface IndexScope {
-  /** Only files whose path starts with this (a cwd's folder, then a separator). */
-  prefix?: string | undefined;
-  /** Only files last modified from this time on (ms since the epoch). */
-  sinceMs?: number | undefined;
-}
 
 /** A line as the index recorded it. */
 export interface LocatedLine {
@@ -60,7 +53,7 @@ export type Narrowing = string | null | undefined;
  */
 export function uncoveredFiles(
   db: DatabaseSync,
-  scope: IndexScope,
+  scope: SearchScope,
   marked?: readonly string[],
 ): string[] {
   if (marked !== undefined) {
@@ -180,7 +173,7 @@ export function* candidateRows(
   db: DatabaseSync,
   match: Narrowing,
   filter: HitFilter,
-  scope: IndexScope,
+  scope: SearchScope,
 ): Generator<LocatedLine> {
   if (match === null) return;
   const where = ["e.skip IS NULL"];
@@ -214,7 +207,7 @@ export function* candidateRows(
 export function* skippedRows(
   db: DatabaseSync,
   match: Narrowing,
-  scope: IndexScope,
+  scope: SearchScope,
 ): Generator<LocatedLine> {
   if (match === null) return;
   // Most indexes hold no skipped line, and the match below costs what the
@@ -260,7 +253,7 @@ const _COMPLETE = `JOIN sessions s ON s.path = e.path
     AND s.offset >= s.size`;
 
 /** The conditions of a scope over `sessions s`, their arguments added to `args`. */
-function _scope(scope: IndexScope, args: SQLInputValue[]): string[] {
+function _scope(scope: SearchScope, args: SQLInputValue[]): string[] {
   const where: string[] = [];
   if (scope.prefix !== undefined) {
     // The paths that start with the prefix (ending in a separator): a range.

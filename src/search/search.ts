@@ -43,6 +43,14 @@ export interface SearchScope {
   sinceMs?: number | undefined;
 }
 
+/** What an index's half of a search gives. */
+export interface IndexedHits {
+  /** Its hits (the newest `limit`) and the matching skipped lines. */
+  hits: HitList;
+  /** The files in scope it does not hold whole: to scan. */
+  toScan: string[];
+}
+
 /**
  * An index's half of a search (the session index supplies it): the hits
  * among the files it holds whole, and the files in scope it does not,
@@ -52,7 +60,7 @@ export interface SearchScope {
 export type IndexedSearch = (
   query: SearchQuery,
   plan: { limit: number; filter: HitFilter; scope: SearchScope },
-) => Promise<{ hits: HitList; toScan: string[] } | undefined>;
+) => Promise<IndexedHits | undefined>;
 
 /** One match. */
 export interface SearchHit {
