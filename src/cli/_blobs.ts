@@ -157,6 +157,14 @@ export function parseDuration(text: string): number | undefined {
  *
  * @param ms Milliseconds.
  * @returns The shortest exact form.
+ *
+ * @example Durations in words
+ * ```ts
+ * import { formatDuration } from "./_blobs.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(formatDuration(5_400_000), "90m");
+ * ```
  */
 export function formatDuration(ms: number): string {
   for (const unit of ["d", "h", "m"]) {

@@ -30,6 +30,14 @@ const _HEX_NAME = /^([0-9a-f]{64})(?:\.[a-z0-9]{1,8})?$/;
  *
  * @param nowMs The run's time.
  * @returns `2026-10-01T09-00-00-000Z_<8 hex>`.
+ *
+ * @example A run's folder
+ * ```ts
+ * import { trashRunName } from "./_blob_trash.ts";
+ * import { match } from "node:assert/strict";
+ *
+ * match(trashRunName(0), /^1970-01-01T00-00-00-000Z_[0-9a-f]{8}$/);
+ * ```
  */
 export function trashRunName(nowMs: number): string {
   const stamp = new Date(nowMs).toISOString().replace(/[:.]/g, "-");

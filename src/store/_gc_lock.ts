@@ -25,8 +25,18 @@ const _STALE_MS = 5 * 60_000;
  * @param dataDir The data dir (it must exist).
  * @param work What to do under the lock.
  * @returns What `work` returns.
- * @throws {Error} `gc is already running (gc.lock, pid N)` when another
- * live process holds it, or what `work` throws.
+ * @throws {Error} `gc is already running ("<path>" is held by pid N)` when
+ * another live process holds it, or what `work` throws.
+ *
+ * @example Collecting under the lock
+ * ```ts
+ * import { withGcLock } from "./_gc_lock.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * equal(await withGcLock(dir, () => Promise.resolve("done")), "done");
+ * await Deno.remove(dir);
+ * ```
  */
 export async function withGcLock<T>(
   dataDir: string,

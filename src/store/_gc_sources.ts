@@ -39,7 +39,22 @@ export interface GcSources {
   errors: string[];
 }
 
-/** What gc reads under a folder: omp's `**\/*.jsonl`, `**\/*.jsonl.gz`, `**\/*.jsonl.*.bak`. */
+/**
+ * Whether gc reads a file of this name: omp's `**\/*.jsonl`,
+ * `**\/*.jsonl.gz` and `**\/*.jsonl.*.bak`.
+ *
+ * @param name A file name.
+ * @returns Whether it is one of those.
+ *
+ * @example The names gc reads
+ * ```ts
+ * import { isGcSessionName } from "./_gc_sources.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(isGcSessionName("a.jsonl.1.bak"), true);
+ * equal(isGcSessionName("a.jsonl.tmp"), false);
+ * ```
+ */
 export function isGcSessionName(name: string): boolean {
   return name.endsWith(".jsonl") || name.endsWith(".jsonl.gz") ||
     /\.jsonl\..*\.bak$/.test(name);

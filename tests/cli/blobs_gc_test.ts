@@ -358,3 +358,30 @@ Deno.test("cli blobs gc --grace takes a duration; a bad one is exit code 2", asy
   ]);
   equal(r.code, 2);
 });
+
+Deno.test("cli blobs gc moves nothing when a line is too long to decode, and says why", async () => {
+  await using d = await makeDataDir();
+  const hex = await orphan(d, "in a long line");
+  const orphanToo = await orphan(d, "really unreferenced");
+  // Over the loader's 64 MiB bound: its escaped reference cannot be decoded.
+  const pad = "x".repeat(64 << 20);
+  await Deno.writeTextFile(
+    d.session("s1-main.jsonl"),
+    `{"type":"custom","data":"${escaped(hex)}","pad":"${pad}"}\n`,
+    { append: true },
+  );
+  const r = await gcYes(d);
+  equal(r.code, 1);
+  ok(r.stdout.includes(orphanToo), r.stdout);
+  ok(
+    r.stdout.endsWith("nothing was moved: some files could not be read\n"),
+    r.stdout,
+  );
+  ok(
+    /s1-main\.jsonl.*line \d+ is \d+ bytes, more than the 67108864 gc decodes/
+      .test(r.stderr),
+    r.stderr,
+  );
+  ok(await stored(d, hex));
+  ok(await stored(d, orphanToo));
+});
