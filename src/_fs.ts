@@ -113,6 +113,8 @@ export interface Fs {
   chmod(path: string, mode: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   link(from: string, to: string): Promise<void>;
+  /** Sets a path's access and modification times (ms since the epoch), links followed. */
+  utime(path: string, atimeMs: number, mtimeMs: number): Promise<void>;
   remove(path: string): Promise<void>;
   realPath(path: string): Promise<string>;
   /** Events for changes to the entries of a folder (not its subfolders). */
@@ -337,6 +339,8 @@ export const denoFs: Fs = {
   chmod: (path, mode) => Deno.chmod(path, mode),
   rename: (from, to) => Deno.rename(from, to),
   link: (from, to) => Deno.link(from, to),
+  utime: (path, atimeMs, mtimeMs) =>
+    Deno.utime(path, new Date(atimeMs), new Date(mtimeMs)),
   remove: (path) => Deno.remove(path),
   realPath: (path) => Deno.realPath(path),
   watch: (path) => Deno.watchFs(path, { recursive: false }),

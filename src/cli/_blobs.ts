@@ -1,71 +1,178 @@
 /**
- * `cli blobs verify` and `cli blobs gc`: check and clean a data dir's blob
- * store. The blobs folder is read by kind of name (blobs, their typed twins,
- * temp files, anything else); a blob is referenced when any session file's
- * bytes name it.
+ * `cli blobs verify`, `cli blobs gc` and `cli blobs restore`: check and clean
+ * a data dir's blob store. The blobs folder is read by kind of name (blobs,
+ * their typed twins, temp files, the trash, anything else); gc and restore
+ * are in `_blobs_gc.ts`.
  *
  * @module
  */
 
 import { join } from "node:path";
-import { fs, isNotFound, statOrUndefined } from "../_fs.ts";
+import { fs, isNotFound } from "../_fs.ts";
 import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
-import { openRegular } from "../read/_open.ts";
 import { BlobStore } from "../store/blob_store.ts";
+import { TRASH_FOLDER } from "../store/_blob_trash.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
-import { sessionsDir } from "../store/places.ts";
+import { walkFiles } from "../store/_gc_sources.ts";
 import {
-  attempt,
   type Command,
   defineCommand,
   failure,
   printError,
   writeJson,
 } from "./_command.ts";
-import { formatBytes, plural, sanitizeLines } from "./_format.ts";
+import { sanitizeLines } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
 
 const HELP = `Usage: cli blobs verify [--data-dir D] [--json]
-       cli blobs gc [--data-dir D] [--yes] [--json]
+       cli blobs gc [--data-dir D] [--yes] [--grace T] [--keep-trash T] [--json]
+       cli blobs restore [--data-dir D] [--json]
 
-verify  Re-hash every blob in <data dir>/blobs and report those whose bytes
-        no longer hash to their name (exit code 1 when there is one). Typed
-        twins (<hex>.png) and temp files are skipped; other files are listed.
-gc      Find the blobs that no session file under <data dir>/sessions
-        references (a byte scan for blob:sha256:<hex>, so a damaged line
-        still protects its blobs) and report them with their sizes. Only
-        with --yes are they deleted, with their typed twins. Run it while no
-        agent is writing: a blob stored just before the scan, for a line
-        written just after it, looks unreferenced.
+verify   Re-hash every blob in <data dir>/blobs and report those whose bytes
+         no longer hash to their name (exit code 1 when there is one). Typed
+         twins (<hex>.png), temp files and the trash are skipped; other files
+         are listed.
+gc       Find the blobs no session names and report them with their sizes.
+         A blob is named when any of these files holds blob:sha256:<hex>,
+         written out (in any line, a damaged one too) or spelled with JSON
+         escapes (\u0030):
+           - every *.jsonl, *.jsonl.gz (gzip) and *.jsonl.*.bak under the
+             data dir (sessions/, omp's archive/sessions/, a session kept
+             beside them such as keep/x.jsonl), the blobs folder left out;
+           - each file named in omp's registry (custom-session-files/) and
+             by its terminal breadcrumbs (terminal-sessions/).
+         A blob changed within the grace period (--grace, default 1h; a
+         store sets the time of a blob it is asked to store again) is kept.
+         Only with --yes are the others moved, with their typed twins, to
+         <data dir>/blobs/.trash/<time>/, under omp's gc.lock; each gc
+         --yes also puts back any trashed blob a session names again and
+         deletes for good what was trashed longer ago than --keep-trash
+         (default 7d). When a file cannot be read (or holds a line over
+         64 MiB) nothing is moved or deleted (exit code 1).
+restore  Move every trashed blob back into <data dir>/blobs. By hand:
+         mv <data dir>/blobs/.trash/*/<hex>* <data dir>/blobs/
 
 Options:
-  --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                 ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --yes          gc: delete what it found
-  --json         print an object instead of text
+  --data-dir D     the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
+                   ~/.xdev/config.jsonc, else ~/.xdev/agent)
+  --yes            gc: move what it found to the trash
+  --grace T        gc: keep blobs changed this recently (30s, 5m, 1h, 2d;
+                   0 for none; default 1h)
+  --keep-trash T   gc: delete trashed blobs older than this (default 7d)
+  --json           print an object instead of text
 `;
 
 /** Items from which a progress bar is drawn (on a terminal). */
 const _PROGRESS_FROM = 8;
 
-/** `cli blobs verify` and `cli blobs gc`. */
+/** `cli blobs verify`, `cli blobs gc` and `cli blobs restore`. */
 export const command: Command = defineCommand({
   name: "blobs",
   help: HELP,
-  flags: { "data-dir": "value", yes: "switch", json: "switch" },
-  subcommands: ["verify", "gc"],
+  flags: {
+    "data-dir": "value",
+    yes: "switch",
+    grace: "value",
+    "keep-trash": "value",
+    json: "switch",
+  },
+  subcommands: ["verify", "gc", "restore"],
   run: async (call, io) => {
-    if (call.subcommand === "verify" && call.has("yes")) {
-      throw call.usageError("--yes is for gc");
+    if (call.subcommand !== "gc") {
+      for (const flag of ["yes", "grace", "keep-trash"] as const) {
+        if (call.has(flag)) throw call.usageError(`--${flag} is for gc`);
+      }
     }
+    const duration = (flag: "grace" | "keep-trash", fallback: number) => {
+      const text = call.value(flag);
+      if (text === undefined) return fallback;
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        throw call.usageError(
+          `--${flag} takes a duration such as 30s, 5m, 1h or 7d, not "${text}"`,
+        );
+      }
+      return ms;
+    };
+    const graceMs = duration("grace", GRACE_MS);
+    const keepTrashMs = duration("keep-trash", KEEP_TRASH_MS);
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const json = call.has("json");
-    return call.subcommand === "verify"
-      ? await _verify(join(dataDir, "blobs"), json, io)
-      : await _gc(dataDir, { yes: call.has("yes"), json }, io);
+    const { runGc, runRestore } = await import("./_blobs_gc.ts");
+    switch (call.subcommand) {
+      case "verify":
+        return await _verify(join(dataDir, "blobs"), json, io);
+      case "restore":
+        return await runRestore(dataDir, json, io);
+      default:
+        return await runGc(dataDir, {
+          yes: call.has("yes"),
+          json,
+          graceMs,
+          keepTrashMs,
+        }, io);
+    }
   },
 });
+
+/** gc's default grace: a blob changed within the last hour is kept (omp's gc: five minutes). */
+export const GRACE_MS = 60 * 60_000;
+/** gc's default keep period of the trash: a week. */
+export const KEEP_TRASH_MS = 7 * 24 * 60 * 60_000;
+
+const _DURATION = /^(\d{1,9})(s|m|h|d)$/;
+const _UNIT_MS: Record<string, number> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * A duration as the gc flags take it: a whole number and a unit (`s`, `m`,
+ * `h`, `d`), or `0`.
+ *
+ * @param text The flag's value.
+ * @returns Milliseconds, or undefined when it is not such a duration.
+ *
+ * @example Durations
+ * ```ts
+ * import { parseDuration } from "./_blobs.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(parseDuration("5m"), 300_000);
+ * equal(parseDuration("0"), 0);
+ * equal(parseDuration("5"), undefined);
+ * ```
+ */
+export function parseDuration(text: string): number | undefined {
+  if (text === "0") return 0;
+  const m = _DURATION.exec(text);
+  return m === null ? undefined : Number(m[1]) * _UNIT_MS[m[2]!]!;
+}
+
+/**
+ * A duration in words, its largest whole unit: `1h`, `90m`, `7d`, `0s`.
+ *
+ * @param ms Milliseconds.
+ * @returns The shortest exact form.
+ *
+ * @example Durations in words
+ * ```ts
+ * import { formatDuration } from "./_blobs.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(formatDuration(5_400_000), "90m");
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  for (const unit of ["d", "h", "m"]) {
+    const size = _UNIT_MS[unit]!;
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${Math.round(ms / 1000)}s`;
+}
 
 async function _verify(
   dir: string,
@@ -127,96 +234,6 @@ async function _verify(
   return 1;
 }
 
-async function _gc(
-  dataDir: string,
-  { yes, json }: { yes: boolean; json: boolean },
-  io: CliIo,
-): Promise<number> {
-  const dir = join(dataDir, "blobs");
-  // Blobs first: one stored while the sessions are scanned is not a candidate.
-  const listing = await listBlobFolder(dir, "collect");
-  // Without sessions every blob would look unreferenced: refuse.
-  const files = await attempt(
-    `collect the blobs of "${dataDir}"`,
-    () => findSessionFiles(sessionsDir(dataDir)),
-  );
-  const referenced = new Set<string>();
-  const bar = progressBar(io, {
-    total: files.length,
-    unit: "sessions",
-    minimum: _PROGRESS_FROM,
-  });
-  for (const [i, file] of files.entries()) {
-    bar.update(i);
-    await attempt(
-      `collect blobs: reading "${file}" failed`,
-      () => scanBlobRefs(file, referenced),
-    );
-  }
-  bar.finish(files.length);
-  const garbage = await unreferenced(dir, listing, referenced);
-  const bytes = garbage.reduce((n, g) => n + g.bytes, 0);
-  const failures = yes ? await _delete(dir, garbage) : [];
-  const deleted = yes && failures.length === 0;
-  if (json) {
-    writeJson(io, {
-      dir,
-      sessions: files.length,
-      blobs: listing.blobs.size,
-      referenced: referenced.size,
-      unreferenced: garbage,
-      bytes,
-      deleted,
-      unknown: listing.unknown,
-    });
-  } else {
-    const n = garbage.length;
-    const head = `${listing.blobs.size} blobs in ${dir}, ${
-      plural(files.length, "session")
-    } scanned: ${n} unreferenced (${formatBytes(bytes)})`;
-    const lines = garbage.map((g) =>
-      `${g.hex}  ${formatBytes(g.bytes).padStart(9)}${_twinsText(g)}`
-    );
-    const tail = n === 0 ? [] : [
-      deleted
-        ? `deleted ${plural(n, "blob")}`
-        : yes
-        ? "some files could not be deleted"
-        : "run with --yes to delete them",
-    ];
-    io.stdout(`${sanitizeLines([head, ...lines, ...tail].join("\n"))}\n`);
-  }
-  for (const f of failures) printError(io, f);
-  return failures.length > 0 ? 1 : 0;
-}
-
-/** Delete each unreferenced blob's files; what could not be deleted, in words. */
-async function _delete(
-  dir: string,
-  garbage: Unreferenced[],
-): Promise<string[]> {
-  const failures: string[] = [];
-  for (const name of garbage.flatMap((g) => g.files)) {
-    try {
-      await fs().remove(join(dir, name));
-    } catch (err) {
-      if (!isNotFound(err)) {
-        failures.push(failure(`delete "${name}"`, err).message);
-      }
-    }
-  }
-  return failures;
-}
-
-/** ` + .png` for the twins deleted with a blob (` .png only` when the blob is gone). */
-function _twinsText(g: Unreferenced): string {
-  const exts = g.files.filter((f) => f !== g.hex).map((f) => f.slice(64));
-  if (exts.length === 0) return "";
-  return g.files[0] === g.hex
-    ? `  + ${exts.join(" ")}`
-    : `  ${exts.join(" ")} only`;
-}
-
 const _HEX = /^[0-9a-f]{64}$/;
 const _TWIN = /^([0-9a-f]{64})\.[a-z0-9]{1,8}$/;
 /** BlobStore's temp files: `.<name>.<random>.tmp`. */
@@ -230,6 +247,10 @@ export interface BlobListing {
   twins: Map<string, string[]>;
   /** Temp files left by an interrupted put. */
   temp: number;
+  /** The newest modification time of each digest's files (blob and twins), ms. */
+  modified: Map<string, number>;
+  /** Whether the trash folder (`.trash`) is there. */
+  trash: boolean;
   /** Anything else. */
   unknown: string[];
 }
@@ -251,9 +272,16 @@ export async function listBlobFolder(
     blobs: new Map(),
     twins: new Map(),
     temp: 0,
+    modified: new Map(),
+    trash: false,
     unknown: [],
   };
   const blobs: [string, number][] = [];
+  const seen = (hex: string, mtimeMs: number) =>
+    listing.modified.set(
+      hex,
+      Math.max(mtimeMs, listing.modified.get(hex) ?? -Infinity),
+    );
   try {
     // As BlobStore: a linked blobs folder could point deletes elsewhere.
     if ((await fs().lstat(dir)).kind === "symlink") {
@@ -264,11 +292,15 @@ export async function listBlobFolder(
     for (const e of await fs().readDir(dir)) {
       const twin = _TWIN.exec(e.name);
       if (_HEX.test(e.name) && !e.isDirectory) {
-        blobs.push([e.name, (await fs().lstat(join(dir, e.name))).size]);
+        const info = await fs().lstat(join(dir, e.name));
+        blobs.push([e.name, info.size]);
+        seen(e.name, info.mtimeMs);
       } else if (twin !== null && !e.isDirectory) {
         const names = listing.twins.get(twin[1]!) ?? [];
         listing.twins.set(twin[1]!, [...names, e.name].sort());
-      } else if (_TEMP.test(e.name)) listing.temp++;
+        seen(twin[1]!, (await fs().lstat(join(dir, e.name))).mtimeMs);
+      } else if (e.name === TRASH_FOLDER && e.isDirectory) listing.trash = true;
+      else if (_TEMP.test(e.name)) listing.temp++;
       else listing.unknown.push(e.name);
     }
   } catch (err) {
@@ -288,6 +320,8 @@ export interface Unreferenced {
   bytes: number;
   /** The files to delete: `<hex>` first when it is there, then the twins. */
   files: string[];
+  /** The newest modification time of those files, ms. */
+  modifiedMs: number;
 }
 
 /**
@@ -311,7 +345,7 @@ export async function unreferenced(
     const bytes = listing.blobs.get(hex) ??
       (await fs().lstat(join(dir, twins[0]!))).size;
     const files = listing.blobs.has(hex) ? [hex, ...twins] : twins;
-    out.push({ hex, bytes, files });
+    out.push({ hex, bytes, files, modifiedMs: listing.modified.get(hex) ?? 0 });
   }
   return out;
 }
@@ -327,69 +361,14 @@ export function twinCount(listing: BlobListing): number {
 }
 
 /**
- * `blob:sha256:<64 hex>` followed by anything: a reference whose hex runs on
- * counts too, so a scan never misses a blob something may still need.
- */
-const _REF = /blob:sha256:([0-9a-f]{64})/g;
-/** Characters kept from one chunk for the next, so a reference split across two is found. */
-const _CARRY = BLOB_REF_PREFIX.length + 63;
-/** Bytes read at once. */
-const _CHUNK = 64 << 10;
-
-/**
- * Add the digest of every `blob:sha256:<64 hex>` in a file's bytes to
- * `found`, whatever line, field or damage it sits in (a byte scan: nothing is
- * parsed, so a torn or unparsable line still protects its blobs).
- *
- * @param path Any file.
- * @param found Where the digests go.
- */
-export async function scanBlobRefs(
-  path: string,
-  found: Set<string>,
-): Promise<void> {
-  await using file = await openRegular(path, `Cannot read "${path}"`);
-  // Each byte is one character (latin1), so no multi-byte sequence split
-  // across chunks can hide ASCII.
-  const decoder = new TextDecoder("latin1");
-  const chunk = new Uint8Array(_CHUNK);
-  let carry = "";
-  for (let at = 0, n; (n = await file.read(chunk, at)) > 0; at += n) {
-    const text = carry + decoder.decode(chunk.subarray(0, n));
-    for (const m of text.matchAll(_REF)) found.add(m[1]!);
-    carry = text.slice(-_CARRY);
-  }
-}
-
-/**
  * Every `*.jsonl` under `dir`, recursively, sorted. Symbolic links are
- * followed (a session kept elsewhere and linked in still counts, and still
- * protects its blobs from `gc`), each real folder walked once, so a link
- * loop cannot trap the walk.
+ * followed, each real folder walked once, so a link loop cannot trap the
+ * walk.
  *
  * @param dir The folder.
  * @returns The paths (`dir` joined with each file's relative path).
  * @throws {Error} When `dir` does not exist (`ENOENT`) or cannot be read.
  */
-export async function findSessionFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walked = new Set<string>();
-  const walk = async (folder: string): Promise<void> => {
-    const real = await fs().realPath(folder);
-    if (walked.has(real)) return;
-    walked.add(real);
-    for (const e of await fs().readDir(folder)) {
-      const path = join(folder, e.name);
-      let { isFile, isDirectory } = e;
-      if (e.isSymlink) {
-        const target = await statOrUndefined(path);
-        isFile = target?.kind === "file";
-        isDirectory = target?.kind === "directory";
-      }
-      if (isDirectory) await walk(path);
-      else if (isFile && e.name.endsWith(".jsonl")) out.push(path);
-    }
-  };
-  await walk(dir);
-  return out.sort();
+export function findSessionFiles(dir: string): Promise<string[]> {
+  return walkFiles(dir, { match: (name) => name.endsWith(".jsonl") });
 }

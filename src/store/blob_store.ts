@@ -5,7 +5,13 @@
  */
 
 import { join } from "node:path";
-import { errorCode, fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
+import {
+  errorCode,
+  fs,
+  isDenied,
+  isNotFound,
+  lstatOrUndefined,
+} from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { quote } from "../format/errors.ts";
 import { openRegular, readFull } from "../read/_open.ts";
@@ -51,6 +57,18 @@ const _EXT = /^[a-z0-9]{1,8}$/;
  * built from it. The store refuses a blobs folder or a blob file that is a
  * symbolic link, so a hostile data dir cannot point reads or writes
  * elsewhere (the folders above the blobs folder may be links).
+ *
+ * The contract with `cli blobs gc`, which may run while agents write: a blob
+ * is taken only when no session file names it (see the gc's help for which
+ * files it reads) and it has not changed for a grace period (an hour by
+ * default; omp's own gc waits five minutes): {@linkcode BlobStore.put} sets
+ * the time of a blob it finds stored, so a blob stored (or stored again) for
+ * a line being written is never taken. What gc takes goes to
+ * `<blobs>/.trash/<when>/`, where this store does not look (a ref to it
+ * reads as missing) and omp's gc does not either; `cli blobs restore` puts it
+ * back, and so does the next gc when a session names it again. Only a later
+ * gc, once the trash is older than its keep period (a week by default),
+ * deletes it.
  *
  * @example Storing and reading back a blob
  * ```ts
@@ -117,10 +135,16 @@ export class BlobStore {
 
   /**
    * Stores bytes under their SHA-256 digest and returns their reference.
-   * Idempotent: when the blob exists, nothing is written. A new blob is
-   * written to `.<hex>.<random>.tmp` (mode 0600) in the same folder and
-   * renamed into place, so no partial blob is ever visible under its name;
-   * on failure the temp file is removed.
+   * Idempotent: when the blob exists, its bytes are not written again, but
+   * its modification time is set to now, so `cli blobs gc` (which never takes
+   * a blob changed within its grace period) leaves a blob just stored or
+   * stored again alone while the line naming it is written. Where the time
+   * cannot be set (a read-only store, another user's file) the put still
+   * succeeds, and the grace counts from the blob's last write; when the blob
+   * vanishes in between (gc moved it to the trash), it is written anew. A
+   * new blob is written to `.<hex>.<random>.tmp` (mode 0600) in the same
+   * folder and renamed into place, so no partial blob is ever visible under
+   * its name; on failure the temp file is removed.
    *
    * @example Storing a PNG with a typed twin for viewers
    * ```ts
@@ -157,7 +181,8 @@ export class BlobStore {
     }
     const hex = await _sha256(bytes);
     await this.#ensureDir();
-    if (!await _isThere(join(this.#dir, hex), "file")) {
+    const path = join(this.#dir, hex);
+    if (!await _isThere(path, "file") || !await _touch(path)) {
       await this.#writeAtomically(hex, bytes);
     }
     if (ext !== undefined) await this.#ensureTwin(hex, `${hex}.${ext}`, bytes);
@@ -328,6 +353,23 @@ export class BlobStore {
     }
     await this.#writeAtomically(twin, bytes);
   }
+}
+
+/**
+ * Sets a stored blob's modification time to now: what tells gc that it is
+ * in use again. False when it is gone (gc moved it away in between: the
+ * caller writes it anew); true when it is there, its time set or not (a
+ * read-only store or another user's file: the blob is stored all the same).
+ */
+async function _touch(path: string): Promise<boolean> {
+  const now = Date.now();
+  try {
+    await fs().utime(path, now, now);
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    if (!isDenied(err) && errorCode(err) !== "EROFS") throw err;
+  }
+  return true;
 }
 
 /** The SHA-256 digest of `bytes`, in lowercase hex: a blob's name. */

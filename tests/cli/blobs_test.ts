@@ -2,8 +2,9 @@ import { deepStrictEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import {
   findSessionFiles,
+  formatDuration,
   listBlobFolder,
-  scanBlobRefs,
+  parseDuration,
   twinCount,
   unreferenced,
 } from "../../src/cli/_blobs.ts";
@@ -74,13 +75,18 @@ Deno.test("cli blobs gc reports unreferenced blobs and deletes them only with --
     ext: "png",
   });
   const hex = ref.slice("blob:sha256:".length);
+  // Older than the grace period (an hour), so it is a candidate.
+  const then = new Date(Date.now() - 2 * 3_600_000);
+  for (const name of [hex, `${hex}.png`]) {
+    await Deno.utime(join(d.blobs, name), then, then);
+  }
   await t.step("without --yes nothing is deleted", async () => {
     const r = await cli(["blobs", "gc", "--data-dir", d.root]);
     equal(r.code, 0, r.stderr);
     equal(
       r.stdout,
       `5 blobs in ${d.blobs}, 14 sessions scanned: 1 unreferenced (6 B)\n` +
-        `${hex}        6 B  + .png\nrun with --yes to delete them\n`,
+        `${hex}        6 B  + .png\nrun with --yes to move them to the trash\n`,
     );
     ok(await exists(join(d.blobs, hex)));
   });
@@ -94,14 +100,20 @@ Deno.test("cli blobs gc reports unreferenced blobs and deletes them only with --
     equal(out.sessions, 14);
   });
   await t.step(
-    "--yes deletes the blob and its twin, and nothing else",
+    "--yes moves the blob and its twin to the trash, and nothing else",
     async () => {
       const r = await cli(["blobs", "gc", "--data-dir", d.root, "--yes"]);
       equal(r.code, 0, r.stderr);
-      ok(r.stdout.endsWith("deleted 1 blob\n"));
+      ok(
+        /moved 1 blob to .*\/\.trash\/\S+ \(cli blobs restore puts it back\)\n$/
+          .test(r.stdout),
+        r.stdout,
+      );
       ok(!await exists(join(d.blobs, hex)));
       ok(!await exists(join(d.blobs, `${hex}.png`)));
-      equal((await Array.fromAsync(Deno.readDir(d.blobs))).length, 8);
+      // The eight fixture files, and the trash.
+      equal((await Array.fromAsync(Deno.readDir(d.blobs))).length, 9);
+      ok(!await exists(join(d.root, "gc.lock")));
       const verify = await cli(["blobs", "verify", "--data-dir", d.root]);
       equal(verify.code, 0, verify.stderr);
     },
@@ -144,6 +156,8 @@ Deno.test("cli blobs gc follows linked sessions and refuses a linked blobs folde
       "gc",
       "--data-dir",
       d.root,
+      "--grace",
+      "0",
       "--json",
     ]);
     equal(r.code, 0, r.stderr);
@@ -205,19 +219,29 @@ Deno.test("listBlobFolder() sorts a blobs folder by kind of name", async (t) => 
   await Deno.writeTextFile(join(dir.path, `.${A}.x1.tmp`), "");
   await Deno.writeTextFile(join(dir.path, "README"), "");
   await Deno.mkdir(join(dir.path, "zz"));
+  await Deno.mkdir(join(dir.path, ".trash"));
   const listing = await listBlobFolder(dir.path, "verify");
   await t.step("by kind", () => {
     deepStrictEqual([...listing.blobs], [[A, 1], [B, 2]]);
     deepStrictEqual([...listing.twins], [[A, [`${A}.png`]], [C, [`${C}.jpg`]]]);
     equal(listing.temp, 1);
+    equal(listing.trash, true);
     deepStrictEqual(listing.unknown, ["README", "zz"]);
     equal(twinCount(listing), 2);
   });
   await t.step("unreferenced() keeps what is named", async () => {
-    deepStrictEqual(await unreferenced(dir.path, listing, new Set([B])), [
-      { hex: A, bytes: 1, files: [A, `${A}.png`] },
-      { hex: C, bytes: 3, files: [`${C}.jpg`] },
-    ]);
+    const found = await unreferenced(dir.path, listing, new Set([B]));
+    deepStrictEqual(
+      found.map(({ hex, bytes, files }) => ({ hex, bytes, files })),
+      [
+        { hex: A, bytes: 1, files: [A, `${A}.png`] },
+        { hex: C, bytes: 3, files: [`${C}.jpg`] },
+      ],
+    );
+    // The newest time of a digest's files, the blob's and its twins'.
+    const png = (await Deno.lstat(join(dir.path, `${A}.png`))).mtime!.getTime();
+    const a = (await Deno.lstat(join(dir.path, A))).mtime!.getTime();
+    equal(found[0]!.modifiedMs, Math.max(a, png));
   });
 });
 
@@ -230,22 +254,6 @@ Deno.test("listBlobFolder(): an absent folder holds nothing; a linked one is ref
   await rejects(listBlobFolder(link, "collect"), {
     message: `Cannot collect the blobs in "${link}": it is a symbolic link`,
   });
-});
-
-Deno.test("scanBlobRefs() finds a reference split across two chunks and in a torn line", async () => {
-  await using dir = await tempDir();
-  const file = join(dir.path, "a.jsonl");
-  const a = "a".repeat(64);
-  const b = "b".repeat(64);
-  // Readable chunks are 64 KiB: put a reference across the first boundary.
-  const pad = "x".repeat(65_536 - 20);
-  await Deno.writeTextFile(
-    file,
-    `${pad}blob:sha256:${a}\n{"torn":"blob:sha256:${b}`,
-  );
-  const found = new Set<string>();
-  await scanBlobRefs(file, found);
-  deepStrictEqual([...found].sort(), [a, b]);
 });
 
 Deno.test("findSessionFiles() walks links once, sorted, *.jsonl only", async () => {
@@ -261,4 +269,28 @@ Deno.test("findSessionFiles() walks links once, sorted, *.jsonl only", async () 
     join(root, "1.jsonl"),
     join(root, "b", "2.jsonl"),
   ]);
+});
+
+Deno.test("parseDuration() and formatDuration(): the gc flags' durations", () => {
+  deepStrictEqual(
+    ["0", "30s", "5m", "1h", "7d", "5", "1w", "-1h", "1.5h", ""].map(
+      parseDuration,
+    ),
+    [
+      0,
+      30_000,
+      300_000,
+      3_600_000,
+      604_800_000,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ],
+  );
+  deepStrictEqual(
+    [0, 30_000, 300_000, 3_600_000, 5_400_000, 604_800_000].map(formatDuration),
+    ["0s", "30s", "5m", "1h", "90m", "7d"],
+  );
 });

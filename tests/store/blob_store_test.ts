@@ -150,11 +150,13 @@ Deno.test("BlobStore.put() names omp's fixture blobs as omp did, and reads omp's
   });
 });
 
-Deno.test("BlobStore.put() is idempotent: a second put of the same bytes writes nothing", async () => {
+Deno.test("BlobStore.put() is idempotent: a second put of the same bytes writes nothing but the blob's time", async () => {
   await withDataDir(async (dataDir) => {
     const store = new BlobStore(join(dataDir, "blobs"));
     const bytes = encoder.encode("same bytes");
     const ref = await store.put(bytes);
+    const then = new Date(Date.now() - 2 * 3_600_000);
+    await Deno.utime(store.path(ref), then, then);
     const before = await Deno.stat(store.path(ref));
     const { fs, calls } = countingFs();
     await withFs(fs, async () => {
@@ -171,7 +173,10 @@ Deno.test("BlobStore.put() is idempotent: a second put of the same bytes writes 
     }
     const after = await Deno.stat(store.path(ref));
     assert.equal(after.ino, before.ino);
-    assert.deepEqual(after.mtime, before.mtime);
+    assert.equal(after.size, before.size);
+    // Stored again now: gc's grace period counts from this put (issue 30, item 5).
+    assert.ok(after.mtime!.getTime() > Date.now() - 60_000, "time refreshed");
+    assert.equal(calls.get("utime"), 1);
     assert.deepEqual(await names(join(dataDir, "blobs")), [
       ref.slice("blob:sha256:".length),
     ]);
@@ -578,4 +583,43 @@ Deno.test("imageExtension() maps omp's image MIME types to a twin extension", ()
   ) {
     assert.equal(imageExtension(other), undefined, other);
   }
+});
+
+Deno.test("BlobStore.put() of a stored blob: gone meanwhile, it is written anew; a time it may not set is no failure", async (t) => {
+  await withDataDir(async (dataDir) => {
+    const store = new BlobStore(join(dataDir, "blobs"));
+    const bytes = encoder.encode("moved by gc");
+    const ref = await store.put(bytes);
+    await t.step(
+      "gc moved it to the trash between the look and the touch",
+      async () => {
+        const moving: Fs = {
+          ...denoFs,
+          utime: async (path, a, m) => {
+            await Deno.rename(path, join(dataDir, "elsewhere"));
+            return denoFs.utime(path, a, m);
+          },
+        };
+        assert.equal(await withFs(moving, () => store.put(bytes)), ref);
+        assert.deepEqual(await store.get(ref), bytes);
+      },
+    );
+    await t.step("a read-only store or another user's blob", async () => {
+      for (const code of ["EPERM", "EACCES", "EROFS"]) {
+        const refusing: Fs = {
+          ...denoFs,
+          utime: () => Promise.reject(Object.assign(new Error(code), { code })),
+        };
+        assert.equal(await withFs(refusing, () => store.put(bytes)), ref, code);
+      }
+    });
+    await t.step("any other failure is the put's", async () => {
+      const failing: Fs = {
+        ...denoFs,
+        utime: () =>
+          Promise.reject(Object.assign(new Error("EIO"), { code: "EIO" })),
+      };
+      await assert.rejects(withFs(failing, () => store.put(bytes)), /EIO/);
+    });
+  });
 });
