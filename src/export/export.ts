@@ -13,7 +13,7 @@ import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { Assets } from "./_assets.ts";
 import { type ExportJob, type JobResult, renderMessage } from "./_document.ts";
-import { files, Pages } from "./_files.ts";
+import { files, Pages, refuseSession } from "./_files.ts";
 import { htmlFormat } from "./_html.ts";
 import { MARKDOWN } from "./_markdown.ts";
 import { MetaCollector } from "./_meta.ts";
@@ -147,9 +147,13 @@ export async function exportSession(
       `Cannot export "${path}": the output would overwrite the session`,
     );
   }
-  if (!await files.isFile(path)) {
+  // The session by another name (a link, a linked folder) is refused too,
+  // and every page and image is checked again as it is put in place.
+  const session = await files.stat(path);
+  if (session.kind !== "file") {
     throw new TypeError(`Cannot export "${path}": not a regular file`);
   }
+  await refuseSession(out, session);
   const folder = dirname(out);
   await files.makeFolder(folder);
   const images = join(folder, `${basename(out, extname(out))}-files`);
@@ -160,6 +164,7 @@ export async function exportSession(
     blobs: dataDir === undefined
       ? undefined
       : new BlobStore(join(dataDir, "blobs")),
+    session,
   });
   const format = name === "md" ? MARKDOWN : await htmlFormat();
   const limit = name === "md" ? Infinity : options.pageBytes ?? _PAGE_BYTES;
@@ -169,7 +174,7 @@ export async function exportSession(
     folder,
     format,
     assets,
-    open: (meta) => new Pages(out, format, meta, limit),
+    open: (meta) => new Pages(out, format, meta, limit, session),
     progress: (done, total, unit) =>
       options.onProgress?.({ done, total, unit }),
   };

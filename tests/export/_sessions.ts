@@ -5,6 +5,7 @@
  * every string is hostile markup.
  */
 import { join } from "node:path";
+import type { FileInfo } from "../../src/_fs.ts";
 import {
   assistant,
   sessionBytes,
@@ -12,6 +13,20 @@ import {
   toolResult,
   user,
 } from "../_session_files.ts";
+
+/**
+ * A session file's metadata that matches no file (no inode): for the
+ * export's parts tested alone, which take the file they must never replace.
+ */
+export const NO_SESSION: FileInfo = {
+  kind: "file",
+  size: 0,
+  mtimeMs: 0,
+  birthtimeMs: null,
+  ino: 0,
+  dev: 0,
+  mode: 0,
+};
 
 /** A valid 1×1 PNG. */
 export const PNG = Uint8Array.fromBase64(
