@@ -222,11 +222,15 @@ export const RICH_ACTIVE_TEXTS = [
   "Answer three",
 ];
 
-/** Every hostile string, as text the page must show (never run). */
+/**
+ * Every hostile string, as text the page must show (never run); its
+ * bidirectional controls must not reach the page.
+ */
 export const HOSTILE_TEXT =
   `<script>alert(1)</script> "onerror=alert(2) ' </details> ` +
   `[click](javascript:alert(3)) <a href="javascript:alert(4)">x</a> ` +
-  `<img src=x onerror=alert(5)> </pre></code></article> &amp; \u0000`;
+  `<img src=x onerror=alert(5)> </pre></code></article> &amp; \u0000 ` +
+  `bidi \u202eevil\u202c \u2066iso\u2069 \u200f\u061c`;
 
 /**
  * A session whose title, cwd, model, texts, tool names, custom type and

@@ -4,6 +4,9 @@ import { exportSession } from "../../mod.ts";
 import { splitFences } from "../../src/export/_escape.ts";
 import { hostileSession, testSession } from "./_sessions.ts";
 
+/** The bidirectional controls no export may hold. */
+const _BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
 /** The tags of an HTML text, as written (every `<` starts one of ours). */
 function tags(html: string): string[] {
   return [...html.matchAll(/<[^>]*>/g)].map((m) => m[0]);
@@ -70,6 +73,7 @@ for (const tree of [false, true]) {
     }
     ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
     ok(!html.includes("\x00"));
+    ok(!_BIDI.test(html), "a bidirectional control");
     deepEqual([r.images.files, r.images.inlined, r.images.missing], [0, 0, 4]);
   });
 }
@@ -80,6 +84,7 @@ Deno.test("exportSession() renders a hostile session's Markdown with no HTML but
     const r = await exportSession(t.path, { out: join(t.out, "h.md"), tree });
     const md = await Deno.readTextFile(r.files[0]!);
     ok(!md.includes("\x00"));
+    ok(!_BIDI.test(md), "a bidirectional control");
     const segments = splitFences(md);
     // Every fence closes: the last segment is prose (the footer).
     deepEqual(segments.filter((s) => s.code && !s.closed), []);
