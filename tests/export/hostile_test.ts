@@ -2,6 +2,8 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession } from "../../mod.ts";
 import { splitFences } from "../../src/export/_escape.ts";
+import { assistant, sessionBytes, user } from "../_session_files.ts";
+import { render, unsafe } from "./_commonmark.ts";
 import { hostileSession, testSession } from "./_sessions.ts";
 
 /** The bidirectional controls no export may hold. */
@@ -110,5 +112,35 @@ Deno.test("exportSession() renders a hostile session's Markdown with no HTML but
       s.code ? [] : s.text.split("\n").filter((l) => /^>* ?### /.test(l))
     );
     equal(headings.length, 4, headings.join("\n"));
+  }
+});
+
+/** Links a CommonMark renderer follows, in forms a line-by-line check missed. */
+const _LINKS = [
+  "[r]\n\n[r]:\njavascript:alert(1)",
+  "> [q]:\n> javascript:alert(2)\n\n[q]",
+  "- [l]:\n  jav&#x61;script:alert(3)\n\n[l]",
+  "> [a](\n> javascript:alert(4))",
+  "text `\n> <img src=x onerror=alert(5)>\n`",
+  "![remote](https://evil.test/t.png)",
+].join("\n\n");
+
+Deno.test("exportSession() Markdown renders inert in the reference CommonMark renderer, active branch and tree", async () => {
+  const links = sessionBytes([
+    user("c0000001", null, _LINKS),
+    assistant("c0000002", "c0000001", [
+      { type: "thinking", thinking: _LINKS },
+      { type: "text", text: _LINKS },
+    ]),
+    // A branch: the tree quotes it.
+    user("c0000003", "c0000001", _LINKS),
+  ]);
+  for (const bytes of [hostileSession(), links]) {
+    await using t = await testSession(bytes);
+    for (const tree of [false, true]) {
+      const r = await exportSession(t.path, { out: join(t.out, "x.md"), tree });
+      const html = render(await Deno.readTextFile(r.files[0]!));
+      deepEqual(unsafe(html), []);
+    }
   }
 });

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import * as commonmark from "commonmark";
+import { render, unsafe } from "./_commonmark.ts";
 import { MARKDOWN, safeMarkdown } from "../../src/export/_markdown.ts";
 
 const F = "`".repeat(3);
@@ -62,98 +62,6 @@ Deno.test("safeMarkdown() re-fences a code span so its content cannot end it", (
   );
   equal(safeMarkdown("x ``a`b`` y"), "x ``a`b`` y");
 });
-
-// What a real CommonMark renderer (the reference implementation, which
-// passes raw HTML and every URL through) makes of the export.
-const _parser = new commonmark.Parser();
-const _renderer = new commonmark.HtmlRenderer();
-
-function _render(markdown: string): string {
-  return _renderer.render(_parser.parse(markdown));
-}
-
-/** An attribute's value as a browser reads it: references decoded. */
-function _decoded(value: string): string {
-  return value.replace(/&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot);/gi, (_, e) => {
-    const named: Record<string, string> = {
-      amp: "&",
-      lt: "<",
-      gt: ">",
-      quot: '"',
-    };
-    if (e[0] !== "#") return named[e.toLowerCase()]!;
-    const hex = e[1] === "x" || e[1] === "X";
-    return String.fromCodePoint(parseInt(e.slice(hex ? 2 : 1), hex ? 16 : 10));
-  });
-}
-
-/**
- * What is wrong with a rendering: a tag the renderer does not write itself
- * (raw HTML), an attribute it does not write (a handler), an image (a
- * viewer fetches it), a URL with a scheme other than http, https, mailto.
- */
-function _unsafe(html: string): string[] {
-  const wrong: string[] = [];
-  const allowed: Record<string, string[]> = {
-    a: ["href", "title"],
-    details: [],
-    summary: [],
-  };
-  for (const tag of html.matchAll(/<(\/?)([a-z0-9]+)([^>]*)>/gi)) {
-    const name = tag[2]!.toLowerCase();
-    if (tag[1] === "/" || tag[3] === "" || tag[3] === " /") {
-      if (!_RENDERER_TAGS.has(name) && !(name in allowed)) {
-        wrong.push(tag[0]);
-      }
-      continue;
-    }
-    const attrs = [...tag[3]!.matchAll(/\s([^\s=]+)(?:="([^"]*)")?/g)];
-    const names = attrs.map((a) => a[1]!);
-    if (
-      !(name in allowed) ||
-      names.some((n) => !allowed[name]!.includes(n)) ||
-      tag[3]!.replace(/\s[^\s=]+(?:="[^"]*")?/g, "").trim() !== ""
-    ) {
-      wrong.push(tag[0]);
-      continue;
-    }
-    for (const a of attrs) {
-      if (a[1] !== "href") continue;
-      // A browser drops tabs and line breaks, and blanks before the scheme.
-      const url = _decoded(a[2] ?? "").replace(/[\t\n\r]/g, "")
-        .replace(/^[^!-~]+/, "");
-      const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-      if (
-        scheme !== undefined && !["http", "https", "mailto"].includes(scheme)
-      ) {
-        wrong.push(tag[0]);
-      }
-    }
-  }
-  return wrong;
-}
-
-/** The tags the renderer writes for Markdown, without attributes. */
-const _RENDERER_TAGS = new Set([
-  "p",
-  "em",
-  "strong",
-  "code",
-  "pre",
-  "blockquote",
-  "ul",
-  "ol",
-  "li",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "hr",
-  "br",
-  "a",
-]);
 
 /** URLs a link must never reach: schemes, spelled every way the spec allows. */
 const _URLS = [
@@ -237,9 +145,7 @@ Deno.test("safeMarkdown() renders inert in the reference CommonMark renderer: no
   for (const form of _FORMS) {
     await t.step(JSON.stringify(form), () => {
       // The form is dangerous as written: the test can fail.
-      const raw = _URLS.flatMap((u) =>
-        _unsafe(_render(form.replaceAll("U", u)))
-      );
+      const raw = _URLS.flatMap((u) => unsafe(render(form.replaceAll("U", u))));
       ok(raw.length > 0, "the form as written renders nothing unsafe");
       for (const url of _URLS) {
         const text = form.replaceAll("U", url);
@@ -252,21 +158,21 @@ Deno.test("safeMarkdown() renders inert in the reference CommonMark renderer: no
             MARKDOWN.nest(MARKDOWN.thinking(text), 2),
           ]
         ) {
-          deepEqual(_unsafe(_render(md)), [], `${JSON.stringify(md)}`);
+          deepEqual(unsafe(render(md)), [], `${JSON.stringify(md)}`);
         }
       }
     });
   }
   for (const image of _REMOTE_IMAGES) {
     await t.step(JSON.stringify(image), () => {
-      const html = _render(safeMarkdown(image));
+      const html = render(safeMarkdown(image));
       equal(html.includes("<img"), false, html);
     });
   }
 });
 
 Deno.test("safeMarkdown() keeps links to web and mail addresses and relative ones, and code spans as code", () => {
-  const html = _render(
+  const html = render(
     safeMarkdown(
       "See [docs](https://x.dev/a_(b)), [mail](mailto:me@x.dev), " +
         "[c](./c.md#d) and `Vec<T>` or ``a`b``.",
@@ -280,7 +186,7 @@ Deno.test("safeMarkdown() keeps links to web and mail addresses and relative one
   );
   // A remote image is a link to it.
   equal(
-    _render(safeMarkdown("![chart](https://x.dev/c.png)")),
+    render(safeMarkdown("![chart](https://x.dev/c.png)")),
     '<p>!<a href="https://x.dev/c.png">chart</a></p>\n',
   );
 });
