@@ -7,6 +7,7 @@
  */
 
 import { basename, join } from "node:path";
+import type { FileInfo } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobStore, imageExtension } from "../store/blob_store.ts";
 import { relativeHref } from "./_escape.ts";
@@ -32,6 +33,8 @@ export interface AssetsOptions {
   folder: string;
   /** The blob store, when the session has a data dir. */
   blobs: BlobStore | undefined;
+  /** The session's file, which no image may replace. */
+  session: FileInfo;
 }
 
 /** The image types shown, by their first bytes. */
@@ -97,7 +100,7 @@ export class Assets {
     const name = `${hex}.${imageExtension(mime)}`;
     if (!this.#written.has(name)) {
       await files.makeFolder(folder);
-      await files.writeFile(join(folder, name), bytes);
+      await files.writeFile(join(folder, name), bytes, this.#options.session);
       this.#written.add(name);
     }
     return { kind: "file", href: relativeHref(basename(folder), name) };

@@ -15,9 +15,25 @@ const _HTML: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 
-/** C0 control characters but tab, line feed and carriage return; DEL. */
-// deno-lint-ignore no-control-regex
-const _CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+/**
+ * The bidirectional formatting characters: embeddings and overrides
+ * (U+202A–U+202E), isolates (U+2066–U+2069), the marks (U+200E, U+200F,
+ * U+061C). Invisible, they reorder what is shown around them, so a
+ * session's text could show one thing and hold another.
+ */
+const _BIDI = String.raw`\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c`;
+
+/**
+ * C0 control characters but tab, line feed and carriage return; DEL; the
+ * bidirectional controls.
+ */
+const _CONTROLS = new RegExp(
+  `[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f${_BIDI}]`,
+  "g",
+);
+
+/** What a one-line string loses: control, bidirectional, line separators. */
+const _INLINE_CONTROLS = new RegExp(`[\\p{Cc}\\u2028\\u2029${_BIDI}]`, "gu");
 
 /**
  * The characters that can start or end Markdown syntax inside a line:
@@ -39,8 +55,9 @@ export function escapeHtml(text: string): string {
 
 /**
  * Text without the control characters a document has no use for (C0 but
- * tab, line feed and carriage return; DEL): each becomes U+FFFD, as an HTML
- * or CommonMark parser would read it, so none reaches a file verbatim.
+ * tab, line feed and carriage return; DEL; the bidirectional controls):
+ * each becomes U+FFFD (as an HTML or CommonMark parser reads a C0 control),
+ * so none reaches a file verbatim.
  *
  * @param text Any text.
  * @returns The text, its stray control characters replaced.
@@ -51,7 +68,7 @@ export function withoutControls(text: string): string {
 
 /**
  * A short string (a title, a model, a tool name) as literal Markdown text on
- * one line: line breaks and control characters become spaces, Markdown's
+ * one line: line breaks, control and bidirectional characters become spaces, Markdown's
  * punctuation is backslash-escaped, so it can open no link, code span, HTML
  * tag or heading.
  *
@@ -59,7 +76,7 @@ export function withoutControls(text: string): string {
  * @returns The text, inert in Markdown.
  */
 export function escapeMarkdownInline(text: string): string {
-  return text.replace(/[\p{Cc}\u2028\u2029]/gu, " ")
+  return text.replace(_INLINE_CONTROLS, " ")
     .replace(_MD_INLINE, (c) => `\\${c}`);
 }
 
@@ -123,7 +140,12 @@ export type Segment =
     closed: boolean;
   };
 
-const _OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+/**
+ * An opening fence line: its info string is the rest of the line, whatever
+ * it holds (`[^]`, not `.`: a `.*$` stopped by a carriage return or a line
+ * separator backtracked over the whole run of backticks before it).
+ */
+const _OPEN = /^ {0,3}(`{3,}|~{3,})([^]*)$/;
 const _CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 
 /**
@@ -172,29 +194,37 @@ export interface InlinePiece {
 }
 
 /**
- * Split prose into plain text and code spans: a run of backticks opens a
- * span that the next run of the same length closes; a run without one is
- * plain text. Linear in the text's length, however the runs fall.
+ * Split prose into plain text and code spans, as CommonMark does: a run of
+ * backticks opens a span that the next run of the same length closes; a
+ * run without one is plain text; outside a span, a backtick after an odd
+ * number of backslashes is escaped (text), and the rest of its run counts
+ * (inside a span, a backslash is code). Linear in the text's length,
+ * however the runs fall.
  *
  * @param text Prose.
  * @returns The pieces, in order; plain pieces are never empty.
  */
 export function codeSpans(text: string): InlinePiece[] {
   const runs = Array.from(text.matchAll(/`+/g), (m) => [m.index, m[0].length]);
-  // For each run, the next run of the same length (or -1).
-  const next = new Int32Array(runs.length).fill(-1);
-  const lastOfLength = new Map<number, number>();
-  for (let r = runs.length - 1; r >= 0; r--) {
-    const length = runs[r]![1]!;
-    next[r] = lastOfLength.get(length) ?? -1;
-    lastOfLength.set(length, r);
+  // For each length, the runs of that length, in order: a span's closer is
+  // the first of them after its opener.
+  const ofLength = new Map<number, number[]>();
+  for (const [r, [, length]] of runs.entries()) {
+    const list = ofLength.get(length!) ?? [];
+    if (list.length === 0) ofLength.set(length!, list);
+    list.push(r);
   }
   const out: InlinePiece[] = [];
   let at = 0;
   for (let r = 0; r < runs.length; r++) {
-    const [start, length] = runs[r] as [number, number];
-    const close = next[r]!;
-    if (start < at || close < 0) continue; // inside a span, or unmatched
+    let [start, length] = runs[r] as [number, number];
+    let slashes = 0;
+    while (start - slashes > at && text[start - slashes - 1] === "\\") {
+      slashes++;
+    }
+    if (slashes % 2 === 1) [start, length] = [start + 1, length - 1];
+    const close = _firstAfter(ofLength.get(length), r);
+    if (close === undefined) continue; // unmatched (or all escaped): text
     const end = runs[close]![0]!;
     if (start > at) out.push({ code: false, text: text.slice(at, start) });
     out.push({ code: true, text: text.slice(start + length, end) });
@@ -203,4 +233,19 @@ export function codeSpans(text: string): InlinePiece[] {
   }
   if (at < text.length) out.push({ code: false, text: text.slice(at) });
   return out;
+}
+
+/** The first of the ascending `list` greater than `r`. */
+function _firstAfter(
+  list: number[] | undefined,
+  r: number,
+): number | undefined {
+  if (list === undefined) return undefined;
+  let [lo, hi] = [0, list.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! > r) hi = mid;
+    else lo = mid + 1;
+  }
+  return list[lo];
 }

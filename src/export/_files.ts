@@ -7,9 +7,15 @@
  */
 
 import { basename, dirname, extname, join } from "node:path";
-import { type FileHandle, fs } from "../_fs.ts";
+import { type FileHandle, type FileInfo, fs, statOrUndefined } from "../_fs.ts";
 import { readFull } from "../read/_open.ts";
-import { createFile, makeFolders, writeAll } from "../write/_files.ts";
+import { AtomicFile, writeAtomically } from "../write/_atomic_file.ts";
+import {
+  createFile,
+  makeFolders,
+  sameFile,
+  writeAll,
+} from "../write/_files.ts";
 import { relativeHref } from "./_escape.ts";
 import type { ExportFooter, ExportMeta } from "./_meta.ts";
 
@@ -59,7 +65,8 @@ const _ENCODER = new TextEncoder();
  * known when it is written; without a limit there is nothing to know, and
  * the file is written as the fragments come. A block open across a page
  * break is closed at the bottom of one page and opened again at the top
- * of the next.
+ * of the next. Each page is written to a temp file (0600) renamed into
+ * place once whole, never over the session's own file.
  */
 export class Pages implements AsyncDisposable {
   readonly #first: string;
@@ -70,7 +77,8 @@ export class Pages implements AsyncDisposable {
   readonly #written: Written = { files: [], bytes: 0 };
   /** The page's body not yet written. */
   readonly #body = new _Buffer();
-  #file: FileHandle | undefined;
+  readonly #session: FileInfo;
+  #file: AtomicFile | undefined;
   #page = 1;
   #hasContent = false;
   #room: number;
@@ -81,14 +89,17 @@ export class Pages implements AsyncDisposable {
    * @param meta What their header says.
    * @param limit The most bytes a page holds (unless one fragment is
    * larger); `Infinity` for one file.
+   * @param session The session's file, which no page may replace.
    */
   constructor(
     path: string,
     format: PageFormat,
     meta: ExportMeta,
     limit: number,
+    session: FileInfo,
   ) {
     this.#first = path;
+    this.#session = session;
     this.#format = format;
     this.#meta = meta;
     this.#limit = limit;
@@ -132,11 +143,11 @@ export class Pages implements AsyncDisposable {
     return this.#written;
   }
 
-  /** Close the file of a page left unfinished (after a failure). */
-  [Symbol.asyncDispose](): Promise<void> {
-    this.#file?.close();
+  /** Remove the temp file of a page left unfinished (after a failure). */
+  async [Symbol.asyncDispose](): Promise<void> {
+    const file = this.#file;
     this.#file = undefined;
-    return Promise.resolve();
+    await file?.[Symbol.asyncDispose]();
   }
 
   /** The file of page `page`: `x.html` for 1, `x-<page>.html` after. */
@@ -183,11 +194,7 @@ export class Pages implements AsyncDisposable {
   async #drain(hasNext: boolean): Promise<void> {
     if (this.#file === undefined) {
       const path = this.#path(this.#page);
-      this.#file = await fs().open(path, {
-        write: true,
-        create: true,
-        truncate: true,
-      });
+      this.#file = await AtomicFile.create(path, _action(path));
       this.#written.files.push(path);
       await this.#writeAll(this.#format.head(this.#meta, this.#nav(hasNext)));
     }
@@ -198,13 +205,15 @@ export class Pages implements AsyncDisposable {
   async #endPage(hasNext: boolean, footer: ExportFooter | undefined) {
     await this.#drain(hasNext);
     await this.#writeAll(this.#format.foot(footer, this.#nav(hasNext)));
-    await this.#file!.close();
+    const file = this.#file!;
+    await refuseSession(file.target, this.#session);
+    await file.publish({ sync: false });
     this.#file = undefined;
   }
 
   async #writeAll(data: Uint8Array | string): Promise<void> {
     const bytes = typeof data === "string" ? _ENCODER.encode(data) : data;
-    await writeAll(this.#file!, bytes);
+    await writeAll(this.#file!.file, bytes);
     this.#written.bytes += bytes.length;
   }
 }
@@ -288,21 +297,53 @@ export class Scratch implements AsyncDisposable {
   }
 }
 
-/** The few other calls: a check, a folder, an image. */
+/**
+ * Throw when `path` is the session's file, by any name: a symbolic link
+ * to it, a hard link, a path through a linked folder (the same device and
+ * inode, where the platform has them).
+ *
+ * @param path A file the export is about to write.
+ * @param session The session's file.
+ * @throws {TypeError} When it is the session.
+ */
+export async function refuseSession(
+  path: string,
+  session: FileInfo,
+): Promise<void> {
+  const info = await statOrUndefined(path);
+  if (info !== undefined && session.ino !== 0 && sameFile(info, session)) {
+    throw new TypeError(
+      `Cannot export to ${
+        JSON.stringify(path)
+      }: the output would overwrite the session`,
+    );
+  }
+}
+
+function _action(path: string): string {
+  return `Cannot export to ${JSON.stringify(path)}`;
+}
+
+/** The few other calls: a file's metadata, a folder, an image. */
 export const files = {
-  /** Whether `path` is a regular file (links followed); throws when absent. */
-  isFile: async (path: string): Promise<boolean> =>
-    (await fs().stat(path)).kind === "file",
+  /** What `path` is (links followed); throws when absent. */
+  stat: (path: string): Promise<FileInfo> => fs().stat(path),
   /** Make a folder and its parents (mode 0700), when missing. */
   makeFolder: (path: string): Promise<void> => makeFolders(path, path),
-  /** Write a whole file (an image beside the export). */
-  async writeFile(path: string, bytes: Uint8Array): Promise<void> {
-    await using file = await fs().open(path, {
-      write: true,
-      create: true,
-      truncate: true,
+  /**
+   * Write a whole file (an image beside the export): 0600, through a temp
+   * file renamed into place, never over the session's file.
+   */
+  async writeFile(
+    path: string,
+    bytes: Uint8Array,
+    session: FileInfo,
+  ): Promise<void> {
+    await refuseSession(path, session);
+    await writeAtomically(path, (out) => writeAll(out, bytes), {
+      action: _action(path),
+      sync: false,
     });
-    await writeAll(file, bytes);
   },
 };
 

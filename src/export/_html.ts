@@ -207,11 +207,16 @@ export function codeBlockHtml(text: string, language = ""): string {
 
 const _HEADING = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
 
-/** A paragraph as `<p>`, its heading lines as `<p class="heading">`. */
+/**
+ * A paragraph as `<p>`, its heading lines as `<p class="heading">`. The
+ * trimming is done by scans, not by regular expressions ending in `$`: a
+ * backtracking engine retries those at every blank of a long run, which
+ * made the time grow with the square (or cube) of the run.
+ */
 function _paragraph(paragraph: string, out: string[]): void {
   let lines: string[] = [];
   const flush = () => {
-    const text = lines.join("\n").replace(/^(?:[ \t]*\n)+|\s+$/g, "");
+    const text = _withoutBlankLines(lines.join("\n")).trimEnd();
     if (text !== "") out.push(`<p>${_inline(text)}</p>`);
     lines = [];
   };
@@ -222,10 +227,38 @@ function _paragraph(paragraph: string, out: string[]): void {
       continue;
     }
     flush();
-    const text = line.slice(heading[0].length).replace(/[ \t]+#*[ \t]*$/, "");
+    const text = _headingText(line.slice(heading[0].length));
     if (text !== "") out.push(`<p class="heading">${_inline(text)}</p>`);
   }
   flush();
+}
+
+function _isBlank(c: string | undefined): boolean {
+  return c === " " || c === "\t";
+}
+
+/** `text` without its leading lines of spaces and tabs. */
+function _withoutBlankLines(text: string): string {
+  let from = 0;
+  for (let at = 0;; at++) {
+    while (_isBlank(text[at])) at++;
+    if (text[at] !== "\n") return text.slice(from);
+    from = at + 1;
+  }
+}
+
+/**
+ * A heading's text without its closing sequence (a run of `#` after a
+ * blank, or alone) and the blanks around it, as CommonMark reads it.
+ */
+function _headingText(text: string): string {
+  let end = text.length;
+  while (_isBlank(text[end - 1])) end--;
+  let marks = end;
+  while (text[marks - 1] === "#") marks--;
+  if (marks < end && (marks === 0 || _isBlank(text[marks - 1]))) end = marks;
+  while (_isBlank(text[end - 1])) end--;
+  return text.slice(0, end);
 }
 
 function _inline(text: string): string {

@@ -127,28 +127,43 @@ function _details(summary: string, body: string): string {
  */
 const _SAFE_SCHEME = /^(?:https?:\/\/|mailto:)/i;
 
-/** `[label]: destination` at the start of a line (in a quote or not). */
-const _REF_DEF = /^((?:[ \t]*>)*[ \t]{0,3})\[([^\]\n]*)\]:[ \t]*(\S*)/;
-
 /**
  * A message's own Markdown, made safe to embed: it still reads as the
  * model wrote it, but it cannot open raw HTML (so no `<script>`, no
  * `</details>` closing our blocks), cannot leave a code fence open over the
- * rest of the export, and cannot link to a `javascript:` URL. Its code is
- * left alone; outside code, `<` is written `&lt;` (no raw HTML, no
- * autolink); an inline link, image or link reference definition whose
- * destination has a scheme other than http, https or mailto (or an `&`,
- * `%` or `\` that could spell one) is turned to plain text; a fence left
- * open is closed; headings move three levels down, below the export's own.
+ * rest of the export, cannot show an image (a viewer would fetch it) and
+ * cannot link to a `javascript:` URL, however a CommonMark renderer reads
+ * it. Code blocks are left alone, their fences moved to the line's start
+ * (where a renderer sees a fence whatever came before) and a fence left
+ * open closed. The rest is read line by line:
+ *
+ * - code spans are found on one line, as a renderer finds them once every
+ *   other backtick is escaped (`` \` ``): so no span of ours reads
+ *   differently across lines, quotes or lists;
+ * - outside them, `<` is written `&lt;` (no raw HTML, no autolink), `![`
+ *   is `\![` (an image becomes a link to it);
+ * - an inline link is kept only as `](destination)` on its line, with a
+ *   scheme of http, https or mailto, or none (no title, no angle brackets,
+ *   no `&`, `%` or `\` that could spell a scheme); any other `](` is
+ *   `]\(`;
+ * - no link reference definition survives: a line that starts (after
+ *   indentation and block quote or list markers) with a `[` whose label
+ *   ends in `]:`, or not on that line, starts with `\[` instead;
+ * - headings move three levels down, below the export's own.
+ *
+ * Every step is a scan or a bounded regular expression: linear in the
+ * text's length.
  *
  * @param text Markdown from a session.
  * @returns Markdown that stays inside the block it is put in.
  */
 export function safeMarkdown(text: string): string {
   const out: string[] = [];
-  for (const segment of splitFences(withoutControls(text))) {
+  // A carriage return ends a line for a renderer: for us too.
+  const lines = withoutControls(text.replace(/\r\n?/g, "\n"));
+  for (const segment of splitFences(lines)) {
     if (!segment.code) {
-      out.push(_prose(segment.text));
+      out.push(segment.text.split("\n").map(_line).join("\n"));
       continue;
     }
     // Closed again with the opening fence, whether or not it was.
@@ -161,13 +176,10 @@ export function safeMarkdown(text: string): string {
   return out.join("\n");
 }
 
-function _prose(text: string): string {
-  return text.split("\n").map((line) => _heading(_referenceDefinition(line)))
-    .join("\n")
-    .split(/(\n[ \t]*\n)/).map((paragraph) =>
-      codeSpans(paragraph).map((p) => p.code ? _span(p.text) : _plain(p.text))
-        .join("")
-    ).join("");
+/** A line of prose, made inert (see {@linkcode safeMarkdown}). */
+function _line(line: string): string {
+  return codeSpans(_noDefinition(_heading(line)))
+    .map((p) => p.code ? _span(p.text) : _plain(p.text)).join("");
 }
 
 /** A code span put back with a fence its content cannot close. */
@@ -177,12 +189,81 @@ function _span(content: string): string {
   return `${ticks}${pad}${content}${pad}${ticks}`;
 }
 
+/** The characters {@linkcode _plain} may change. */
+const _PLAIN_SPECIAL = /[\\<`!\]]/g;
+
+/** Text outside code spans: no HTML, no stray backtick, no image, no unsafe link. */
 function _plain(text: string): string {
-  return text.replaceAll("<", "&lt;").replace(
-    /\]\(\s*([^\s)]*)/g,
-    (whole, dest: string) =>
-      _safeDestination(dest) ? whole : `]\\(${whole.slice(2)}`,
-  );
+  const out: string[] = [];
+  let from = 0;
+  for (const m of text.matchAll(_PLAIN_SPECIAL)) {
+    const i = m.index;
+    if (i < from) continue; // the character an escape took
+    const next = text[i + 1];
+    let put: string | undefined;
+    switch (m[0]) {
+      case "\\": // an escape: kept, and what it escapes with it
+        if (next !== undefined && _isPunctuation(next)) {
+          out.push(text.slice(from, i + 2));
+          from = i + 2;
+        }
+        continue;
+      case "<":
+        put = "&lt;";
+        break;
+      case "`":
+        put = "\\`";
+        break;
+      case "!":
+        if (next === "[") put = "\\!";
+        break;
+      case "]":
+        if (next === "(" && !_keptLinkTail(text, i + 2)) put = "]\\";
+        break;
+    }
+    if (put === undefined) continue;
+    out.push(text.slice(from, i), put);
+    from = i + 1;
+  }
+  out.push(text.slice(from));
+  return out.join("");
+}
+
+/** Whether `c` is ASCII punctuation (what a backslash escapes). */
+function _isPunctuation(c: string): boolean {
+  const code = c.charCodeAt(0);
+  return (code >= 0x21 && code <= 0x2f) || (code >= 0x3a && code <= 0x40) ||
+    (code >= 0x5b && code <= 0x60) || (code >= 0x7b && code <= 0x7e);
+}
+
+/**
+ * Characters that end a kept destination: a title's quotes, angle
+ * brackets, escapes, backticks (a title or destination holding one would
+ * take a backtick from a code span after it), brackets (each scan then
+ * stops at the next `](`: linear).
+ */
+const _NOT_IN_DESTINATION = new Set(["<", ">", '"', "'", "\\", "`", "[", "]"]);
+
+/**
+ * Whether the inline link tail at `at` (after `](`) is one kept: blanks, a
+ * destination with a kept scheme (or none; parentheses balanced), blanks,
+ * `)`, all on this line.
+ */
+function _keptLinkTail(text: string, at: number): boolean {
+  let i = at;
+  while (text[i] === " " || text[i] === "\t") i++;
+  const start = i;
+  for (let depth = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === ")" && depth === 0) break;
+    if (c === " " || c === "\t") break;
+    if (_NOT_IN_DESTINATION.has(c)) return false;
+    if (c === "(") depth++;
+    if (c === ")") depth--;
+  }
+  const end = i;
+  while (text[i] === " " || text[i] === "\t") i++;
+  return text[i] === ")" && _safeDestination(text.slice(start, end));
 }
 
 /** An ATX heading moved three levels down (`#` → `####`, at most `######`). */
@@ -194,14 +275,31 @@ function _heading(line: string): string {
   );
 }
 
-function _referenceDefinition(line: string): string {
-  const m = _REF_DEF.exec(line);
-  if (m === null || _safeDestination(m[3]!)) return line;
-  return `${m[1]}\\${line.slice(m[1]!.length)}`;
+/** What may come before a link reference definition on its line. */
+const _BEFORE_DEFINITION = new Set(" \t>*+-.)0123456789");
+
+/**
+ * A line that could start a link reference definition, with its `[`
+ * escaped: the `[` comes after indentation and block quote or list markers
+ * only, and its label's first unescaped `]` is followed by `:` or is not on
+ * this line (a label, and a definition's destination and title, may go on
+ * over the next lines, or a lazy one outside the quote).
+ */
+function _noDefinition(line: string): string {
+  let i = 0;
+  while (_BEFORE_DEFINITION.has(line[i]!)) i++;
+  if (line[i] !== "[") return line;
+  for (let j = i + 1; j < line.length; j++) {
+    if (line[j] === "\\") j++; // an escaped character is no `]`
+    else if (line[j] === "]") {
+      if (line[j + 1] !== ":") return line;
+      break;
+    }
+  }
+  return `${line.slice(0, i)}\\${line.slice(i)}`;
 }
 
-function _safeDestination(raw: string): boolean {
-  const dest = raw.replace(/^(?:<|&lt;)/, "");
+function _safeDestination(dest: string): boolean {
   if (_SAFE_SCHEME.test(dest)) return true;
   // Up to the first / ? or #: no scheme, and nothing that could decode to one.
   const head = /^[^/?#]*/.exec(dest)![0];

@@ -13,7 +13,7 @@ import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { Assets } from "./_assets.ts";
 import { type ExportJob, type JobResult, renderMessage } from "./_document.ts";
-import { files, Pages } from "./_files.ts";
+import { files, Pages, refuseSession } from "./_files.ts";
 import { htmlFormat } from "./_html.ts";
 import { MARKDOWN } from "./_markdown.ts";
 import { MetaCollector } from "./_meta.ts";
@@ -29,7 +29,8 @@ export interface ExportOptions {
   /**
    * The file to write (the first page). Default: the session's name with
    * the format's extension, in the current directory. HTML pages after the
-   * first are `<stem>-2.html` …; images go to `<stem>-files/`.
+   * first are `<stem>-2.html` …; images go to `<stem>-files/`. Never the
+   * session's own file, by any name (a link to it is refused too).
    */
   out?: string;
   /**
@@ -99,6 +100,9 @@ const _MIN_PAGE_BYTES = 32 * 1024;
  * written beside the export (`<stem>-files/<sha256>.<ext>`) or embedded, and
  * only when their bytes are a PNG, JPEG, GIF or WebP image; a missing blob is
  * a placeholder. Damage the loader reads around is counted in the footer.
+ * Every file is written 0600 (folders made 0700) whatever the umask,
+ * through a temp file renamed into place once whole: a link at `out` is
+ * replaced, not written through, and the session is never replaced.
  *
  * @example The active branch of a fixture, as HTML and as Markdown
  * ```ts
@@ -129,7 +133,8 @@ const _MIN_PAGE_BYTES = 32 * 1024;
  * @param options Format, output, scope, images.
  * @returns What was written.
  * @throws {TypeError} For options that do not go together, or an output
- * that would overwrite the session.
+ * that would overwrite the session (the same file by device and inode: a
+ * symbolic or hard link to it, a path through a linked folder).
  * @throws {RangeError} For a `last` or `pageBytes` out of range.
  * @throws {SessionSyntaxError} When the session's header cannot be read.
  * @throws {Deno.errors.NotFound} When the file does not exist.
@@ -147,9 +152,13 @@ export async function exportSession(
       `Cannot export "${path}": the output would overwrite the session`,
     );
   }
-  if (!await files.isFile(path)) {
+  // The session by another name (a link, a linked folder) is refused too,
+  // and every page and image is checked again as it is put in place.
+  const session = await files.stat(path);
+  if (session.kind !== "file") {
     throw new TypeError(`Cannot export "${path}": not a regular file`);
   }
+  await refuseSession(out, session);
   const folder = dirname(out);
   await files.makeFolder(folder);
   const images = join(folder, `${basename(out, extname(out))}-files`);
@@ -160,6 +169,7 @@ export async function exportSession(
     blobs: dataDir === undefined
       ? undefined
       : new BlobStore(join(dataDir, "blobs")),
+    session,
   });
   const format = name === "md" ? MARKDOWN : await htmlFormat();
   const limit = name === "md" ? Infinity : options.pageBytes ?? _PAGE_BYTES;
@@ -169,7 +179,7 @@ export async function exportSession(
     folder,
     format,
     assets,
-    open: (meta) => new Pages(out, format, meta, limit),
+    open: (meta) => new Pages(out, format, meta, limit, session),
     progress: (done, total, unit) =>
       options.onProgress?.({ done, total, unit }),
   };

@@ -5,6 +5,7 @@
  * every string is hostile markup.
  */
 import { join } from "node:path";
+import type { FileInfo } from "../../src/_fs.ts";
 import {
   assistant,
   sessionBytes,
@@ -12,6 +13,20 @@ import {
   toolResult,
   user,
 } from "../_session_files.ts";
+
+/**
+ * A session file's metadata that matches no file (no inode): for the
+ * export's parts tested alone, which take the file they must never replace.
+ */
+export const NO_SESSION: FileInfo = {
+  kind: "file",
+  size: 0,
+  mtimeMs: 0,
+  birthtimeMs: null,
+  ino: 0,
+  dev: 0,
+  mode: 0,
+};
 
 /** A valid 1×1 PNG. */
 export const PNG = Uint8Array.fromBase64(
@@ -207,11 +222,15 @@ export const RICH_ACTIVE_TEXTS = [
   "Answer three",
 ];
 
-/** Every hostile string, as text the page must show (never run). */
+/**
+ * Every hostile string, as text the page must show (never run); its
+ * bidirectional controls must not reach the page.
+ */
 export const HOSTILE_TEXT =
   `<script>alert(1)</script> "onerror=alert(2) ' </details> ` +
   `[click](javascript:alert(3)) <a href="javascript:alert(4)">x</a> ` +
-  `<img src=x onerror=alert(5)> </pre></code></article> &amp; \u0000`;
+  `<img src=x onerror=alert(5)> </pre></code></article> &amp; \u0000 ` +
+  `bidi \u202eevil\u202c \u2066iso\u2069 \u200f\u061c`;
 
 /**
  * A session whose title, cwd, model, texts, tool names, custom type and

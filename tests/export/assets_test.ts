@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { BlobStore } from "../../mod.ts";
 import { Assets } from "../../src/export/_assets.ts";
 import { tempDir } from "../_session_files.ts";
-import { PNG, PNG_HEX } from "./_sessions.ts";
+import { NO_SESSION, PNG, PNG_HEX } from "./_sessions.ts";
 
 const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);
 const GIF = new TextEncoder().encode("GIF89a....");
@@ -16,6 +16,7 @@ async function assets(root: string, inline = false): Promise<Assets> {
     inline,
     folder: join(root, "x-files"),
     blobs,
+    session: NO_SESSION,
   });
 }
 
@@ -107,6 +108,7 @@ Deno.test("Assets.image() refuses a blob whose bytes do not hash to its name, or
     inline: false,
     folder: d.path,
     blobs: undefined,
+    session: NO_SESSION,
   });
   deepEqual(await none.image(`blob:sha256:${PNG_HEX}`, "image/png"), {
     kind: "missing",

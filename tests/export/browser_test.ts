@@ -107,6 +107,7 @@ const INERT = `(() => {
     urls: attrs.filter(([, , v]) => /^\\s*(javascript|vbscript|data:text)/i.test(v)),
     images: [...document.images].length,
     articles: document.querySelectorAll("article.msg").length,
+    bidi: /[\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c]/.test(document.documentElement.outerHTML),
     shown: document.body.textContent.includes(${
   JSON.stringify(HOSTILE_TEXT.slice(0, 80))
 }),
@@ -115,7 +116,7 @@ const INERT = `(() => {
 
 Deno.test({
   name:
-    "exportSession() HTML of a hostile session stays inert in Chromium: no script, no handler, no javascript: URL, no dialog",
+    "exportSession() HTML of a hostile session stays inert in Chromium: no script, no handler, no javascript: URL, no dialog, no bidirectional control",
   ignore,
   fn: async () => {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
@@ -134,6 +135,7 @@ Deno.test({
         urls: [],
         images: 0,
         articles: 5,
+        bidi: false,
         shown: true,
       }]);
     }

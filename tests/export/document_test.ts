@@ -4,12 +4,13 @@ import { Assets } from "../../src/export/_assets.ts";
 import { renderMessage } from "../../src/export/_document.ts";
 import { htmlFormat } from "../../src/export/_html.ts";
 import { MARKDOWN } from "../../src/export/_markdown.ts";
-import { PNG } from "./_sessions.ts";
+import { NO_SESSION, PNG } from "./_sessions.ts";
 
 const ASSETS = new Assets({
   inline: true,
   folder: "unused",
   blobs: undefined,
+  session: NO_SESSION,
 });
 
 function toolResult(content: unknown): ContextMessage {

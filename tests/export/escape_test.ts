@@ -130,3 +130,46 @@ Deno.test("codeSpans() stays linear on many unmatched runs of distinct lengths",
   const ms = performance.now() - start;
   if (ms > 1000) throw new Error(`took ${ms} ms`);
 });
+
+Deno.test("splitFences() stays linear on a fence line that ends in a carriage return or a line separator", async (t) => {
+  for (const end of ["\r", "\u2028"]) {
+    await t.step(JSON.stringify(end), () => {
+      // `(.*)$` stopped at the character and backtracked over the run.
+      const line = `${"`".repeat(300_000)}${end}`;
+      const start = performance.now();
+      const segments = splitFences(`${line}\nbody\n${line}\nafter`);
+      equal(performance.now() - start < 5000, true);
+      // A fence, as a CommonMark parser reads it (its info is the character).
+      equal(segments[0]!.code, true);
+    });
+  }
+});
+
+Deno.test("codeSpans() reads a backslash-escaped backtick as text, as CommonMark does", () => {
+  const show = (s: string) =>
+    codeSpans(s).map((p) => p.code ? `[${p.text}]` : p.text).join("|");
+  deepEqual(show("\\`a` b"), "\\`a` b");
+  deepEqual(show("\\\\`a` b"), "\\\\|[a]| b");
+  // The escaped backtick is text; the run's rest opens a span.
+  deepEqual(show("\\``a` b"), "\\`|[a]| b");
+  // No escape inside a span: its backslash is code.
+  deepEqual(show("`a\\` b`"), "[a\\]| b`");
+  deepEqual(show("x \\``` y `` z"), "x \\`|[ y ]| z");
+});
+
+Deno.test("codeSpans() stays linear on runs of backslashes before backticks", () => {
+  const text = `${"\\".repeat(200_000)}\`x${"\\`".repeat(100_000)}`;
+  const start = performance.now();
+  codeSpans(text);
+  equal(performance.now() - start < 5000, true);
+});
+
+Deno.test("withoutControls() and escapeHtml() replace bidirectional controls, escapeMarkdownInline() makes them spaces", () => {
+  const bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069" +
+    "\u200e\u200f\u061c";
+  equal(withoutControls(`a${bidi}b`), `a${"\ufffd".repeat(12)}b`);
+  equal(escapeHtml(`<${bidi}>`), `&lt;${"\ufffd".repeat(12)}&gt;`);
+  equal(escapeMarkdownInline(`a${bidi}b`), `a${" ".repeat(12)}b`);
+  // Right-to-left text itself is kept.
+  equal(withoutControls("שלום مرحبا"), "שלום مرحبا");
+});

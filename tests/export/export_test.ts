@@ -2,6 +2,7 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { type ContextMessage, exportSession, Session } from "../../mod.ts";
 import { lastTurnsStart } from "../../src/export/export.ts";
+import { sessionBytes, user } from "../_session_files.ts";
 import {
   longSession,
   PNG,
@@ -265,4 +266,27 @@ Deno.test("exportSession() refuses options that do not fit, naming the file and 
     exportSession(t.out, { out: join(t.root, "x.html") }),
     /not a regular file/,
   );
+});
+
+Deno.test("exportSession() stays linear on adversarial messages of a few hundred KB, in both formats", async () => {
+  const texts = [
+    `# a${" ".repeat(300_000)}b`,
+    `${" ".repeat(400_000)}x`,
+    `${"`".repeat(300_000)}\r\nx`,
+    "[a](".repeat(100_000),
+    "\\``".repeat(100_000),
+  ];
+  const entries = texts.map((text, i) =>
+    user(`d000000${i}`, i === 0 ? null : `d000000${i - 1}`, text)
+  );
+  await using t = await testSession(sessionBytes(entries));
+  for (const format of ["html", "md"] as const) {
+    const start = performance.now();
+    const r = await exportSession(t.path, {
+      out: join(t.out, `x.${format}`),
+    });
+    equal(r.messages, texts.length);
+    // The backtracking took minutes on the first two alone.
+    ok(performance.now() - start < 10_000, format);
+  }
 });

@@ -2,7 +2,12 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession } from "../../mod.ts";
 import { splitFences } from "../../src/export/_escape.ts";
+import { assistant, sessionBytes, user } from "../_session_files.ts";
+import { render, unsafe } from "./_commonmark.ts";
 import { hostileSession, testSession } from "./_sessions.ts";
+
+/** The bidirectional controls no export may hold. */
+const _BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
 
 /** The tags of an HTML text, as written (every `<` starts one of ours). */
 function tags(html: string): string[] {
@@ -70,6 +75,7 @@ for (const tree of [false, true]) {
     }
     ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
     ok(!html.includes("\x00"));
+    ok(!_BIDI.test(html), "a bidirectional control");
     deepEqual([r.images.files, r.images.inlined, r.images.missing], [0, 0, 4]);
   });
 }
@@ -80,6 +86,7 @@ Deno.test("exportSession() renders a hostile session's Markdown with no HTML but
     const r = await exportSession(t.path, { out: join(t.out, "h.md"), tree });
     const md = await Deno.readTextFile(r.files[0]!);
     ok(!md.includes("\x00"));
+    ok(!_BIDI.test(md), "a bidirectional control");
     const segments = splitFences(md);
     // Every fence closes: the last segment is prose (the footer).
     deepEqual(segments.filter((s) => s.code && !s.closed), []);
@@ -105,5 +112,35 @@ Deno.test("exportSession() renders a hostile session's Markdown with no HTML but
       s.code ? [] : s.text.split("\n").filter((l) => /^>* ?### /.test(l))
     );
     equal(headings.length, 4, headings.join("\n"));
+  }
+});
+
+/** Links a CommonMark renderer follows, in forms a line-by-line check missed. */
+const _LINKS = [
+  "[r]\n\n[r]:\njavascript:alert(1)",
+  "> [q]:\n> javascript:alert(2)\n\n[q]",
+  "- [l]:\n  jav&#x61;script:alert(3)\n\n[l]",
+  "> [a](\n> javascript:alert(4))",
+  "text `\n> <img src=x onerror=alert(5)>\n`",
+  "![remote](https://evil.test/t.png)",
+].join("\n\n");
+
+Deno.test("exportSession() Markdown renders inert in the reference CommonMark renderer, active branch and tree", async () => {
+  const links = sessionBytes([
+    user("c0000001", null, _LINKS),
+    assistant("c0000002", "c0000001", [
+      { type: "thinking", thinking: _LINKS },
+      { type: "text", text: _LINKS },
+    ]),
+    // A branch: the tree quotes it.
+    user("c0000003", "c0000001", _LINKS),
+  ]);
+  for (const bytes of [hostileSession(), links]) {
+    await using t = await testSession(bytes);
+    for (const tree of [false, true]) {
+      const r = await exportSession(t.path, { out: join(t.out, "x.md"), tree });
+      const html = render(await Deno.readTextFile(r.files[0]!));
+      deepEqual(unsafe(html), []);
+    }
   }
 });
