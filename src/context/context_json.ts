@@ -137,12 +137,13 @@ async function _message(message: ContextMessage): Promise<_Json> {
       out.content = await _content(m.content);
       break;
     case "compactionSummary":
-      out.summary = m.summary;
+      // omp keeps a summary written as a message object (xdev's) as it is.
+      out.summary = m.summaryMessage ?? m.summary;
       out.shortSummary = m.shortSummary;
       out.tokensBefore = m.tokensBefore;
       break;
     case "branchSummary":
-      out.summary = m.summary;
+      out.summary = m.summaryMessage ?? m.summary;
       out.fromId = m.fromId;
       break;
     default:

@@ -7,18 +7,26 @@
 import { parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobSlotVisit, mapLoadedSlots } from "../format/_blob_slots.ts";
 import type { CompactionEntry, SessionEntry } from "../format/entries.ts";
-import type {
-  AgentMessage,
-  AssistantMessage,
-  ContentBlock,
+import {
+  type AgentMessage,
+  type AssistantMessage,
+  type ContentBlock,
+  summaryMessage,
+  summaryText,
 } from "../format/messages.ts";
 
 /** The summary that stands for history before a compaction. */
 export interface CompactionSummaryMessage {
   /** The discriminator. */
   role: "compactionSummary";
-  /** The compaction's summary. */
+  /** The compaction's summary: its text, what the model is given. */
   summary: string;
+  /**
+   * The summary as written, when xdev's Go store wrote it as a message
+   * object (DESIGN §3.11); `summary` is its text. `context --json` prints
+   * it, as omp keeps it.
+   */
+  summaryMessage?: AgentMessage;
   /** The compaction's short summary, when it has one. */
   shortSummary?: string;
   /** The context's tokens before the compaction; 0 when it gave none. */
@@ -31,10 +39,12 @@ export interface CompactionSummaryMessage {
 export interface BranchSummaryMessage {
   /** The discriminator. */
   role: "branchSummary";
-  /** The summary, never empty. */
+  /** The summary's text, never empty: what the model is given. */
   summary: string;
-  /** The branch point, or `"root"`. */
-  fromId: string;
+  /** The summary as written, when it is a message object (see {@linkcode CompactionSummaryMessage}). */
+  summaryMessage?: AgentMessage;
+  /** The branch point, or `"root"`; absent when the entry names none (xdev's). */
+  fromId?: string;
   /** The branch_summary entry's timestamp (ISO-8601). */
   timestamp: string;
 }
@@ -90,21 +100,27 @@ export function toMessage(
       const c = e as CompactionEntry;
       const m: CompactionSummaryMessage = {
         role: "compactionSummary",
-        summary: String(c.summary ?? ""),
+        summary: summaryText(c.summary),
         tokensBefore: typeof c.tokensBefore === "number" ? c.tokensBefore : 0,
         timestamp: e.timestamp,
       };
+      const written = summaryMessage(c.summary);
+      if (written !== undefined) m.summaryMessage = written;
       if (typeof c.shortSummary === "string") m.shortSummary = c.shortSummary;
       return m;
     }
     case "branch_summary": {
-      if (typeof e.summary !== "string" || e.summary.length === 0) return;
-      return {
+      const summary = summaryText(e.summary);
+      if (summary.length === 0) return;
+      const m: BranchSummaryMessage = {
         role: "branchSummary",
-        summary: e.summary,
-        fromId: String(e.fromId),
+        summary,
         timestamp: e.timestamp,
       };
+      const written = summaryMessage(e.summary);
+      if (written !== undefined) m.summaryMessage = written;
+      if (typeof e.fromId === "string") m.fromId = e.fromId;
+      return m;
     }
     case "custom_message": {
       if (

@@ -1,5 +1,7 @@
 /**
- * The in-memory migration of version 1 and 2 files to version 3.
+ * The migration of version 1 and 2 records to version 3: in memory on
+ * every read, and on disk at a session's first write
+ * (`session/_migrate_file.ts`).
  *
  * @module
  */
@@ -30,19 +32,22 @@ import { SESSION_VERSION } from "./header.ts";
  * ```
  *
  * @param version The header's version.
- * @returns A function migrating one record, or undefined for version 3 and later.
+ * @returns A function migrating one record (true when it changed it), or
+ * undefined for version 3 and later.
  */
 export function recordMigrator(
   version: number,
 ):
-  | ((record: { index: number; value: Record<string, unknown> }) => void)
+  | ((record: { index: number; value: Record<string, unknown> }) => boolean)
   | undefined {
   if (version >= SESSION_VERSION) return undefined;
   const idAt = new Map<number, string>();
   let previous: string | null = null;
   let n = 0;
   return ({ index, value: v }) => {
+    let changed = false;
     if (version < 2) {
+      changed = true;
       const id = (++n).toString(16).padStart(ENTRY_ID_LENGTH, "0");
       v.id = id;
       v.parentId = previous;
@@ -62,6 +67,8 @@ export function recordMigrator(
       (m as { role?: unknown }).role === "hookMessage"
     ) {
       (m as { role: string }).role = "custom";
+      changed = true;
     }
+    return changed;
   };
 }

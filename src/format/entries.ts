@@ -64,8 +64,12 @@ export interface ServiceTierChangeEntry extends EntryEnvelope {
 export interface CompactionEntry extends EntryEnvelope {
   /** The discriminator. */
   type: "compaction";
-  /** The summary that stands for the history before the kept window. */
-  summary: string;
+  /**
+   * The summary that stands for the history before the kept window: a
+   * string (omp), or a message object (xdev's Go store, DESIGN §3.11),
+   * whose text `summaryText` reads.
+   */
+  summary: string | AgentMessage;
   /** A short form of the summary. */
   shortSummary?: string;
   /** null: the summary alone stands for everything before the compaction. */
@@ -86,10 +90,16 @@ export interface CompactionEntry extends EntryEnvelope {
 export interface BranchSummaryEntry extends EntryEnvelope {
   /** The discriminator. */
   type: "branch_summary";
-  /** The branch point, or `"root"`. */
-  fromId: string;
-  /** The summary; an empty one reaches no context. */
-  summary: string;
+  /**
+   * The branch point, or `"root"`; absent where xdev's Go store wrote the
+   * entry (its `parentId` is the branch point).
+   */
+  fromId?: string;
+  /**
+   * The summary: a string (omp), or a message object (xdev's Go store),
+   * whose text `summaryText` reads; one without text reaches no context.
+   */
+  summary: string | AgentMessage;
   /** Extra data the summarizer attached. */
   details?: unknown;
   /** Whether an extension wrote the summary. */

@@ -11,7 +11,8 @@ import {
 } from "./title_slot.ts";
 
 /**
- * The header version this library writes. Older files are migrated in memory on open, never on disk.
+ * The header version this library writes. Older files are migrated in
+ * memory on open, and on disk, whole, by their first write (as omp does).
  *
  * @example The version of a new session
  * ```ts
@@ -33,7 +34,7 @@ export const SESSION_VERSION = 3;
 export interface SessionHeader {
   /** The discriminator. */
   type: "session";
-  /** 3 when written here; 1 and 2 are migrated in memory. */
+  /** 3 when written here; 1 and 2 are migrated in memory, and on disk at the first write. */
   version: number;
   /** A UUIDv7. */
   id: string;

@@ -168,3 +168,67 @@ export type AgentMessage =
   | AssistantMessage
   | ToolResultMessage
   | OtherMessage;
+
+/**
+ * The text a compaction's or a branch summary's `summary` stands for. omp
+ * writes a string; xdev's Go store writes a message object
+ * (`{"role":"user","content":[{"type":"text","text":…}]}`, DESIGN §3.11),
+ * whose text is its text blocks joined with nothing between them, as xdev's
+ * `Message.Text()` joins them (a `content` that is a string is that string).
+ * Anything else stands for no text.
+ *
+ * @example Both shapes of a summary
+ * ```ts
+ * import { summaryText } from "./messages.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(summaryText("Asked about CI."), "Asked about CI.");
+ * equal(
+ *   summaryText({
+ *     role: "user",
+ *     content: [{ type: "text", text: "## Summary\n" }, { type: "text", text: "Asked about CI." }],
+ *   }),
+ *   "## Summary\nAsked about CI.",
+ * );
+ * equal(summaryText(null), "");
+ * ```
+ *
+ * @param summary The entry's `summary` as read.
+ * @returns Its text.
+ */
+export function summaryText(summary: unknown): string {
+  if (typeof summary === "string") return summary;
+  const m = summaryMessage(summary);
+  if (m === undefined) return "";
+  const content = m.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const b of content) {
+    if (b?.type === "text" && typeof b.text === "string") text += b.text;
+  }
+  return text;
+}
+
+/**
+ * A summary written as a message object (xdev's shape, see
+ * {@linkcode summaryText}), or undefined for a string or anything else.
+ *
+ * @example Telling the two shapes apart
+ * ```ts
+ * import { summaryMessage } from "./messages.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(summaryMessage("Asked about CI."), undefined);
+ * equal(summaryMessage({ role: "user", content: [] })?.role, "user");
+ * ```
+ *
+ * @param summary The entry's `summary` as read.
+ * @returns The message, or undefined.
+ */
+export function summaryMessage(summary: unknown): AgentMessage | undefined {
+  if (summary === null || typeof summary !== "object") return undefined;
+  if (Array.isArray(summary)) return undefined;
+  const m = summary as { role?: unknown; content?: unknown };
+  return typeof m.role === "string" && m.content !== undefined
+    ? summary as AgentMessage
+    : undefined;
+}

@@ -20,10 +20,14 @@ import {
   headerVersion,
   SESSION_VERSION,
 } from "../format/header.ts";
-import { readSessionFile } from "../read/_session_file.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  readSessionFile,
+} from "../read/_session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { SessionWriter, type SessionWriterOptions } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";
+import { type MigratedHead, migrateInto } from "./_migrate_file.ts";
 import { SessionIds } from "./_ids.ts";
 import { checkpoint, envelope } from "./_new_entry.ts";
 import { prepareForDisk } from "./_persist.ts";
@@ -55,10 +59,12 @@ export class Appender {
   #blobStore: BlobStore | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #ids: SessionIds;
+  readonly #maxLineBytes: number;
   #closed = false;
 
   constructor(parts: SessionParts, view: SessionView) {
     this.#path = parts.path;
+    this.#maxLineBytes = parts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#dataDir = parts.dataDir;
     this.#view = view;
     this.#onDisk = parts.onDisk;
@@ -177,7 +183,11 @@ export class Appender {
     this.#onDisk = true;
   }
 
-  /** The open writer, opened on first use; refuses a closed or legacy session. */
+  /**
+   * The open writer, opened on first use; refuses a closed session. A
+   * version 1 or 2 file is migrated to version 3 first, in place and whole
+   * (`_migrate_file.ts`), as omp migrates one at its first write.
+   */
   async writerFor(action: string): Promise<SessionWriter> {
     const name = this.name;
     if (this.#closed) {
@@ -189,13 +199,37 @@ export class Appender {
       );
     }
     const version = headerVersion(this.#view.loaded.header);
-    if (version !== SESSION_VERSION) {
+    if (version > SESSION_VERSION) {
       throw new TypeError(
-        `Cannot ${action} "${name}": it is a version ${version} session; fork it to a version ${SESSION_VERSION} file first`,
+        `Cannot ${action} "${name}": it is a version ${version} session, newer than this library writes; fork it to a version ${SESSION_VERSION} file first`,
       );
     }
     this.#writer ??= await SessionWriter.open(this.#path, this.writerOptions());
+    if (version < SESSION_VERSION) await this.#migrate(this.#writer, version);
     return this.#writer;
+  }
+
+  /**
+   * Migrate the version 1 or 2 file on disk (whole or not at all, under
+   * the lock), then hold its new head: the entries in memory are already
+   * migrated, with the same ids.
+   */
+  async #migrate(writer: SessionWriter, version: number): Promise<void> {
+    const loaded = this.#view.loaded;
+    let head: MigratedHead | undefined;
+    await writer.rewrite("migrate", async (source, size, out) => {
+      head = await migrateInto(source, size, out, {
+        name: this.name,
+        sessionId: loaded.header.id,
+        version,
+        maxLineBytes: this.#maxLineBytes,
+      });
+    });
+    loaded.header = head!.header;
+    if (head!.slot !== undefined) {
+      loaded.slot = head!.slot;
+      loaded.slotState = "ok";
+    }
   }
 
   /** Close the writer; the next write opens the file again. */

@@ -47,6 +47,11 @@ export interface SessionParts {
   onDisk: boolean;
   /** How appends write. */
   options: SessionWriteOptions;
+  /**
+   * The line limit the file was read with, when not the default: the
+   * migration of a version 1 or 2 file reads the same lines as records.
+   */
+  maxLineBytes?: number | undefined;
 }
 
 /**
@@ -76,7 +81,15 @@ export async function openParts(
   });
   const dataDir = options.dataDir ?? await findDataDir(path);
   const blobs = await _blobsOf(loaded, dataDir, options);
-  return { path: absolute, dataDir, loaded, blobs, onDisk: true, options };
+  return {
+    path: absolute,
+    dataDir,
+    loaded,
+    blobs,
+    onDisk: true,
+    options,
+    maxLineBytes: options.maxLineBytes,
+  };
 }
 
 /**

@@ -207,7 +207,10 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#appender.onDisk;
   }
 
-  /** The header as on disk (unknown fields kept; older versions not rewritten). */
+  /**
+   * The header as on disk (unknown fields kept). A version 1 or 2 file
+   * keeps its header until the first write migrates the file to version 3.
+   */
   get header(): SessionHeader {
     return this.#view.loaded.header;
   }
@@ -235,7 +238,11 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return this.#view.leafId;
   }
 
-  /** Whether the file was version 1 or 2 and migrated in memory. */
+  /**
+   * Whether the file was version 1 or 2 when opened, and migrated in memory.
+   * The first append or rename migrates the file itself, in place and whole
+   * (as omp does): after it, `header.version` is 3.
+   */
   get migrated(): boolean {
     return this.#view.loaded.migrated;
   }
@@ -347,7 +354,10 @@ export class Session extends EntryAppender implements AsyncDisposable {
    * Append entries in one write (DESIGN §3.10): each payload gets an id, the
    * previous entry (or the leaf) as parent, and a timestamp, envelope first.
    * Large images go to the blob store on the way. A compaction or reset is
-   * followed by a settings checkpoint, so the next open stops there.
+   * followed by a settings checkpoint, so the next open stops there. The
+   * first write to a version 1 or 2 file migrates it to version 3 first, as
+   * omp does: in place, whole or not at all (a temp file renamed over it,
+   * under the lock), unknown fields kept, the ids the session holds written.
    *
    * @example A question and its answer in one write
    * ```ts
@@ -364,7 +374,10 @@ export class Session extends EntryAppender implements AsyncDisposable {
    *
    * @param options The first entry's parent: any entry of the session, or `null`.
    * @throws {RangeError} When `parentId` names no entry (nothing is written).
-   * @throws {Error} When the write fails; the session then refuses further writes.
+   * @throws {Error} When the write fails; the session then refuses further
+   * writes. When the migration of a version 1 or 2 file fails (the file is
+   * then as it was, and the next append tries again), or another writer
+   * migrated or replaced the file since the open.
    */
   appendBatch(
     payloads: readonly EntryPayload[],

@@ -8,6 +8,7 @@
  */
 
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
+import { summaryText } from "../format/messages.ts";
 import { isCut } from "../read/_json_prefix.ts";
 
 /** Characters of text a preview keeps at most. */
@@ -128,7 +129,7 @@ function _other(type: string, e: _Object): string {
         ? `compaction (${Math.round(e.tokensBefore / 1000)}k tokens before)`
         : "compaction";
     case "branch_summary":
-      return _cut(`branch summary: ${_text(e.summary)}`);
+      return _cut(`branch summary: ${_text(summaryText(e.summary))}`);
     case "reset_boundary":
       return "reset";
     case "custom": {

@@ -10,17 +10,18 @@
  * - otherwise (no slot, a malformed slot, a slot of another width, a CRLF
  *   slot, a byte order mark) the file is rewritten whole through a temp file
  *   holding the new slot, the content from the header on and the entry,
- *   then renamed over it. When that fails, the file is untouched.
+ *   then renamed over it (`_replace_file.ts`). When that fails, the file
+ *   is untouched.
  *
  * @module
  */
 
-import { type FileHandle, fs } from "../_fs.ts";
+import type { FileHandle } from "../_fs.ts";
 import { asHeader } from "../format/header.ts";
 import { parseTitleSlot, TITLE_SLOT_BYTES } from "../format/title_slot.ts";
 import type { AppendFile } from "./_append_file.ts";
-import { writeAtomically } from "./_atomic_file.ts";
-import { NEWLINE, sameFile, undoAfter, writeAll } from "./_files.ts";
+import { NEWLINE, undoAfter, writeAll } from "./_files.ts";
+import { replaceFile } from "./_replace_file.ts";
 
 /** Copy buffer of a whole rewrite: memory stays bounded whatever the file size. */
 const _COPY_BUFFER_BYTES = 1 << 20;
@@ -97,23 +98,18 @@ export async function retitleFile(
   }
   const start = await _contentStart(out, head, old, action);
   const tail = file.payload(bytes);
-  const before = await out.stat();
-  await writeAtomically(file.path, async (temp) => {
+  await replaceFile(file, async (source, size, temp) => {
     await writeAll(temp, slot);
-    const copied = await _copyFrom(out, start, temp);
+    const copied = await _copyFrom(source, start, temp);
     await writeAll(temp, tail);
-    const now = await fs().stat(file.path);
-    if (!sameFile(now, before) || now.size !== old || start + copied !== old) {
+    if (start + copied !== size) {
       throw new Error(
-        `${action}: the file changed during the copy (${old} bytes, then ${now.size})`,
+        `${action}: the file changed during the copy (${size} bytes, then ${
+          start + copied
+        })`,
       );
     }
   }, { action, sync });
-  // The rename is done: a new file that cannot be opened now is no failure
-  // of this call; the next call opens it (`current()`) or says why not.
-  await file.reopen().catch(() => {
-    file.size = -1;
-  });
 }
 
 /** The first 257 bytes (a CRLF slot is 257 bytes, its `"\n"` at 256), fewer at the end. */

@@ -13,6 +13,7 @@ import { named, quote } from "../format/errors.ts";
 import { AppendFile, encodeLines } from "./_append_file.ts";
 import { makeFolders, NEWLINE } from "./_files.ts";
 import { LOCK_WAIT_MS, SessionLock } from "./_lock.ts";
+import { type FillReplacement, replaceFile } from "./_replace_file.ts";
 import { checkSlot, retitleFile } from "./_slot_rewrite.ts";
 
 /** Options for the writers of a session file. */
@@ -213,6 +214,32 @@ export class SessionWriter implements AsyncDisposable {
       action,
       () => retitleFile(this.#file, slot, bytes, options),
     );
+  }
+
+  /**
+   * Replace the file whole, under the lock (`_replace_file.ts`): `fill`
+   * writes the new content into a temp file beside it, reading the old
+   * content as it is under the lock; the temp file is then renamed over the
+   * path, and later appends go to the new file. All or nothing: when a step
+   * fails (or `fill` throws), the file is as it was and the writer goes on.
+   *
+   * @param verb What the rewrite is, for errors: `migrate`.
+   * @param fill Writes the new content from the old (`source`, `size` bytes).
+   * @throws {Error} `ETIMEDOUT` when another writer holds the lock past
+   * `lockTimeoutMs`; an `Error` naming the action when the writer is closed
+   * or failed, a step fails or the file changed during the copy.
+   */
+  async rewrite(verb: string, fill: FillReplacement): Promise<void> {
+    const action = `Cannot ${verb} ${quote(this.#file.path)}`;
+    this.#checkOpen(action);
+    const options = { sync: this.#options.sync, action };
+    await this.#locked(verb, action, async () => {
+      try {
+        await replaceFile(this.#file, fill, options);
+      } catch (err) {
+        throw named(err, action);
+      }
+    });
   }
 
   /**

@@ -495,7 +495,7 @@ Deno.test(
     );
 
     await t.step(
-      "a version 1 session: its fork is a version 3 file that takes appends",
+      "a version 1 session: an append migrates it in place; its fork is a version 3 file that takes appends",
       async () => {
         const root = await fresh();
         const v1 = [
@@ -512,12 +512,14 @@ Deno.test(
           }),
         ].join("\n") + "\n";
         const path = await dataDirSession(root, enc.encode(v1));
-        await using old = await Session.open(path);
-        await rejects(
-          old.appendMessage({ role: "user", content: "x" }),
-          /fork it to a version 3 file first/,
-        );
         const fork = await forkSession(path, `${root}/sessions/-app/v3.jsonl`);
+        {
+          await using old = await Session.open(path);
+          await old.appendMessage({ role: "user", content: "x" });
+        }
+        await using migrated = await Session.open(path);
+        equal(migrated.header.version, 3);
+        equal(migrated.buildContext().messages.length, 2);
         await using copy = await Session.open(fork.path);
         equal(copy.header.version, 3);
         await copy.appendMessage({ role: "user", content: "continued" });

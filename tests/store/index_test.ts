@@ -957,7 +957,8 @@ Deno.test("SessionIndex.refresh after any sequence of changes makes the index a 
           } else if (o.kind === "write" || o.kind === "open") {
             const session = await Session.open(path).catch(() => undefined); // a garbled file does not open
             if (o.kind === "write") {
-              // A version 1 file refuses appends (fork it first).
+              // A version 1 file is migrated in place by its first append;
+              // one another writer garbled meanwhile is refused.
               await session?.appendMessage({ role: "user", content: "own" })
                 .catch((err: Error) => {
                   if (!/version 1 session/.test(err.message)) throw err;
