@@ -188,12 +188,13 @@ export function* candidateRows(
     args.push(filter.since);
   }
   const { from, more } = _from(db, match, args);
-  const rows = db.prepare(
+  yield* _checked(
+    db,
     `SELECT ${_COLUMNS} FROM ${from} ${_COMPLETE}
      WHERE ${[...more, ...where].join(" AND ")}
      ORDER BY e.timestamp DESC, e.path ASC, e.offset DESC`,
+    args,
   );
-  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
 }
 
 /**
@@ -226,11 +227,43 @@ export function* skippedRows(
     );
     args.push(match);
   }
-  const rows = db.prepare(
+  yield* _checked(
+    db,
     `SELECT ${_COLUMNS} FROM search_entries e ${_COMPLETE}
      WHERE ${where.join(" AND ")}`,
+    args,
   );
-  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
+}
+
+/**
+ * The lines a query gives, as they come. `node:sqlite`'s `iterate()` ends
+ * quietly where SQLite fails (a damaged page), as if no row were left,
+ * and a damaged index would answer "no matches": so where it ends, the
+ * same statement is asked for the row after the last one given, which
+ * throws where the walk failed (`get()` throws, as `all()` does), and is
+ * no row where the walk did end. A walk the caller stops early costs
+ * nothing more; a whole one is read twice.
+ *
+ * @throws {Error} SQLite's error, for the caller to pass the index by; or
+ * one of its own where the walk ended early without a failure SQLite
+ * tells again (another process's commit came between).
+ */
+function* _checked(
+  db: DatabaseSync,
+  sql: string,
+  args: readonly SQLInputValue[],
+): Generator<LocatedLine> {
+  let given = 0;
+  for (const r of db.prepare(sql).iterate(...args) as Iterable<_Row>) {
+    given++;
+    yield _located(r);
+  }
+  const after = db.prepare(`${sql} LIMIT 1 OFFSET ?`).get(...args, given);
+  if (after !== undefined) {
+    throw new Error(
+      `the search index stopped after ${given} rows, where it holds more`,
+    );
+  }
 }
 
 /** What a row of {@linkcode _COLUMNS} says of its line. */
