@@ -113,6 +113,21 @@ function escapedJson(text: string, some?: (i: number) => boolean): string {
   );
 }
 
+/**
+ * JSON that spells the code units `pick` chooses as `\uXXXX`, whatever
+ * they are (JSON allows it for every character: `z\u0065bra` is "zebra").
+ */
+function anyEscapedJson(text: string, pick: (i: number) => boolean): string {
+  let out = "";
+  for (let k = 0; k < text.length; k++) {
+    const u = text.charCodeAt(k);
+    out += pick(k)
+      ? `\\u${u.toString(16).padStart(4, "0")}`
+      : JSON.stringify(text[k]).slice(1, -1);
+  }
+  return `"${out}"`;
+}
+
 Deno.test("ByteNeedle never drops a line whose text matches, however the JSON was written", () => {
   const enc = new TextEncoder();
   const unit = fc.constantFrom(...'aAkKsSéÉσΣς<&"\\/\n\t 検索😀-'.split(""));
@@ -121,7 +136,7 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
       fc.string({ unit, minLength: 1, maxLength: 30 }),
       fc.nat(),
       fc.nat(),
-      fc.constantFrom("plain", "escaped", "mixed"),
+      fc.constantFrom("plain", "escaped", "mixed", "any"),
       fc.nat(),
       (text, i, n, writer, seed) => {
         const start = i % text.length;
@@ -132,12 +147,12 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
         if (query.match(text) === undefined) return;
         const needle = ByteNeedle.of(query);
         if (needle === undefined) return;
-        const json = writer === "plain" ? JSON.stringify(text) : escapedJson(
-          text,
-          writer === "mixed"
-            ? (k) => ((seed >> (k % 30)) & 1) === 1
-            : undefined,
-        );
+        const pick = (k: number) => ((seed >> (k % 30)) & 1) === 1;
+        const json = writer === "plain"
+          ? JSON.stringify(text)
+          : writer === "any"
+          ? anyEscapedJson(text, pick)
+          : escapedJson(text, writer === "mixed" ? pick : undefined);
         // As the scan asks, over the line's bytes.
         const found = needle.in(enc.encode(`{"content":${json}}`));
         ok(found, `${word} in ${json}`);
@@ -162,6 +177,13 @@ Deno.test("ByteNeedle drops a line that cannot hold a match, and keeps one whose
     ["crème", "CR\\u00C8ME", true],
     ["crème", "cr\\u00e9me", false],
     ["🦄", "\\ud83e\\udd84", true],
+    // Any character may be written as an escape, ASCII too.
+    ["zebra", "z\\u0065bra crossing", true],
+    ["zebra", "\\u005A\\u0045BRA", true],
+    ["zebra", "zebr\\u0061", true],
+    ["zebra", "z\\u0066bra", false],
+    ["zebra", "\\u001b[0m zebr a", false],
+    ["crème", "\\u0063r\\u00e8me", true],
   ];
   for (const [word, text, want] of cases) {
     const needle = ByteNeedle.of(SearchQuery.parse(word))!;
