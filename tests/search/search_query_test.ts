@@ -2,7 +2,7 @@ import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import fc from "fast-check";
 import { caseVariants, fold, foldCodePoint } from "../../src/search/_fold.ts";
 import { ByteNeedle } from "../../src/search/_needle.ts";
-import { SearchQuery } from "../../src/search/_query.ts";
+import { regexMatcher, SearchQuery } from "../../src/search/_query.ts";
 import { ftsMatch, shortWords } from "../../src/index/_search_query.ts";
 
 Deno.test("caseVariants() gives every code point with the same fold, checked against all of them", () => {
@@ -189,4 +189,45 @@ Deno.test("ByteNeedle drops a line that cannot hold a match, and keeps one whose
     const needle = ByteNeedle.of(SearchQuery.parse(word))!;
     equal(needle.in(line(text)), want, `${word} in ${text}`);
   }
+});
+
+Deno.test('regexMatcher() runs in linear time: foo.*bar.*baz over 28 KB of "foobar" does not backtrack', () => {
+  // JavaScript's engine backtracks cubically here (about 80 s on 4,000
+  // repeats); a linear one answers at once. The bound is generous.
+  const text = "foobar ".repeat(4000);
+  const started = performance.now();
+  equal(regexMatcher("foo.*bar.*baz").match(text), undefined);
+  equal(regexMatcher("(x+x+)+y").match("x".repeat(64 * 1024)), undefined);
+  const ms = performance.now() - started;
+  ok(ms < 10_000, `took ${ms} ms`);
+  deepEqual(regexMatcher("foo.*bar.*baz").match(`${text}baz`), {
+    start: 0,
+    end: text.length + 3,
+  });
+});
+
+Deno.test("regexMatcher() takes RE2's syntax, case-insensitively, with offsets in UTF-16 code units", async (t) => {
+  await t.step("matches", () => {
+    deepEqual(regexMatcher("needle(user|asst)\\d").match("a NEEDLEasst2"), {
+      start: 2,
+      end: 13,
+    });
+    deepEqual(regexMatcher("é+x").match("😀😀ÉÉX"), { start: 4, end: 7 });
+    deepEqual(regexMatcher("\\p{Han}+").match("ab 検索 c"), {
+      start: 3,
+      end: 5,
+    });
+    equal(regexMatcher("^b").match("a\nb"), undefined);
+  });
+  await t.step("what RE2 does not take is refused, saying so", () => {
+    for (const pattern of ["(a)\\1", "a(?=b)", "(?<!a)b", "(", "a{2000}"]) {
+      throws(
+        () => regexMatcher(pattern),
+        (err: unknown) =>
+          err instanceof TypeError &&
+          /RE2 syntax/.test(err.message) && err.message.includes(pattern),
+        pattern,
+      );
+    }
+  });
 });
