@@ -43,8 +43,10 @@ to date, then searched; without it, the files are read in bounded memory.
 Options:
   --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
                  ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --regex        the query is a JavaScript regular expression (case-
-                 insensitive); always reads the files
+  --regex        the query is a regular expression in RE2 syntax (case-
+                 insensitive; no backreferences or lookaround; \\d \\w \\s \\b
+                 are ASCII); it runs in time linear in the text; always
+                 reads the files
   --role R       only user, assistant, tool or custom text
   --cwd C        only the sessions started in the folder C
   --since D      only entries from the day D (UTC) on

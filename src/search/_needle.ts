@@ -1,18 +1,22 @@
 /**
  * The scan's byte filter: a stretch of one of the query's words, as the
- * forms its characters can take in a line's JSON (each case variant's
- * UTF-8, and for a character that some writers escape, its `\uXXXX`), so
- * a line that cannot hold a match is skipped without being decoded. It is
- * found with `Uint8Array.prototype.indexOf`: one byte (an anchor, chosen
- * rare and with few values) is looked for, and the stretch checked where
- * it is.
+ * forms its characters can take in a line's JSON, so a line that cannot
+ * hold a match is skipped without being decoded. A character may be
+ * written raw (one of its case variants' UTF-8) or, since JSON may spell
+ * any character of a string so, as `\uXXXX` (`z\u0065bra` is "zebra").
  *
- * `\"`, `\\`, `\/` and control characters are never part of the stretch;
- * a character whose case variants differ in UTF-8 length (`k` and the
- * Kelvin sign) ends it. A match starts with the characters before the
- * first one a writer may escape (non-ASCII, `<`, `>`, `&`, `'`), raw,
- * then that one, raw or escaped: one anchor is in those raw bytes, one in
- * that escape. So the filter never drops a line that matches.
+ * A line holds a match only if the stretch is written in it, each of its
+ * characters in one of those forms. One character of the stretch, the
+ * pivot, is then written raw or escaped. Raw, it is looked for with
+ * `Uint8Array.prototype.indexOf` by one byte of it (an anchor, chosen rare
+ * and with few values); escaped, at each `\u` of the line (rare in most
+ * transcripts: writers escape little). Around each place it is, the
+ * characters before it are checked backwards, those after it forwards.
+ * So the filter never drops a line that matches.
+ *
+ * `\"`, `\\`, `\/` and control characters are never part of the stretch
+ * (JSON writes them with two-character escapes); a character whose case
+ * variants differ in UTF-8 length (`k` and the Kelvin sign) ends it.
  *
  * @module
  */
@@ -31,49 +35,68 @@ const _MAX_BYTES = 64;
  */
 const _PASS = 4;
 
-/** The bytes a stretch free of escapable characters needs to be preferred. */
+/**
+ * The bytes a stretch free of characters that writers commonly escape
+ * (non-ASCII, `<`, `>`, `&`, `'`) needs to be preferred: the fewer lines
+ * hold an escape of one of its characters, the fewer are decoded for
+ * nothing.
+ */
 const _PLAIN_BYTES = 3;
 
 /** The forms of one character, each as bytes (all of one length). */
 type _Forms = Uint8Array[];
 
-/** A character of the stretch: its forms raw, and escaped (none when no writer escapes it). */
+/** A character of the stretch: its forms raw, and escaped. */
 interface _Char {
   raw: _Forms;
   escaped: _Forms;
 }
 
-/** A byte to look for, the values it may take, that many bytes after a match's start. */
+/** A byte to look for, the values it may take, that many bytes into the pivot's raw form. */
 interface _Anchor {
   values: number[];
   back: number;
+  cost: number;
 }
+
+/**
+ * `\u`, the start of every escape written `\uXXXX`, as one 16-bit value
+ * read in the platform's byte order: looked for with
+ * `Uint16Array.prototype.indexOf`, it is found only where an escape is.
+ */
+const _BACKSLASH_U = new Uint16Array(new Uint8Array([0x5c, 0x75]).buffer)[0]!;
 
 /** A stretch of a word, as the bytes it may be written as. */
 export class ByteNeedle {
   readonly #chars: _Char[];
-  readonly #anchors: _Anchor[];
+  /** The pivot: the character whose forms are looked for. */
+  readonly #pivot: number;
+  /** The byte its raw forms are found by. */
+  readonly #anchor: _Anchor;
 
   private constructor(codePoints: number[]) {
     this.#chars = codePoints.map((c) => {
-      const variants = caseVariants(c);
-      const raw = variants.map((v) => _encoder.encode(String.fromCodePoint(v)));
-      return { raw, escaped: _escapable(c) ? variants.map(_escape) : [] };
+      const variants = caseVariants(c).map((v) => String.fromCodePoint(v));
+      return {
+        raw: variants.map((v) => _encoder.encode(v)),
+        escaped: variants.map(_escape),
+      };
     });
-    const k = this.#chars.findIndex((c) => c.escaped.length > 0);
-    const lead = this.#chars.slice(0, k === -1 ? undefined : k + 1);
-    this.#anchors = [_anchor(lead.map((c) => c.raw), 0)];
-    if (k !== -1) {
-      const before = lead.slice(0, k).reduce((n, c) => n + c.raw[0]!.length, 0);
-      this.#anchors.push(_anchor([this.#chars[k]!.escaped], before));
-    }
+    const anchors = this.#chars.map((c) => _anchor(c.raw));
+    let pivot = 0;
+    anchors.forEach((a, p) => {
+      if (a.cost < anchors[pivot]!.cost) pivot = p;
+    });
+    this.#pivot = pivot;
+    this.#anchor = anchors[pivot]!;
   }
 
   /**
    * The byte filter of a query: the longest usable stretch among its
    * words, or undefined when none has one (every line is decoded). A
-   * stretch free of characters that may come escaped is preferred when it
-   * has {@linkcode _PLAIN_BYTES}: looking for an escape too costs a pass.
+   * stretch free of characters that writers commonly escape is preferred
+   * when it has {@linkcode _PLAIN_BYTES}: fewer lines hold an escape of one
+   * of its characters, so fewer are checked for nothing.
    *
    * @param query The query.
    * @returns The needle.
@@ -88,29 +111,60 @@ export class ByteNeedle {
 
   /**
    * Whether `bytes` may hold a match: the stretch is written in them,
-   * each character in one of its forms.
+   * each character raw or escaped.
    *
    * @param bytes A line's bytes.
    * @returns False only when no text decoded from them can match.
    */
   in(bytes: Uint8Array): boolean {
-    for (const { values, back } of this.#anchors) {
-      for (const b of values) {
-        for (let i = bytes.indexOf(b, back); i !== -1;) {
-          if (this.#at(bytes, i - back)) return true;
-          i = bytes.indexOf(b, i + 1);
-        }
+    const { values, back } = this.#anchor;
+    const raw = this.#chars[this.#pivot]!.raw;
+    for (const b of values) {
+      for (let i = bytes.indexOf(b, back); i !== -1;) {
+        const at = i - back;
+        const n = _formAt(bytes, at, raw);
+        if (n !== 0 && this.#around(bytes, at, at + n)) return true;
+        i = bytes.indexOf(b, i + 1);
+      }
+    }
+    return this.#escapedIn(bytes);
+  }
+
+  /**
+   * Whether the stretch is in `bytes` with its pivot escaped: at each
+   * `\u`, looked for two bytes at a time (the pairs from even offsets,
+   * then those from odd ones), the pivot's escape, then the rest.
+   */
+  #escapedIn(bytes: Uint8Array): boolean {
+    if (bytes.length < 2) return false;
+    const escaped = this.#chars[this.#pivot]!.escaped;
+    for (const parity of [0, 1]) {
+      const { pairs, shift } = _pairs(bytes, parity);
+      for (let k = pairs.indexOf(_BACKSLASH_U); k !== -1;) {
+        const at = shift + 2 * k;
+        const n = _formAt(bytes, at, escaped);
+        if (n !== 0 && this.#around(bytes, at, at + n)) return true;
+        k = pairs.indexOf(_BACKSLASH_U, k + 1);
       }
     }
     return false;
   }
 
-  /** Whether the stretch is written at `at`. */
-  #at(bytes: Uint8Array, at: number): boolean {
-    for (const { raw, escaped } of this.#chars) {
-      const n = _formAt(bytes, at, raw) || _formAt(bytes, at, escaped);
+  /** Whether the characters before the pivot end at `start` and those after it start at `end`, each raw or escaped. */
+  #around(bytes: Uint8Array, start: number, end: number): boolean {
+    const chars = this.#chars;
+    for (let j = this.#pivot - 1; j >= 0; j--) {
+      const { raw, escaped } = chars[j]!;
+      const n = _formBefore(bytes, start, raw) ||
+        _formBefore(bytes, start, escaped);
       if (n === 0) return false;
-      at += n;
+      start -= n;
+    }
+    for (let j = this.#pivot + 1; j < chars.length; j++) {
+      const { raw, escaped } = chars[j]!;
+      const n = _formAt(bytes, end, raw) || _formAt(bytes, end, escaped);
+      if (n === 0) return false;
+      end += n;
     }
     return true;
   }
@@ -118,12 +172,48 @@ export class ByteNeedle {
 
 const _encoder = new TextEncoder();
 
+/** The copy {@linkcode _pairs} makes when it must, kept for the next line while small. */
+let _copy = new Uint8Array(0);
+/** The largest copy kept. */
+const _COPY_KEPT = 1 << 20;
+
+/**
+ * The byte pairs of `bytes` that start at its offsets of `parity` (0 or
+ * 1), as 16-bit values, and the offset in `bytes` of the first. A 16-bit
+ * view must start at an even offset of its buffer: where the pairs do
+ * not, they are read from a copy of `bytes` a byte further on.
+ */
+function _pairs(
+  bytes: Uint8Array,
+  parity: number,
+): { pairs: Uint16Array; shift: number } {
+  const { buffer, byteOffset, length } = bytes;
+  if (((byteOffset + parity) & 1) === 0) {
+    const pairs = new Uint16Array(
+      buffer,
+      byteOffset + parity,
+      (length - parity) >> 1,
+    );
+    return { pairs, shift: parity };
+  }
+  // bytes[parity] at an even offset of the copy: parity 1 starts at 1,
+  // after a zero (its first pair starts before bytes, and holds no "\u").
+  let copy = _copy;
+  if (copy.length < length + 1) {
+    copy = new Uint8Array(Math.max(length + 1, 2 * copy.length));
+    if (copy.length <= _COPY_KEPT) _copy = copy;
+  }
+  copy[0] = 0;
+  copy.set(bytes, parity);
+  const pairs = new Uint16Array(copy.buffer, 0, (length + parity) >> 1);
+  return { pairs, shift: -parity };
+}
+
 /** A code point's `\uXXXX` (two for a surrogate pair), lowercase. */
-function _escape(c: number): Uint8Array {
-  const s = String.fromCodePoint(c);
+function _escape(ch: string): Uint8Array {
   let out = "";
-  for (let i = 0; i < s.length; i++) {
-    out += `\\u${s.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  for (let i = 0; i < ch.length; i++) {
+    out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, "0")}`;
   }
   return _encoder.encode(out);
 }
@@ -131,7 +221,7 @@ function _escape(c: number): Uint8Array {
 /** The length of the form of `forms` at `at` in `bytes` (a hex digit in either case), or 0. */
 function _formAt(bytes: Uint8Array, at: number, forms: _Forms): number {
   next: for (const form of forms) {
-    if (at + form.length > bytes.length) continue;
+    if (at < 0 || at + form.length > bytes.length) continue;
     for (let k = 0; k < form.length; k++) {
       const b = bytes[at + k]!;
       const f = form[k]!;
@@ -142,34 +232,28 @@ function _formAt(bytes: Uint8Array, at: number, forms: _Forms): number {
   return 0;
 }
 
+/** The length of the form of `forms` that ends at `end` in `bytes`, or 0. */
+function _formBefore(bytes: Uint8Array, end: number, forms: _Forms): number {
+  const n = forms[0]!.length;
+  return _formAt(bytes, end - n, forms);
+}
+
 /** Whether `b` is `a` to `f`: in an escape, `A` to `F` too. */
 function _isHexLetter(b: number): boolean {
   return b >= 0x61 && b <= 0x66;
 }
 
 /**
- * The cheapest byte to look for in a sequence of characters (each given
- * by its forms): a pass per value it may take, and the chance matches
- * each finds.
+ * The cheapest byte to look for in one character's raw forms: a pass per
+ * value it may take, and the chance matches each finds.
  */
-function _anchor(chars: _Forms[], back: number): _Anchor {
-  let best: _Anchor = { values: [], back };
-  let cost = Infinity;
-  let offset = back;
-  for (const forms of chars) {
-    for (let j = 0; j < forms[0]!.length; j++) {
-      const values = new Set<number>();
-      for (const form of forms) {
-        values.add(form[j]!);
-        if (_isHexLetter(form[j]!)) values.add(form[j]! - 0x20);
-      }
-      let c = 0;
-      for (const v of values) c += _PASS + _weight(v);
-      if (c < cost) {
-        [best, cost] = [{ values: [...values], back: offset + j }, c];
-      }
-    }
-    offset += forms[0]!.length;
+function _anchor(forms: _Forms): _Anchor {
+  let best: _Anchor = { values: [], back: 0, cost: Infinity };
+  for (let j = 0; j < forms[0]!.length; j++) {
+    const values = new Set(forms.map((form) => form[j]!));
+    let cost = 0;
+    for (const v of values) cost += _PASS + _weight(v);
+    if (cost < best.cost) best = { values: [...values], back: j, cost };
   }
   return best;
 }
@@ -260,7 +344,7 @@ function _usable(c: number): boolean {
   return lengths.size === 1;
 }
 
-/** Whether some JSON writer escapes `c` as `\uXXXX`. */
+/** Whether JSON writers commonly escape `c` as `\uXXXX` (any writer may escape any character). */
 function _escapable(c: number): boolean {
   return c >= 0x7f || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x27;
 }

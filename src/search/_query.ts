@@ -7,6 +7,7 @@
  * @module
  */
 
+import { RE2JS, RE2JSException } from "re2js";
 import { fold } from "./_fold.ts";
 
 /** What decides whether a text matches: a query, or a regular expression. */
@@ -138,36 +139,38 @@ function _escape(word: string): string {
 }
 
 /**
- * A matcher for a JavaScript regular expression, case-insensitive and
- * Unicode-aware (flags `iu`). It runs on each entry's text (at most
- * `SEARCH_TEXT_CHARS`), which bounds what a slow pattern costs per entry,
- * though not a pattern that backtracks exponentially: that is the
- * caller's to avoid.
+ * A matcher for a regular expression in RE2's syntax, case-insensitive:
+ * the `re2js` engine (a pure JavaScript port of RE2) matches in time
+ * linear in the text, whatever the pattern, so no pattern can hang a
+ * search. RE2 has no backreferences and no lookaround; `\d`, `\w`, `\s`
+ * and `\b` are ASCII, `\p{L}` and the like Unicode; `.` is any character
+ * but a newline, `^` and `$` the text's ends.
  *
  * @param pattern The pattern.
  * @returns The matcher.
- * @throws {TypeError} When the pattern is empty, holds a NUL or is not valid.
+ * @throws {TypeError} When the pattern is empty, holds a NUL or is not
+ * valid RE2 syntax (a backreference, a lookaround, a repeat over 1,000).
  */
 export function regexMatcher(pattern: string): Matcher {
   if (pattern === "") throw new TypeError("Cannot search: the query is empty");
   if (pattern.includes("\0")) {
     throw new TypeError("Cannot search: the query holds a NUL character");
   }
-  let re: RegExp;
+  let re: RE2JS;
   try {
-    re = new RegExp(pattern, "iu");
+    re = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    if (!(err instanceof RE2JSException)) throw err;
     throw new TypeError(
-      `Cannot search: the pattern is not a valid regular expression (${why})`,
+      `Cannot search: the pattern "${pattern}" is not a regular expression in RE2 syntax (no backreferences or lookaround): ${
+        err.message.replace(/^error parsing regexp: /, "")
+      }`,
     );
   }
   return {
     match(text: string): MatchSpan | undefined {
-      const m = re.exec(text);
-      return m === null
-        ? undefined
-        : { start: m.index, end: m.index + m[0].length };
+      const m = re.matcher(text);
+      return m.find() ? { start: m.start(), end: m.end() } : undefined;
     },
   };
 }

@@ -19,7 +19,11 @@ import { SEARCH_ROLES, type SearchRole } from "./_text.ts";
 
 /** Options for {@linkcode searchSessions}. */
 export interface SearchOptions {
-  /** The query is a regular expression (JavaScript's, flags `iu`); always a scan. */
+  /**
+   * The query is a regular expression in RE2's syntax (no backreferences
+   * or lookaround), case-insensitive, matched in time linear in the text;
+   * always a scan.
+   */
   regex?: boolean;
   /** Only text of this role: `tool` covers tool results and omp's shell and Python runs; `custom`, harness messages. */
   role?: "user" | "assistant" | "tool" | "custom";
@@ -107,7 +111,9 @@ const _LIMIT = 50;
  * A query's words must all appear, case-insensitively, anywhere (inside
  * CJK text written without spaces too); `"a phrase"` matches its words in
  * order; `word*` matches at a word's start. Nothing is an operator. With
- * `regex`, the query is a regular expression, and the files are scanned.
+ * `regex`, the query is a regular expression in RE2's syntax (no
+ * backreferences or lookaround; linear in the text, so no pattern hangs a
+ * search), and the files are scanned.
  *
  * @example Finding a word in a session
  * ```ts
@@ -132,8 +138,8 @@ const _LIMIT = 50;
  * @param query The words, or a regular expression.
  * @param options Filters, the limit, progress.
  * @returns The hits, newest first, and the matching lines skipped.
- * @throws {TypeError} For an empty query, a NUL in it, an invalid regular
- * expression, an unknown role or a date that does not parse.
+ * @throws {TypeError} For an empty query, a NUL in it, a pattern that is
+ * not RE2 syntax, an unknown role or a date that does not parse.
  * @throws {RangeError} For a limit that is not a positive integer.
  */
 export function searchSessions(

@@ -121,3 +121,55 @@ Deno.test("cli search reports a damaged line that matches on stderr", async () =
   ok(r.stderr.includes("skipped a damaged line that matches"), r.stderr);
   ok(r.stderr.includes("s1-main.jsonl"));
 });
+
+Deno.test("cli search --regex takes RE2 syntax, linear in the text, and says so", async (t) => {
+  await using d = await makeDataDir();
+  await t.step("the help names the dialect", async () => {
+    const r = await cliInProcess(["search", "--help"]);
+    ok(/RE2 syntax/.test(r.stdout), r.stdout);
+    ok(r.stdout.includes("no backreferences or lookaround"), r.stdout);
+  });
+  await t.step(
+    "a backreference or a lookahead is a usage error naming RE2",
+    async () => {
+      for (const pattern of ["(a)\\1", "a(?=b)"]) {
+        const r = await cliInProcess([
+          "search",
+          "--data-dir",
+          d.root,
+          "--regex",
+          pattern,
+        ]);
+        equal(r.code, 2, r.stdout);
+        ok(/RE2 syntax/.test(r.stderr), r.stderr);
+      }
+    },
+  );
+  await t.step(
+    "foo.*bar.*baz over a 28 KB message of foobar answers at once",
+    async () => {
+      const line = JSON.stringify({
+        type: "message",
+        id: "0000f00b",
+        parentId: null,
+        timestamp: "2026-10-01T09:00:00.000Z",
+        message: { role: "user", content: "foobar ".repeat(4000) },
+      });
+      await Deno.writeTextFile(d.session("s1-main.jsonl"), `${line}\n`, {
+        append: true,
+      });
+      const started = performance.now();
+      const r = await cliInProcess([
+        "search",
+        "--data-dir",
+        d.root,
+        "--regex",
+        "foo.*bar.*baz",
+      ]);
+      const ms = performance.now() - started;
+      equal(r.code, 0, r.stderr);
+      equal(r.stdout, "No matches\n");
+      ok(ms < 10_000, `took ${ms} ms`); // minutes with a backtracking engine
+    },
+  );
+});

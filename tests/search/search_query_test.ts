@@ -2,7 +2,7 @@ import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import fc from "fast-check";
 import { caseVariants, fold, foldCodePoint } from "../../src/search/_fold.ts";
 import { ByteNeedle } from "../../src/search/_needle.ts";
-import { SearchQuery } from "../../src/search/_query.ts";
+import { regexMatcher, SearchQuery } from "../../src/search/_query.ts";
 import { ftsMatch, shortWords } from "../../src/index/_search_query.ts";
 
 Deno.test("caseVariants() gives every code point with the same fold, checked against all of them", () => {
@@ -113,6 +113,21 @@ function escapedJson(text: string, some?: (i: number) => boolean): string {
   );
 }
 
+/**
+ * JSON that spells the code units `pick` chooses as `\uXXXX`, whatever
+ * they are (JSON allows it for every character: `z\u0065bra` is "zebra").
+ */
+function anyEscapedJson(text: string, pick: (i: number) => boolean): string {
+  let out = "";
+  for (let k = 0; k < text.length; k++) {
+    const u = text.charCodeAt(k);
+    out += pick(k)
+      ? `\\u${u.toString(16).padStart(4, "0")}`
+      : JSON.stringify(text[k]).slice(1, -1);
+  }
+  return `"${out}"`;
+}
+
 Deno.test("ByteNeedle never drops a line whose text matches, however the JSON was written", () => {
   const enc = new TextEncoder();
   const unit = fc.constantFrom(...'aAkKsSéÉσΣς<&"\\/\n\t 検索😀-'.split(""));
@@ -121,7 +136,7 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
       fc.string({ unit, minLength: 1, maxLength: 30 }),
       fc.nat(),
       fc.nat(),
-      fc.constantFrom("plain", "escaped", "mixed"),
+      fc.constantFrom("plain", "escaped", "mixed", "any"),
       fc.nat(),
       (text, i, n, writer, seed) => {
         const start = i % text.length;
@@ -132,12 +147,12 @@ Deno.test("ByteNeedle never drops a line whose text matches, however the JSON wa
         if (query.match(text) === undefined) return;
         const needle = ByteNeedle.of(query);
         if (needle === undefined) return;
-        const json = writer === "plain" ? JSON.stringify(text) : escapedJson(
-          text,
-          writer === "mixed"
-            ? (k) => ((seed >> (k % 30)) & 1) === 1
-            : undefined,
-        );
+        const pick = (k: number) => ((seed >> (k % 30)) & 1) === 1;
+        const json = writer === "plain"
+          ? JSON.stringify(text)
+          : writer === "any"
+          ? anyEscapedJson(text, pick)
+          : escapedJson(text, writer === "mixed" ? pick : undefined);
         // As the scan asks, over the line's bytes.
         const found = needle.in(enc.encode(`{"content":${json}}`));
         ok(found, `${word} in ${json}`);
@@ -162,9 +177,57 @@ Deno.test("ByteNeedle drops a line that cannot hold a match, and keeps one whose
     ["crème", "CR\\u00C8ME", true],
     ["crème", "cr\\u00e9me", false],
     ["🦄", "\\ud83e\\udd84", true],
+    // Any character may be written as an escape, ASCII too.
+    ["zebra", "z\\u0065bra crossing", true],
+    ["zebra", "\\u005A\\u0045BRA", true],
+    ["zebra", "zebr\\u0061", true],
+    ["zebra", "z\\u0066bra", false],
+    ["zebra", "\\u001b[0m zebr a", false],
+    ["crème", "\\u0063r\\u00e8me", true],
   ];
   for (const [word, text, want] of cases) {
     const needle = ByteNeedle.of(SearchQuery.parse(word))!;
     equal(needle.in(line(text)), want, `${word} in ${text}`);
   }
+});
+
+Deno.test('regexMatcher() runs in linear time: foo.*bar.*baz over 28 KB of "foobar" does not backtrack', () => {
+  // JavaScript's engine backtracks cubically here (about 80 s on 4,000
+  // repeats); a linear one answers at once. The bound is generous.
+  const text = "foobar ".repeat(4000);
+  const started = performance.now();
+  equal(regexMatcher("foo.*bar.*baz").match(text), undefined);
+  equal(regexMatcher("(x+x+)+y").match("x".repeat(64 * 1024)), undefined);
+  const ms = performance.now() - started;
+  ok(ms < 10_000, `took ${ms} ms`);
+  deepEqual(regexMatcher("foo.*bar.*baz").match(`${text}baz`), {
+    start: 0,
+    end: text.length + 3,
+  });
+});
+
+Deno.test("regexMatcher() takes RE2's syntax, case-insensitively, with offsets in UTF-16 code units", async (t) => {
+  await t.step("matches", () => {
+    deepEqual(regexMatcher("needle(user|asst)\\d").match("a NEEDLEasst2"), {
+      start: 2,
+      end: 13,
+    });
+    deepEqual(regexMatcher("é+x").match("😀😀ÉÉX"), { start: 4, end: 7 });
+    deepEqual(regexMatcher("\\p{Han}+").match("ab 検索 c"), {
+      start: 3,
+      end: 5,
+    });
+    equal(regexMatcher("^b").match("a\nb"), undefined);
+  });
+  await t.step("what RE2 does not take is refused, saying so", () => {
+    for (const pattern of ["(a)\\1", "a(?=b)", "(?<!a)b", "(", "a{2000}"]) {
+      throws(
+        () => regexMatcher(pattern),
+        (err: unknown) =>
+          err instanceof TypeError &&
+          /RE2 syntax/.test(err.message) && err.message.includes(pattern),
+        pattern,
+      );
+    }
+  });
 });

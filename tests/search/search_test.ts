@@ -348,3 +348,36 @@ Deno.test("searched() works on an index remade from an older schema", async () =
   deepEqual(brief(indexed), ["00000001 user"]);
   deepEqual(indexed.hits, scan.hits);
 });
+
+Deno.test("searched() finds a word spelled with JSON escapes, by scanning and through the index", async (t) => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "sessions", "--home-dev-app--");
+  await Deno.mkdir(folder, { recursive: true });
+  // "zebra crossing", its "e" written as an escape (valid JSON, the same
+  // string): the loader reads "zebra".
+  const escaped = (id: string, minute: number) =>
+    JSON.stringify(entry(id, null, minute, say("user", "zebra crossing")))
+      .replace("zebra", "z\\u0065bra");
+  const whole = join(folder, "whole.jsonl");
+  await Deno.writeFile(whole, sessionBytes([], { header: HEADER }));
+  await Deno.writeTextFile(whole, `${escaped("00000001", 1)}\n`, {
+    append: true,
+  });
+  (await SessionIndex.open(dir.path)).close();
+  await t.step("a file the index holds whole", async () => {
+    const [scan, indexed] = await both(dir.path, "zebra");
+    deepEqual(brief(scan), ["00000001 user"]);
+    deepEqual(indexed.hits, scan.hits);
+  });
+  await t.step(
+    "a file the index scans (its last line has no newline)",
+    async () => {
+      const torn = join(folder, "torn.jsonl");
+      await Deno.writeFile(torn, sessionBytes([], { header: HEADER }));
+      await Deno.writeTextFile(torn, escaped("00000002", 2), { append: true });
+      const [scan, indexed] = await both(dir.path, "ZEBRA");
+      deepEqual(brief(scan), ["00000002 user", "00000001 user"]);
+      deepEqual(indexed.hits, scan.hits);
+    },
+  );
+});
