@@ -24,16 +24,18 @@ const HELP =
 
 Draw the entry tree of a session file: branch points, labels, the active
 path (marked •) and the leaf, one line per entry with the start of its
-text. Long linear runs are folded ("… 120 entries …"). Only the first
-bytes of each line are read: a huge session draws in about the time of one
-pass over its bytes.
+text. A branch goes on in its own column, as in "git log --graph": the
+active path reads straight down the first one, and the branches left
+behind hang off it ("├─ "), nested at most 12 levels deep. Long linear
+runs are folded ("… 120 entries …"). Only the first bytes of each line are
+read: a huge session draws in about the time of one pass over its bytes.
 
 Options:
   --filter F     default (hide settings and metadata entries), no-tools
                  (hide tool results and tool-only turns too), user (user
                  messages only), labeled, all
-  --depth N      open at most N levels of branches; deeper ones are
-                 summarized
+  --depth N      open at most N levels of side branches; deeper ones are
+                 summarized (the branch that goes on is always drawn)
   --fold N       fold linear runs longer than N entries (default 10; 0:
                  never)
   --lineage      add the fork chain: the sessions this one was forked or
@@ -213,7 +215,9 @@ function _row(row: TreeRow, paint: _Paint, columns: number): string {
     const n = plural(row.entries, "entry", "entries");
     if (row.kind === "folded") return `  ${row.prefix}${paint.dim(`… ${n} …`)}`;
     return `  ${row.prefix}${
-      paint.dim(`… ${row.branches} branches, ${n} (--depth)`)
+      paint.dim(
+        `… ${plural(row.branches, "branch", "branches")}, ${n} (--depth)`,
+      )
     }`;
   }
   const n = row.node;

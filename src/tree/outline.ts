@@ -62,10 +62,29 @@ export type TreeRow =
 const _FOLD_AFTER = 10;
 
 /**
+ * The most levels of side branches a prefix draws (three characters each),
+ * as many as omp's `/tree` draws on an 80-column terminal: a row nested
+ * deeper keeps the innermost levels, `…` in its first cell marking the
+ * ones left out. Side branches nest at most a logarithm of the session
+ * deep (see {@linkcode _continuing}), so only a bushy tree of thousands of
+ * entries reaches the cap.
+ */
+const _MAX_LEVELS = 12;
+const _MAX_PREFIX = 3 * _MAX_LEVELS;
+
+/**
  * The rows that draw a tree: entries the filter shows, each under the
- * nearest shown ancestor; at a branch point, the branch holding the active
- * path first, then the others in file order. Runs longer than `foldAfter`
- * are folded, and branches deeper than `depth` summarized.
+ * nearest shown ancestor. A branch goes on at its own depth, like a line
+ * of `git log --graph`: at a branch point the branch that continues (the
+ * one holding the active path, else the largest, the later on a tie) is
+ * drawn last, in the same column, and the others hang off it first, in
+ * file order, one level in (`├─ `). The active path so reads straight down
+ * the first column, and a row is nested only as deep as the side branches
+ * it lies in, never deeper than 12 levels (the cap). The outline is so
+ * proportional to the session, however many times its turns were retried.
+ * Runs longer than `foldAfter` are folded, and side branches deeper than
+ * `depth` summarized. Several roots (a cut-off history) are drawn as
+ * branches of one point, the active one first.
  *
  * @example Drawing a session with a branch
  * ```ts
@@ -78,9 +97,9 @@ const _FOLD_AFTER = 10;
  * const lines = rows.map((r) =>
  *   r.kind === "entry" ? `${r.prefix}${r.node.preview}` : `${r.prefix}…`
  * );
- * ok(lines.some((l) => l.startsWith("├─ ")));
- * ok(lines.some((l) => l.startsWith("└─ ")));
- * equal(rows.filter((r) => r.kind === "entry" && r.leaf).length, 1);
+ * ok(lines.some((l) => l.startsWith("├─ "))); // the branch left behind
+ * const leaf = rows.find((r) => r.kind === "entry" && r.leaf);
+ * equal(leaf?.prefix, ""); // the active path, in the first column
  * ```
  *
  * @param tree The tree.
@@ -99,23 +118,42 @@ export function outlineTree(
   const rows: TreeRow[] = [];
   const tasks: _Task[] = [];
   const roots = _ordered(tree, shown.roots);
-  _pushBranches(tasks, roots, "", 0, roots.length > 1);
+  const many = roots.length > 1;
+  for (let i = roots.length - 1; i >= 0; i--) {
+    const last = i === roots.length - 1;
+    tasks.push({
+      node: roots[i]!,
+      first: many ? (last ? "└─ " : "├─ ") : "",
+      gutter: many ? (last ? "   " : "│  ") : "",
+      depth: 0,
+    });
+  }
   for (let task = tasks.pop(); task !== undefined; task = tasks.pop()) {
     const run = _run(shown, task.node);
     _emitRun(tree, run, task, foldAfter, rows);
-    const last = run[run.length - 1]!;
-    const kids = _ordered(tree, shown.children(last));
+    const kids = shown.children(run[run.length - 1]!);
     if (kids.length === 0) continue;
+    const main = _continuing(tree, shown, kids);
+    const sides = kids.filter((k) => k !== main);
+    // Popped in this order: the sides (or their summary), then the main.
+    tasks.push({ ...task, node: main, first: task.gutter });
     if (task.depth + 1 > depth) {
       rows.push({
         kind: "branches",
-        prefix: task.gutter,
-        branches: kids.length,
-        entries: kids.reduce((n, k) => n + _sizeOf(shown, k), 0),
+        prefix: _cap(`${task.gutter}├─ `),
+        branches: sides.length,
+        entries: sides.reduce((n, k) => n + shown.size(k), 0),
       });
       continue;
     }
-    _pushBranches(tasks, kids, task.gutter, task.depth + 1, true);
+    for (let i = sides.length - 1; i >= 0; i--) {
+      tasks.push({
+        node: sides[i]!,
+        first: _cap(`${task.gutter}├─ `),
+        gutter: _cap(`${task.gutter}│  `),
+        depth: task.depth + 1,
+      });
+    }
   }
   return rows;
 }
@@ -127,26 +165,17 @@ interface _Task {
   first: string;
   /** The prefix of its other rows, and of what lies under it. */
   gutter: string;
-  /** Branch levels above it. */
+  /** Side-branch levels above it. */
   depth: number;
 }
 
-function _pushBranches(
-  tasks: _Task[],
-  kids: number[],
-  gutter: string,
-  depth: number,
-  connect: boolean,
-): void {
-  for (let i = kids.length - 1; i >= 0; i--) {
-    const last = i === kids.length - 1;
-    tasks.push({
-      node: kids[i]!,
-      first: connect ? `${gutter}${last ? "└─ " : "├─ "}` : gutter,
-      gutter: connect ? `${gutter}${last ? "   " : "│  "}` : gutter,
-      depth,
-    });
-  }
+/**
+ * A prefix of at most {@linkcode _MAX_PREFIX} characters: a longer one
+ * keeps its end (the innermost levels) behind a `…`.
+ */
+function _cap(prefix: string): string {
+  if (prefix.length <= _MAX_PREFIX) return prefix;
+  return `…${prefix.slice(prefix.length - _MAX_PREFIX + 1)}`;
 }
 
 /** Nodes with the one on the active path first, then in file order. */
@@ -154,6 +183,25 @@ function _ordered(tree: SessionTree, nodes: number[]): number[] {
   const active = nodes.findIndex((n) => tree.isOnActivePath(n));
   if (active <= 0) return nodes;
   return [nodes[active]!, ...nodes.filter((_, i) => i !== active)];
+}
+
+/**
+ * The branch of a branch point drawn in its column: the one on the active
+ * path, else the one with the most shown entries (the later on a tie). The
+ * largest going on keeps every side branch at most half its branch point's
+ * subtree, so side branches nest a logarithm of the session deep at most.
+ */
+function _continuing(
+  tree: SessionTree,
+  shown: _ShownTree,
+  kids: number[],
+): number {
+  let best = kids[0]!;
+  for (const k of kids) {
+    if (tree.isOnActivePath(k)) return k;
+    if (shown.size(k) >= shown.size(best)) best = k;
+  }
+  return best;
 }
 
 /** The chain from `node` while each entry has exactly one shown child. */
@@ -202,6 +250,8 @@ function _emitRun(
 interface _ShownTree {
   roots: number[];
   children(node: number): number[];
+  /** Shown entries in the subtree of `node`, itself included. */
+  size(node: number): number;
 }
 
 function _shownTree(tree: SessionTree, filter: TreeFilter): _ShownTree {
@@ -246,22 +296,38 @@ function _shownTree(tree: SessionTree, filter: TreeFilter): _ShownTree {
       else list.push(i);
     }
   }
-  return { roots, children: (node) => kids.get(node) ?? [] };
+  const children = (node: number) => kids.get(node) ?? [];
+  const sizes = _subtreeSizes(roots, children, n);
+  return { roots, children, size: (node) => sizes[node]! };
 }
 
 /**
- * Shown entries in the subtree of `node`, itself included (no recursion).
- * Only the branches left undrawn are counted, and those subtrees never
- * overlap: the whole outline counts each entry once at most.
+ * The size of every subtree under `roots`, without recursion: a node comes
+ * after its parent in the walk's order, so the order read backwards adds
+ * each subtree to its parent once it is whole.
  */
-function _sizeOf(shown: _ShownTree, node: number): number {
-  let size = 0;
-  const stack = [node];
+function _subtreeSizes(
+  roots: number[],
+  children: (node: number) => number[],
+  n: number,
+): Uint32Array {
+  const sizes = new Uint32Array(n);
+  const up = new Int32Array(n).fill(-1);
+  const order: number[] = [];
+  const stack = [...roots];
   for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
-    size++;
-    stack.push(...shown.children(at));
+    order.push(at);
+    for (const k of children(at)) {
+      up[k] = at;
+      stack.push(k);
+    }
   }
-  return size;
+  for (let i = order.length - 1; i >= 0; i--) {
+    const at = order[i]!;
+    sizes[at]! += 1;
+    if (up[at]! >= 0) sizes[up[at]!]! += sizes[at]!;
+  }
+  return sizes;
 }
 
 function _count(value: number, name: string): number {

@@ -8,6 +8,7 @@ import {
   makeDataDir,
   writeHostileSession,
 } from "../_cli.ts";
+import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 const MAIN = new URL("s1-main.jsonl", FIXTURES).pathname;
@@ -24,22 +25,18 @@ Deno.test("cli tree draws the outline: branches, the active path, the leaf, fold
     ),
   );
   ok(lines.includes("  … 31 entries …"));
-  ok(
-    lines.some((l) =>
-      l.startsWith("• ├─ · branch summary: Abandoned approach")
-    ),
+  // The active path reads down the first column; the branch left behind
+  // hangs off it, before the branch that goes on.
+  const side = lines.indexOf(
+    "  ├─ user: Explain what src/session/store.ts does and list its exports.",
   );
-  ok(
-    lines.includes(
-      "• │  assistant: No flaky tests in this run: 42 passed, 0 failed. 🎉 ← leaf",
-    ),
+  ok(side > 0);
+  ok(lines[side + 4]!.startsWith("  │  tool grep: src/main.ts:12:"));
+  ok(lines[side + 6]!.startsWith("• · branch summary: Abandoned approach"));
+  equal(
+    lines.at(-1),
+    "• assistant: No flaky tests in this run: 42 passed, 0 failed. 🎉 ← leaf",
   );
-  ok(
-    lines.includes(
-      "  └─ user: Explain what src/session/store.ts does and list its exports.",
-    ),
-  );
-  ok(lines.some((l) => l.startsWith("     tool grep: src/main.ts:12:")));
   ok(!r.stdout.includes("\x1b["), "no colour when piped");
 });
 
@@ -136,4 +133,33 @@ Deno.test("cli tree: bad options are usage errors (2); a missing file fails (1)"
     missing.stderr,
     'error: Cannot read the tree of "/nowhere/x.jsonl": no such file or directory\n',
   );
+});
+
+Deno.test("cli tree: the outline of a session where every turn was retried is proportional to its file", async (t) => {
+  await using dir = await tempDir();
+  for (const turns of [8_000, 50_000]) {
+    await t.step(`${turns} turns`, async () => {
+      const file = join(dir.path, `retried-${turns}.jsonl`);
+      const entries: Record<string, unknown>[] = [user("r", null, "start")];
+      let parent = "r";
+      for (let k = 0; k < turns; k++) {
+        entries.push(user(`t${k}`, parent, `first try of turn ${k}`));
+        entries.push(user(`u${k}`, parent, `turn ${k}`));
+        entries.push(assistant(`a${k}`, `u${k}`, `answer ${k}`));
+        parent = `a${k}`;
+      }
+      const bytes = sessionBytes(entries);
+      await Deno.writeFile(file, bytes);
+      // Before: line k indented ~3k characters; at 50,000 turns the
+      // outline no longer fit in a string ("Invalid string length").
+      const r = await cliInProcess(["tree", file]);
+      equal(r.code, 0, r.stderr);
+      ok(r.stdout.length < 4 * bytes.length, `${r.stdout.length} characters`);
+      const widest = r.stdout.split("\n").reduce(
+        (w, l) => Math.max(w, l.length),
+        0,
+      );
+      ok(widest < 80, `a line ${widest} characters wide`);
+    });
+  }
 });
