@@ -176,12 +176,15 @@ async function _firstBytes(
 
 /**
  * `fn` over `items`, at most `limit` at a time, results in order: small
- * files' reads overlap without all of them open at once.
+ * files' reads overlap without all of them open at once. Once one call
+ * fails no other starts, and the failure is thrown only when the calls
+ * running have ended: no work of it goes on after it has failed.
  *
  * @param items The items.
  * @param limit How many at once.
  * @param fn The work.
  * @returns The results.
+ * @throws {unknown} What the first call to fail threw.
  */
 export async function mapLimit<T, U>(
   items: readonly T[],
@@ -190,13 +193,26 @@ export async function mapLimit<T, U>(
 ): Promise<U[]> {
   const out: U[] = new Array(items.length);
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const i = next++;
-      out[i] = await fn(items[i] as T);
+      try {
+        out[i] = await fn(items[i] as T);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
   const n = Math.min(limit, items.length);
-  await Promise.all(Array.from({ length: n }, worker));
+  let first: { reason: unknown } | undefined;
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      worker().catch((reason) => {
+        first ??= { reason };
+      })),
+  );
+  if (first !== undefined) throw first.reason;
   return out;
 }
