@@ -23,8 +23,13 @@ interface _Ranked extends FileRank {
 
 const _RANK = "f.file AS file, f.path AS path, f.created AS created";
 
-/** The facet's statements (prepared once per database). */
-const _SQL = {
+/**
+ * The facet's statements (prepared once per database). Each one a call is
+ * stored with finds its rows by the call's key (`usage_key`) or its
+ * file's (the primary key): never by `first` or a time alone, which many
+ * calls may share (see `tests/index/usage_facet_test.ts`).
+ */
+export const USAGE_SQL = {
   liveFile: "SELECT file FROM usage_files WHERE path = ? AND deleted = 0",
   addFile: `INSERT INTO usage_files (path, sessionId, cwd, created, deleted)
     VALUES (?, ?, ?, ?, 0)`,
@@ -32,8 +37,12 @@ const _SQL = {
       model, stopReason, input, output, cacheRead, cacheWrite, cost,
       malformed, unpriced, first)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+  // `+first`: by the call's key (usage_key). On `first`, SQLite took the
+  // index of (first, timestamp), covering, and read every counted call of
+  // that time: when calls share one (0, or an import's constant), each
+  // insert read all those counted before it, and a build was quadratic.
   firstOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
-    WHERE u.entryId = ? AND u.timestamp = ? AND u.first = 1`,
+    WHERE u.entryId = ? AND u.timestamp = ? AND +u.first = 1`,
   copiesOf: `SELECT ${_RANK} FROM usage u JOIN usage_files f ON f.file = u.file
     WHERE u.entryId = ? AND u.timestamp = ?`,
   setFirst: "UPDATE usage SET first = ? WHERE file = ? AND entryId = ?",
@@ -53,12 +62,12 @@ const _SQL = {
   timeOf: "SELECT timestamp FROM usage WHERE file = ? AND entryId = ?",
 } as const;
 
-type _Statements = Record<keyof typeof _SQL, StatementSync>;
+type _Statements = Record<keyof typeof USAGE_SQL, StatementSync>;
 
 function _prepared(db: DatabaseSync): _Statements {
   const out = {} as _Statements;
-  for (const [name, sql] of Object.entries(_SQL)) {
-    out[name as keyof typeof _SQL] = prepared(db, sql);
+  for (const [name, sql] of Object.entries(USAGE_SQL)) {
+    out[name as keyof typeof USAGE_SQL] = prepared(db, sql);
   }
   return out;
 }
