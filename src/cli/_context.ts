@@ -15,6 +15,7 @@ import { SessionIndex } from "../index/session_index.ts";
 import { Session } from "../session/session.ts";
 import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
+import { indexWarnings } from "./_index.ts";
 
 const HELP =
   `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
@@ -47,6 +48,7 @@ export const command: Command = defineCommand({
     await using session = await openSession(call.arg(), {
       dataDir: call.value("data-dir"),
       checkpoints: !json,
+      onWarning: indexWarnings(io),
     });
     const ctx = session.buildContext({ resetRule: rule });
     if (json) {
@@ -77,10 +79,12 @@ export const command: Command = defineCommand({
  * "<file>": <state>`: `no such file or directory`, `it is a folder`, or the
  * loader's own words. Where the file's data dir has a session index, it
  * opens through it (a file without checkpoints is read only from where the
- * index's row of it ends); an index that cannot be used is passed by.
+ * index's row of it ends); an index that cannot be used (damaged,
+ * read-only, locked) is passed by, with a warning to `onWarning`.
  *
  * @param file The session file.
- * @param options As for `Session.open`; `dataDir` may be undefined (`--data-dir` not given).
+ * @param options As for `Session.open`; `dataDir` may be undefined
+ * (`--data-dir` not given); where the index's warnings go (default: nowhere).
  * @returns The session; the caller disposes of it.
  * @throws {Error} When it cannot be opened.
  */
@@ -88,9 +92,10 @@ export function openSession(
   file: string,
   options: Omit<SessionOpenOptions, "dataDir"> & {
     dataDir?: string | undefined;
+    onWarning?: ((message: string) => void) | undefined;
   } = {},
 ): Promise<Session> {
-  const { dataDir, ...rest } = options;
+  const { dataDir, onWarning, ...rest } = options;
   const opts = dataDir === undefined ? rest : { ...rest, dataDir };
   return attempt(`open "${file}"`, async () => {
     const indexed = dataDir ?? await SessionIndex.dataDirOf(resolve(file));
@@ -98,7 +103,7 @@ export function openSession(
       ? undefined
       : await SessionIndex.tryOpen(indexed, {
         create: false,
-        onWarning: () => {}, // the files are the truth: an unusable index is passed by
+        onWarning: onWarning ?? (() => {}),
       });
     return await (index?.openSession(file, opts) ?? Session.open(file, opts));
   });

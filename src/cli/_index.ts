@@ -19,10 +19,29 @@ import type { CliIo } from "./_io.ts";
 import { progressPhases } from "./_progress.ts";
 
 /**
+ * Where the session index's warnings go in a run of the CLI: `warning:
+ * <message>` on standard error, each message once (the index is a cache:
+ * what it could not do is said, and the command goes on from the files).
+ *
+ * @param io Where they go.
+ * @returns The `onWarning` to open the index with.
+ */
+export function indexWarnings(
+  io: Pick<CliIo, "stderr">,
+): (message: string) => void {
+  const said = new Set<string>();
+  return (message) => {
+    if (said.has(message)) return;
+    said.add(message);
+    printNote(io, `warning: ${message}`);
+  };
+}
+
+/**
  * The data dir's session index when it has one and `use` (no `--no-index`),
  * else undefined: how `search`, `usage` and the session readers choose
- * between the index and the files. A damaged or locked index is a note,
- * and the files are read.
+ * between the index and the files. A damaged, locked or read-only index is
+ * a warning ({@linkcode indexWarnings}), and the files are read.
  *
  * @param dataDir The data dir.
  * @param use Whether the index may be used.
@@ -37,7 +56,7 @@ export async function existingIndex(
   if (!use) return undefined;
   return await SessionIndex.tryOpen(dataDir, {
     create: false,
-    onWarning: (m) => printNote(io, `warning: ${m}`),
+    onWarning: indexWarnings(io),
   });
 }
 
@@ -64,13 +83,10 @@ export const command: Command = defineCommand({
   flags: { "data-dir": "value", rebuild: "switch", json: "switch" },
   run: async (call, io) => {
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const warnings: string[] = [];
     const db = await attempt(
       `open the session index of "${dataDir}"`,
-      () =>
-        SessionIndex.tryOpen(dataDir, { onWarning: (m) => warnings.push(m) }),
+      () => SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) }),
     );
-    for (const warning of warnings) printNote(io, warning);
     if (db === undefined) {
       printError(io, `Cannot index "${dataDir}": the index cannot be used`);
       return 1;

@@ -15,10 +15,10 @@ import {
   type Command,
   defineCommand,
   noteSkipped,
-  printNote,
   writeJson,
 } from "./_command.ts";
 import { formatBytes, localMinute } from "./_format.ts";
+import { indexWarnings } from "./_index.ts";
 import type { CliIo } from "./_io.ts";
 import { formatTable } from "./_table.ts";
 
@@ -84,9 +84,7 @@ async function _list(
   io: CliIo,
 ): Promise<SessionInfo[]> {
   using index = indexed && await statOrUndefined(sessionsDir(dataDir))
-    ? await SessionIndex.tryOpen(dataDir, {
-      onWarning: (m) => printNote(io, m),
-    })
+    ? await SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) })
     : undefined;
   if (index !== undefined) return await index.list(options);
   return await listSessions(dataDir, options);

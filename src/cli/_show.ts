@@ -10,6 +10,7 @@ import type { Session } from "../session/session.ts";
 import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { openSession } from "./_context.ts";
 import { formatBytes, plural, sanitize } from "./_format.ts";
+import { indexWarnings } from "./_index.ts";
 import { formatTable } from "./_table.ts";
 
 const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
@@ -43,6 +44,7 @@ export const command: Command = defineCommand({
     await using session = await openSession(file, {
       dataDir: call.value("data-dir"),
       window: !call.has("full"),
+      onWarning: indexWarnings(io),
     });
     const report = await _report(session, file);
     if (call.has("json")) writeJson(io, report);

@@ -1,15 +1,17 @@
 /**
  * The index database: one SQLite file per data dir (`index.sqlite`, mode
  * 0600), opened through `node:sqlite` in WAL mode. It is a cache: a
- * missing, corrupt, locked or newer-schema file never stops an operation;
- * it is rebuilt, waited for a bounded time, or left alone, with a warning.
+ * missing, corrupt, locked, read-only, linked or newer-schema file never
+ * stops an operation; it is rebuilt, waited for a bounded time, or left
+ * alone, with a warning. SQLite's failures are told apart by its result
+ * codes (`errcode` on a `node:sqlite` error), never by their wording.
  *
  * @module
  */
 
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { errorCode, fs, isNotFound, statOrUndefined } from "../_fs.ts";
+import { errorCode, fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
 import { quote } from "../format/errors.ts";
 import { createFile, makeFolders } from "../write/_files.ts";
 import {
@@ -50,10 +52,10 @@ export async function openIndexDb(
   options: IndexDbOptions,
 ): Promise<DatabaseSync | undefined> {
   const path = join(dataDir, INDEX_FILE);
-  const exists = await _exists(path);
-  if (!exists && !options.create) return undefined;
   const until = performance.now() + (options.busyMs ?? INDEX_BUSY_MS);
   try {
+    const exists = await _exists(path);
+    if (!exists && !options.create) return undefined;
     if (!exists) await _createFile(path);
     for (;;) {
       try {
@@ -68,7 +70,14 @@ export async function openIndexDb(
       }
     }
   } catch (err) {
-    if (_isCorrupt(err)) return await _rebuild(path, options, err);
+    if (isDamaged(err)) {
+      options.onWarning(
+        `The session index ${quote(path)} is damaged (${
+          _why(err)
+        }); rebuilding it`,
+      );
+      return await remakeIndexDb(dataDir, options);
+    }
     options.onWarning(
       `Cannot use the session index ${quote(path)}: ${
         _why(err)
@@ -135,23 +144,28 @@ function _create(db: DatabaseSync, old: number): void {
       .run(String(INDEX_SCHEMA_VERSION));
     db.exec("COMMIT");
   } catch (err) {
-    db.exec("ROLLBACK");
+    if (db.isTransaction) db.exec("ROLLBACK"); // else SQLite rolled back
     throw err;
   }
 }
 
-/** A corrupt file (not a database, or damaged pages) is moved aside and made anew. */
-async function _rebuild(
-  path: string,
+/**
+ * Make the index of a data dir anew: the file and its WAL files deleted,
+ * then an empty index made (what a damaged file gets). Another process
+ * that has the old file open goes on with it, unlinked, and its writes are
+ * lost: the index is a cache, and that process's next open finds the new one.
+ *
+ * @param dataDir The data dir.
+ * @param options Where a failure goes (the index is then undefined).
+ * @returns The new, empty index, or undefined.
+ */
+export async function remakeIndexDb(
+  dataDir: string,
   options: IndexDbOptions,
-  cause: unknown,
 ): Promise<DatabaseSync | undefined> {
-  options.onWarning(
-    `The session index ${quote(path)} is damaged (${
-      _why(cause)
-    }); rebuilding it`,
-  );
+  const path = join(dataDir, INDEX_FILE);
   try {
+    await _refuseLinks(path);
     for (const suffix of ["", "-wal", "-shm"]) {
       await fs().remove(`${path}${suffix}`).catch((err) => {
         if (!isNotFound(err)) throw err;
@@ -166,6 +180,24 @@ async function _rebuild(
       }; going on without it`,
     );
     return undefined;
+  }
+}
+
+/**
+ * What `PRAGMA quick_check` says of the database: `"ok"`, or its first
+ * finding (the check itself may fail on a damaged file: that is its finding).
+ *
+ * @param db The database.
+ * @returns `"ok"`, or what is wrong.
+ */
+export function quickCheck(db: DatabaseSync): string {
+  try {
+    const row = db.prepare("PRAGMA quick_check(1)").get() as
+      | { quick_check: string }
+      | undefined;
+    return row?.quick_check ?? "no answer";
+  } catch (err) {
+    return _why(err);
   }
 }
 
@@ -184,25 +216,82 @@ async function _createFile(path: string): Promise<void> {
   }
 }
 
+/**
+ * Whether the index file is there (links refused: see {@linkcode _refuseLinks}).
+ */
 async function _exists(path: string): Promise<boolean> {
-  return await statOrUndefined(path) !== undefined;
+  await _refuseLinks(path);
+  return await lstatOrUndefined(path) !== undefined;
 }
 
-/** Whether SQLite says the file is not a database or is damaged. */
-export function _isCorrupt(err: unknown): boolean {
-  const text = err instanceof Error
-    ? `${err.message} ${String((err as { code?: unknown }).code)}`
-    : "";
-  return /not a database|malformed|SQLITE_CORRUPT|SQLITE_NOTADB|file is encrypted/i
-    .test(text);
+/**
+ * Throws when the index file or one of its WAL files is a symbolic link,
+ * as the blob store refuses them: a link (even a dangling one) would have
+ * SQLite read, make or write a database wherever it points.
+ */
+async function _refuseLinks(path: string): Promise<void> {
+  for (const suffix of ["", "-wal", "-shm"]) {
+    const info = await lstatOrUndefined(`${path}${suffix}`);
+    if (info?.kind === "symlink") {
+      throw new Error(
+        suffix === ""
+          ? "it is a symbolic link"
+          : `its file ${quote(`${path}${suffix}`)} is a symbolic link`,
+      );
+    }
+  }
 }
 
-/** Whether SQLite gave up waiting for another process's lock. */
+/**
+ * SQLite's primary result codes the index tells apart. A `node:sqlite`
+ * error carries SQLite's code as `errcode`, possibly an extended one,
+ * whose low byte is its primary code.
+ */
+const _SQLITE_BUSY = 5;
+const _SQLITE_LOCKED = 6;
+const _SQLITE_READONLY = 8;
+const _SQLITE_CORRUPT = 11;
+const _SQLITE_NOTADB = 26;
+
+/**
+ * The texts SQLite gives its codes (`sqlite3_errstr`), for an error of
+ * `node:sqlite` that lacks `errcode`: Deno's `exec()` of a statement that
+ * gives a row (`PRAGMA journal_mode = WAL`) throws it without one.
+ */
+const _SQLITE_TEXTS: readonly [string, number][] = [
+  ["database is locked", _SQLITE_BUSY],
+  ["database table is locked", _SQLITE_LOCKED],
+  ["attempt to write a readonly database", _SQLITE_READONLY],
+  ["database disk image is malformed", _SQLITE_CORRUPT],
+  ["file is not a database", _SQLITE_NOTADB],
+];
+
+/** SQLite's primary result code of an error, or undefined for an error of another kind. */
+export function sqliteCode(err: unknown): number | undefined {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  if (typeof code === "number") return code & 0xff;
+  if ((err as { code?: unknown } | null)?.code !== "ERR_SQLITE_ERROR") {
+    return undefined;
+  }
+  const message = (err as Error).message;
+  return _SQLITE_TEXTS.find(([text]) => message === text)?.[1];
+}
+
+/** Whether SQLite says the file is damaged (`SQLITE_CORRUPT`) or not a database (`SQLITE_NOTADB`). */
+export function isDamaged(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code === _SQLITE_CORRUPT || code === _SQLITE_NOTADB;
+}
+
+/** Whether SQLite gave up waiting for another process's lock (`SQLITE_BUSY`, `SQLITE_LOCKED`). */
 export function isLocked(err: unknown): boolean {
-  const text = err instanceof Error
-    ? `${err.message} ${String((err as { code?: unknown }).code)}`
-    : "";
-  return /database is locked|SQLITE_BUSY|SQLITE_LOCKED/i.test(text);
+  const code = sqliteCode(err);
+  return code === _SQLITE_BUSY || code === _SQLITE_LOCKED;
+}
+
+/** Whether SQLite could not write because the file is read-only to it (`SQLITE_READONLY`). */
+export function isReadOnly(err: unknown): boolean {
+  return sqliteCode(err) === _SQLITE_READONLY;
 }
 
 function _why(err: unknown): string {

@@ -100,7 +100,7 @@ export async function listFromIndex(
     (store.rows.offsetOf(r.path) === undefined || store.rows.isShallow(r.path))
   );
   if (fresh.length > 0) {
-    store.write(() => {
+    store.keep(() => {
       for (const row of fresh) store.rows.putHead(row, readAt);
     });
   }

@@ -3,38 +3,43 @@
  * dir, its rows and facets, and the one way to write to it (a short
  * synchronous transaction, `_writes.ts`'s). `SessionIndex` is the public
  * face over it; the open, the list, the usage report and search use it
- * directly.
+ * directly. Where work on it fails, {@linkcode IndexStore.recover} says
+ * what to do: a damaged file is made anew, anything else is passed by;
+ * each with one warning.
  *
  * @module
  */
 
 import type { DatabaseSync } from "node:sqlite";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { type FileInfo, fs, statOrUndefined } from "../_fs.ts";
-import type { LoadedSession } from "../read/_records.ts";
-import type { ResumeFrom } from "../read/_resume.ts";
+import { type FileInfo, statOrUndefined } from "../_fs.ts";
+import { quote } from "../format/errors.ts";
 import { sessionsDir } from "../store/places.ts";
-import { readSessionHead } from "../store/_session_files.ts";
-import { INDEX_FILE, openIndexDb } from "./_db.ts";
-import { FACETS } from "./_facet_list.ts";
 import {
-  type FacetFile,
-  feedFacets,
-  forgetFile,
-  tailHashAt,
-} from "./_facets.ts";
+  INDEX_FILE,
+  type IndexDbOptions,
+  isDamaged,
+  isReadOnly,
+  openIndexDb,
+  quickCheck,
+  remakeIndexDb,
+} from "./_db.ts";
+import { FACETS } from "./_facet_list.ts";
+import { type FacetFile, feedFacets, forgetFile } from "./_facets.ts";
 import { type FreshMark, markOf, markText } from "./_fresh.ts";
 import { prepared } from "./_prepared.ts";
 import { FRESH_MARK_KEY } from "./_schema.ts";
-import { type SessionRow, SessionRows } from "./_rows.ts";
-import { headRow, resumeOfRow, stateOf } from "./_row_values.ts";
+import { SessionRows } from "./_rows.ts";
 import { IndexWrites } from "./_writes.ts";
 
 /** How an index is opened. */
 export interface IndexStoreOptions {
   /** Make the index file when the data dir has none. Default true. */
   create?: boolean;
-  /** Where warnings go (a rebuilt, locked or newer index). Default `console.warn`. */
+  /**
+   * Where warnings go (a damaged index made anew; a locked, read-only,
+   * linked or newer one passed by), each once. Default `console.warn`.
+   */
   onWarning?: (message: string) => void;
   /** How long a write waits for another process's lock, in ms. Default 3000. */
   busyMs?: number;
@@ -59,24 +64,35 @@ export interface WriteClock {
 export class IndexStore {
   /** The data dir (absolute). */
   readonly dataDir: string;
-  /** The rows of the `sessions` table. */
-  readonly rows: SessionRows;
-  /** Where warnings go (a locked or damaged index, a failed search). */
+  /**
+   * Where warnings go (a locked or damaged index, a failed search); each
+   * message once.
+   */
   readonly warn: (message: string) => void;
-  readonly #db: DatabaseSync;
-  readonly #writes: IndexWrites;
+  readonly #options: IndexDbOptions;
+  #db: DatabaseSync;
+  #rows: SessionRows;
+  #writes: IndexWrites;
   #closed = false;
+  /** The file could not be made anew: every use fails, and is passed by. */
+  #broken = false;
 
   private constructor(
     dataDir: string,
     db: DatabaseSync,
-    warn: (message: string) => void,
+    options: IndexDbOptions,
   ) {
     this.dataDir = dataDir;
+    const said = new Set<string>();
+    this.warn = (message) => {
+      if (said.has(message)) return;
+      said.add(message);
+      options.onWarning(message);
+    };
+    this.#options = { ...options, onWarning: this.warn };
     this.#db = db;
-    this.rows = new SessionRows(db);
-    this.warn = warn;
-    this.#writes = new IndexWrites(db, this.path, warn);
+    this.#rows = new SessionRows(db);
+    this.#writes = new IndexWrites(db, this.path, this.warn);
   }
 
   /**
@@ -88,14 +104,124 @@ export class IndexStore {
     options: IndexStoreOptions = {},
   ): Promise<IndexStore | undefined> {
     const warn = options.onWarning ?? ((m: string) => console.warn(m));
-    const db = await openIndexDb(dataDir, {
+    const dbOptions: IndexDbOptions = {
       create: options.create !== false,
       onWarning: warn,
       ...(options.busyMs === undefined ? {} : { busyMs: options.busyMs }),
-    });
-    return db === undefined
-      ? undefined
-      : new IndexStore(resolve(dataDir), db, warn);
+    };
+    const db = await openIndexDb(dataDir, dbOptions);
+    if (db === undefined) return undefined;
+    try {
+      return new IndexStore(resolve(dataDir), db, dbOptions);
+    } catch (err) {
+      // The rows' statements are prepared from the schema: a damaged one.
+      db.close();
+      if (!isDamaged(err)) throw err;
+      warn(
+        `The session index ${quote(join(dataDir, INDEX_FILE))} is damaged (${
+          _why(err)
+        }); rebuilding it`,
+      );
+      const made = await remakeIndexDb(dataDir, dbOptions);
+      return made === undefined
+        ? undefined
+        : new IndexStore(resolve(dataDir), made, dbOptions);
+    }
+  }
+
+  /** The rows of the `sessions` table. */
+  get rows(): SessionRows {
+    return this.#rows;
+  }
+
+  /**
+   * Take in a failure of work on the index, with one warning. Damage
+   * (SQLite's `SQLITE_CORRUPT` or `SQLITE_NOTADB`: a page that does not
+   * read) is looked into with `PRAGMA quick_check`, whose finding the
+   * warning gives, and the file is made anew, empty, whatever the check
+   * found (it does not look into the full-text index, whose damage is as
+   * real); the next refresh fills it. Anything else (a read-only file,
+   * another process's lock held past the wait) leaves the file as it is.
+   *
+   * @param err What the work threw.
+   * @param fallback What the caller does instead, for the warning
+   * (`"scanning the files"`).
+   * @returns True when the file was made anew: the caller may do its work
+   * again, once; false when it goes on without the index.
+   */
+  async recover(err: unknown, fallback: string): Promise<boolean> {
+    if (this.#broken || this.#closed) return false; // said when it broke
+    const why = _why(err);
+    if (isReadOnly(err)) {
+      this.warn(
+        `Cannot write to the session index ${
+          quote(this.path)
+        }: it is read-only (${why}); ${fallback}`,
+      );
+      return false;
+    }
+    if (!isDamaged(err)) {
+      this.warn(
+        `Cannot use the session index ${quote(this.path)}: ${why}; ${fallback}`,
+      );
+      return false;
+    }
+    return await this.remake(`${why}; quick check: ${this.check()}`);
+  }
+
+  /**
+   * Make the file anew, empty, with a warning: it is damaged.
+   *
+   * @param why What was found, for the warning.
+   * @returns Whether it was made (else every use of the store fails, and
+   * {@linkcode recover} passes it by).
+   */
+  async remake(why: string): Promise<boolean> {
+    this.warn(
+      `The session index ${
+        quote(this.path)
+      } is damaged (${why}); rebuilding it`,
+    );
+    this.#db.close();
+    const db = await remakeIndexDb(this.dataDir, this.#options);
+    if (db === undefined) {
+      this.#broken = true;
+      return false;
+    }
+    this.#db = db;
+    this.#rows = new SessionRows(db);
+    this.#writes = new IndexWrites(db, this.path, this.warn);
+    return true;
+  }
+
+  /**
+   * A write the caller can do without (what a list or an open keeps for
+   * next time): {@linkcode write}, where a read-only index is a warning
+   * and nothing is saved. A damaged one throws, for {@linkcode recover}.
+   *
+   * @param work The writes.
+   * @returns Whether the work was saved.
+   */
+  keep(work: () => void): boolean {
+    try {
+      return this.write(work);
+    } catch (err) {
+      if (!isReadOnly(err)) throw err;
+      this.warn(
+        `Cannot write to the session index ${
+          quote(this.path)
+        }: it is read-only (${_why(err)}); using it as it is`,
+      );
+      return false;
+    }
+  }
+
+  /**
+   * What `PRAGMA quick_check` finds in the file, on one line: `"ok"`, or
+   * its first finding.
+   */
+  check(): string {
+    return quickCheck(this.#db).replace(/\s+/g, " ");
   }
 
   /**
@@ -204,63 +330,14 @@ export class IndexStore {
     try {
       return work();
     } finally {
-      this.#db.exec("COMMIT");
+      // A damaged page may have ended the transaction already.
+      if (this.#db.isTransaction) this.#db.exec("COMMIT");
     }
   }
 
   /** Run `work` over the database, to read a facet's tables; it must not write. */
   read<T>(work: (db: DatabaseSync) => T): T {
     return work(this.#db);
-  }
-
-  /**
-   * What a windowed open of a file can resume from: the row's state, when
-   * the file is the same inode, at least as long, with the same bytes just
-   * before the row's offset. The read checks that the file's entries still
-   * start at the row's `bodyStart`.
-   *
-   * @param path The file (absolute).
-   * @returns What to resume from, or undefined to read the file.
-   */
-  async resumeFor(path: string): Promise<ResumeFrom | undefined> {
-    const row = this.rows.get(path);
-    if (row === undefined || row.offset === null) return undefined;
-    if (!await _tailUnchanged(path, row)) return undefined;
-    try {
-      return resumeOfRow(row);
-    } catch {
-      // A damaged row: read the file; the next refresh rewrites the row.
-      return undefined;
-    }
-  }
-
-  /**
-   * Keep what a read learned of a whole file (its record), so the next open
-   * reads only what is appended after it.
-   */
-  async remember(path: string, loaded: LoadedSession): Promise<void> {
-    const known = this.rows.offsetOf(path);
-    if (typeof known === "number" && known === loaded.recordEnd) return; // recorded as it is
-    const readAt = Date.now();
-    const read = await readSessionHead(path);
-    if ("skip" in read) return;
-    // The stat is taken after the read: bytes past the recorded end (an
-    // append since, or an unfinished last line) would have the row claim
-    // them with a state that does not hold them, and a refresh would not
-    // read them. Such a file is left for the refresh.
-    if (read.info.size !== loaded.recordEnd) return;
-    const head = headRow(
-      path,
-      read.info,
-      read.head,
-      read.headBytes,
-      this.depthOf(path),
-    );
-    const state = await stateOf(path, loaded);
-    this.write(() => {
-      this.rows.putHead(head, readAt);
-      if (state !== undefined) this.rows.putState(path, state);
-    });
   }
 
   /**
@@ -338,21 +415,10 @@ export class IndexStore {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#db.close();
+    if (!this.#broken) this.#db.close();
   }
 }
 
-/** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */
-async function _tailUnchanged(
-  path: string,
-  row: SessionRow,
-): Promise<boolean> {
-  try {
-    const info = await fs().stat(path);
-    if (info.ino !== row.ino || info.dev !== row.dev) return false;
-    if (row.offset === null || info.size < row.offset) return false;
-    return await tailHashAt(path, row.offset) === row.tailHash;
-  } catch {
-    return false;
-  }
+function _why(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

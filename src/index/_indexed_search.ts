@@ -54,7 +54,10 @@ export interface IndexSearchOptions {
 
 /**
  * Search through the index; undefined when it fails (then everything is
- * scanned, with a warning).
+ * scanned, with one warning: a damaged index is made anew, for the next
+ * refresh to fill), or when the refresh could not save what it read (a
+ * lock held past the wait, already warned of: the rows would be older
+ * than the files).
  *
  * @param index The open index.
  * @param query The query.
@@ -69,7 +72,9 @@ export async function searchIndex(
   try {
     if (o.refresh !== false) {
       const onProgress = o.onProgress;
+      const before = index.writeClock().unsaved;
       await refreshAll(index, onProgress === undefined ? {} : { onProgress });
+      if (index.writeClock().unsaved !== before) return undefined;
     }
     return await index.read(async (db) => {
       const hits = new HitList(query, o.limit, o.filter);
@@ -102,10 +107,7 @@ export async function searchIndex(
       return { hits, toScan: uncoveredFiles(db, o.scope, marked) };
     });
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    index.warn(
-      `Cannot search through the session index: ${why}; scanning the files`,
-    );
+    await index.recover(err, "scanning the files");
     return undefined;
   }
 }

@@ -13,7 +13,7 @@ import type { HitFilter } from "../search/_hits.ts";
 import type { SearchQuery } from "../search/_query.ts";
 import type { SearchScope } from "../search/search.ts";
 import type { SearchRole, SkipReason } from "../search/_text.ts";
-import { prepared } from "./_prepared.ts";
+import { checkedRows, prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
 
 /** A line as the index recorded it. */
@@ -188,12 +188,13 @@ export function* candidateRows(
     args.push(filter.since);
   }
   const { from, more } = _from(db, match, args);
-  const rows = db.prepare(
+  yield* _lines(
+    db,
     `SELECT ${_COLUMNS} FROM ${from} ${_COMPLETE}
      WHERE ${[...more, ...where].join(" AND ")}
      ORDER BY e.timestamp DESC, e.path ASC, e.offset DESC`,
+    args,
   );
-  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
 }
 
 /**
@@ -226,11 +227,21 @@ export function* skippedRows(
     );
     args.push(match);
   }
-  const rows = db.prepare(
+  yield* _lines(
+    db,
     `SELECT ${_COLUMNS} FROM search_entries e ${_COMPLETE}
      WHERE ${where.join(" AND ")}`,
+    args,
   );
-  for (const r of rows.iterate(...args) as Iterable<_Row>) yield _located(r);
+}
+
+/** The lines of a query's rows, as they come ({@linkcode checkedRows}). */
+function* _lines(
+  db: DatabaseSync,
+  sql: string,
+  args: readonly SQLInputValue[],
+): Generator<LocatedLine> {
+  for (const r of checkedRows<_Row>(db, sql, args)) yield _located(r);
 }
 
 /** What a row of {@linkcode _COLUMNS} says of its line. */

@@ -3,7 +3,9 @@
  * or grouped with the next few (see {@linkcode IndexWrites.batched}). The
  * work is synchronous, so no other work on the connection interleaves and
  * the lock is held only that long; a lock another process holds past the
- * busy wait is a warning, and the write is counted as not saved.
+ * busy wait is a warning, and the write is counted as not saved. Any other
+ * failure (a read-only or damaged file) is thrown, the transaction rolled
+ * back, for the index's caller to go on without it.
  *
  * @module
  */
@@ -137,7 +139,9 @@ export class IndexWrites {
       this.#db.exec("COMMIT");
       return true;
     } catch (err) {
-      this.#db.exec("ROLLBACK");
+      // SQLite may have rolled back already (on a damaged page, say): a
+      // ROLLBACK then fails, and would hide why.
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
       throw err;
     }
   }

@@ -10,7 +10,10 @@
  * The index is built over the rest of the library, never the reverse:
  * `Session`, `listSessions`, `searchSessions` and `usageReport` read the
  * files and know no SQLite; the index's methods of the same names go
- * through it.
+ * through it. It is a cache, so none of them fails because of it: where
+ * the index fails they answer from the files, with one warning (to the
+ * `onWarning` of {@linkcode SessionIndex.open}); a damaged file is made
+ * anew, and filled again by the next refresh.
  *
  * @module
  */
@@ -23,7 +26,7 @@ import {
 } from "../search/search.ts";
 import { openSessionResumed, type Session } from "../session/session.ts";
 import type { SessionOpenOptions } from "../session/options.ts";
-import type { ListSessionsOptions } from "../store/list.ts";
+import { listSessions, type ListSessionsOptions } from "../store/list.ts";
 import { sessionsDir } from "../store/places.ts";
 import type { SessionInfo } from "../store/session_info.ts";
 import {
@@ -31,6 +34,7 @@ import {
   type UsageReport,
   type UsageReportOptions,
 } from "../usage/usage_report.ts";
+import { isDamaged, isReadOnly } from "./_db.ts";
 import { searchIndex } from "./_indexed_search.ts";
 import { listFromIndex } from "./_index_list.ts";
 import { IndexStore, type IndexStoreOptions } from "./_index_store.ts";
@@ -40,6 +44,7 @@ import {
   type RefreshOptions,
   type RefreshResult,
 } from "./_refresh.ts";
+import { remember, resumeFor } from "./_reopen.ts";
 import { tallyIndex } from "./_usage_query.ts";
 
 export type { RefreshOptions, RefreshResult } from "./_refresh.ts";
@@ -137,13 +142,33 @@ export class SessionIndex implements Disposable {
    * Bring the index up to date with the files: read what is new or
    * appended since, forget what is gone. Short transactions per file, so
    * another process may refresh at the same time and a crash keeps what
-   * was committed.
+   * was committed. A damaged file is made anew (with a warning) and read
+   * from the files; a rebuild makes it anew too when a quick check finds
+   * it damaged.
    *
    * @param options Progress; rebuild from scratch.
    * @returns What it did.
+   * @throws {Error} When the index cannot be written (a read-only file, a
+   * damaged one that cannot be made anew).
    */
-  refresh(options: RefreshOptions = {}): Promise<RefreshResult> {
-    return refreshAll(this.#store, options);
+  async refresh(options: RefreshOptions = {}): Promise<RefreshResult> {
+    const store = this.#store;
+    try {
+      const check = options.rebuild === true ? store.check() : "ok";
+      if (check !== "ok" && !await store.remake(`quick check: ${check}`)) {
+        throw new Error(`Cannot rebuild the session index "${store.path}"`);
+      }
+      return await refreshAll(store, options);
+    } catch (err) {
+      if (isReadOnly(err)) {
+        throw new Error(
+          `the session index "${store.path}" is read-only (${_why(err)})`,
+          { cause: err },
+        );
+      }
+      if (!isDamaged(err) || !await store.recover(err, "")) throw err;
+      return await refreshAll(store, options);
+    }
   }
 
   /**
@@ -151,10 +176,15 @@ export class SessionIndex implements Disposable {
    * it was indexed): what a session does when it is closed after appends.
    *
    * @param path The file, in this index's data dir.
-   * @returns Whether the row was read anew.
+   * @returns Whether the row was read anew (false, with a warning, where
+   * the index cannot be written).
    */
   refreshFile(path: string): Promise<boolean> {
-    return refreshOne(this.#store, path);
+    return this.#orFiles(
+      () => refreshOne(this.#store, path),
+      "its row is left as it was",
+      () => Promise.resolve(false),
+    );
   }
 
   /**
@@ -166,7 +196,12 @@ export class SessionIndex implements Disposable {
    * @returns The sessions.
    */
   list(options: ListSessionsOptions = {}): Promise<SessionInfo[]> {
-    return listFromIndex(this.#store, options);
+    const store = this.#store;
+    return this.#orFiles(
+      () => listFromIndex(store, options),
+      "listing the files",
+      () => listSessions(store.dataDir, options),
+    );
   }
 
   /**
@@ -196,7 +231,8 @@ export class SessionIndex implements Disposable {
    * ```
    *
    * A file outside this index's data dir opens as `Session.open` opens
-   * it, and is not recorded.
+   * it, and is not recorded. Where the index fails, the file opens as
+   * `Session.open` opens it, with a warning.
    *
    * @param path The session file.
    * @param options As for `Session.open`; `dataDir` defaults to the index's
@@ -213,12 +249,23 @@ export class SessionIndex implements Disposable {
     if (!absolute.startsWith(sessionsDir(store.dataDir) + sep)) {
       return (await openSessionResumed(absolute, options, undefined)).session;
     }
-    const resume = await store.resumeFor(absolute);
+    const without = "opening the file without it";
+    const resume = await this.#orFiles(
+      () => resumeFor(store, absolute),
+      without,
+      () => Promise.resolve(undefined),
+    );
     const { session, loaded } = await openSessionResumed(absolute, {
       dataDir: store.dataDir,
       ...options,
     }, resume);
-    if (loaded.record !== undefined) await store.remember(absolute, loaded);
+    if (loaded.record !== undefined) {
+      await this.#orFiles(
+        () => remember(store, absolute, loaded),
+        without,
+        () => Promise.resolve(),
+      );
+    }
     return session;
   }
 
@@ -261,21 +308,45 @@ export class SessionIndex implements Disposable {
     const store = this.#store;
     return runUsageReport(store.dataDir, options, async (tally, range) => {
       try {
+        const before = store.writeClock().unsaved;
         await refreshAll(store, {
           onProgress: (done, total) =>
             options.onProgress?.(done, total, "files"),
         });
+        // A write lost to another process's lock (warned of): the rows
+        // would count less than the files hold.
+        if (store.writeClock().unsaved !== before) return false;
         const excluded = options.excludeDeleted === true;
         store.read((db) => tallyIndex(db, range, excluded, tally));
         return true;
       } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        store.warn(
-          `Cannot report usage from the session index of "${store.dataDir}": ${why}; reading the files`,
-        );
+        await store.recover(err, "reading the files");
         return false;
       }
     });
+  }
+
+  /**
+   * `work` over the index; where it fails, `fallback` after the store's
+   * one warning, or, where the file was damaged and is made anew, `work`
+   * again, once (over the empty index: what a new index gives).
+   */
+  async #orFiles<T>(
+    work: () => Promise<T>,
+    instead: string,
+    fallback: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!await this.#store.recover(err, instead)) return await fallback();
+    }
+    try {
+      return await work();
+    } catch (err) {
+      await this.#store.recover(err, instead);
+      return await fallback();
+    }
   }
 
   /** Close the database. */
@@ -287,4 +358,8 @@ export class SessionIndex implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+function _why(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -87,7 +87,7 @@ Deno.test("cli list goes on without an index it cannot use, with the warning on 
   equal(failed.code, 1);
   match(
     failed.stderr,
-    /^Cannot use the session index .*\nerror: Cannot index ".*": the index cannot be used\n$/,
+    /^warning: Cannot use the session index .*\nerror: Cannot index ".*": the index cannot be used\n$/,
   );
 });
 
