@@ -18,6 +18,7 @@ import {
   INDEX_SCHEMA,
   INDEX_SCHEMA_VERSION,
   INDEX_UPGRADABLE_FROM,
+  INDEX_UPGRADES,
 } from "./_schema.ts";
 
 /** The index file's name in a data dir. */
@@ -138,6 +139,10 @@ function _create(db: DatabaseSync, old: number): void {
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
       ).all() as { name: string }[];
       for (const { name } of tables) db.exec(`DROP TABLE IF EXISTS "${name}"`);
+    } else if (old > 0) {
+      for (const step of INDEX_UPGRADES) {
+        if (old < step.version) step.statements.forEach((s) => db.exec(s));
+      }
     }
     for (const statement of INDEX_SCHEMA) db.exec(statement);
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)")

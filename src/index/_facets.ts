@@ -104,6 +104,14 @@ interface _Progress {
  * which also records how far the facets have read: a crash or a lock
  * keeps what was committed, and the next refresh goes on from there.
  *
+ * Each transaction first checks, inside its write lock, that every facet
+ * it feeds has read the file exactly as far as this feed left it (as the
+ * feed found it, for the first): another writer that fed the same lines
+ * meanwhile (a refresh in another process, a session's close) makes this
+ * feed stop, unapplied, so no line is given to a facet twice. The file's
+ * row (`alongside`) is written all the same: it is the file as read now,
+ * and the next refresh compares it with the facets.
+ *
  * @param db The index.
  * @param write Runs one write transaction.
  * @param facets The facets.
@@ -124,12 +132,7 @@ export async function feedFacets(
   alongside: () => void = () => {},
 ): Promise<boolean> {
   const { bodyStart, end } = range;
-  const known = new Map(
-    (prepared(
-      db,
-      "SELECT facet, version, offset, dev, ino, tailHash FROM facets WHERE path = ?",
-    ).all(file.path) as unknown as _Progress[]).map((p) => [p.facet, p]),
-  );
+  const known = _progressOf(db, file.path);
   // A version 1 or 2 file's ids are made from every line in order: it is
   // always read from its start.
   const legacy = typeof file.header.version !== "number" ||
@@ -171,6 +174,11 @@ export async function feedFacets(
     });
   }
   const from = Math.min(...starts.values());
+  // How far each facet fed has read the file, as this feed left it.
+  const expected = new Map(
+    [...starts.keys()].map((f) => [f.name, _key(known.get(f.name))]),
+  );
+  let stale = false; // another writer fed the file meanwhile
   let batch: FacetLine[] = [];
   let bytes = 0;
   let first = true;
@@ -186,19 +194,25 @@ export async function feedFacets(
     first = false;
     return write(() => {
       before?.();
+      if (stale || !_readAsExpected(db, file.path, expected)) {
+        stale = true;
+        return;
+      }
       for (const facet of forgetting) facet.forget(db, file.path, false);
       for (const [facet, start] of starts) {
         const mine = start <= from
           ? lines
           : lines.filter((l) => l.offset >= start);
         if (mine.length > 0) facet.update(db, file, mine);
-        _saveProgress(db, file.path, facet, upTo, info, tail);
+        const saved = _saveProgress(db, file.path, facet, upTo, info, tail);
+        expected.set(facet.name, _key(saved));
       }
       if (final) giveLast();
     }, weight);
   };
   let at = from;
   for await (const line of facetLines(file, from, end)) {
+    if (stale) return !first;
     batch.push(line);
     bytes += line.bytes.length;
     at = line.offset + line.size;
@@ -212,7 +226,38 @@ export async function feedFacets(
     const saved = await flush(Math.max(at, end), true);
     return saved || !wasFirst;
   }
-  write(giveLast);
+  write(() => {
+    if (!stale) giveLast();
+  });
+  return true;
+}
+
+/** How far each facet has read a file, by facet. */
+function _progressOf(db: DatabaseSync, path: string): Map<string, _Progress> {
+  const rows = prepared(
+    db,
+    "SELECT facet, version, offset, dev, ino, tailHash FROM facets WHERE path = ?",
+  ).all(path) as unknown as _Progress[];
+  return new Map(rows.map((p) => [p.facet, p]));
+}
+
+/** A facet's progress as one comparable value ("" for none). */
+function _key(p: Omit<_Progress, "facet"> | undefined): string {
+  return p === undefined
+    ? ""
+    : `${p.version} ${p.offset} ${p.dev} ${p.ino} ${p.tailHash}`;
+}
+
+/** Whether each facet's progress in the index is the one `expected` holds for it. */
+function _readAsExpected(
+  db: DatabaseSync,
+  path: string,
+  expected: ReadonlyMap<string, string>,
+): boolean {
+  const now = _progressOf(db, path);
+  for (const [facet, key] of expected) {
+    if (_key(now.get(facet)) !== key) return false;
+  }
   return true;
 }
 
@@ -223,7 +268,14 @@ function _saveProgress(
   offset: number,
   info: FileInfo,
   tailHash: string,
-): void {
+): Omit<_Progress, "facet"> {
+  const saved = {
+    version: facet.version,
+    offset,
+    dev: info.dev,
+    ino: info.ino,
+    tailHash,
+  };
   prepared(
     db,
     `INSERT OR REPLACE INTO facets (path, facet, version, offset, dev, ino, tailHash)
@@ -231,12 +283,13 @@ function _saveProgress(
   ).run(
     path,
     facet.name,
-    facet.version,
-    offset,
-    info.dev,
-    info.ino,
-    tailHash,
+    saved.version,
+    saved.offset,
+    saved.dev,
+    saved.ino,
+    saved.tailHash,
   );
+  return saved;
 }
 
 /**

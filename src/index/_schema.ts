@@ -16,7 +16,7 @@ export const FRESH_MARK_KEY = "fresh";
  * {@linkcode INDEX_UPGRADABLE_FROM}, given what it lacks), a newer one left
  * alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 8;
+export const INDEX_SCHEMA_VERSION = 9;
 
 /**
  * The oldest version whose tables are this version's: it is brought up to
@@ -30,9 +30,37 @@ export const INDEX_SCHEMA_VERSION = 8;
  * facet's version 2 then reads every file's calls again, once. Version 8
  * adds `unsettled` (rows whose file may still change unseen, see
  * `isUnsettled` in `_rows.ts`); the rows an older version wrote are not in it, and are
- * trusted as that version trusted them.
+ * trusted as that version trusted them. Version 9 makes a line one row of
+ * the search facet at most (`search_entries_line`, unique); an older
+ * index may hold a line twice, so its search tables are made anew
+ * ({@linkcode INDEX_UPGRADES}) and read again by the next refresh.
  */
 export const INDEX_UPGRADABLE_FROM = 4;
+
+/**
+ * What brings an upgradable index up to this version, in the schema's
+ * transaction, before {@linkcode INDEX_SCHEMA}: each step's statements
+ * run on an index older than the step's version. What a step drops, the
+ * schema makes again, empty; the facets' progress in it goes too, and the
+ * mark of the last complete refresh, so the next refresh feeds them every
+ * file again (their other tables, the usage of deleted files among them,
+ * are kept).
+ */
+export const INDEX_UPGRADES: readonly {
+  version: number;
+  statements: readonly string[];
+}[] = [
+  {
+    version: 9,
+    statements: [
+      "DROP TABLE IF EXISTS search_vocab",
+      "DROP TABLE IF EXISTS search_fts",
+      "DROP TABLE IF EXISTS search_entries",
+      "DELETE FROM facets WHERE facet = 'search'",
+      `DELETE FROM meta WHERE key = '${FRESH_MARK_KEY}'`,
+    ],
+  },
+];
 
 /** The statements that make the schema. */
 export const INDEX_SCHEMA: readonly string[] = [

@@ -41,7 +41,10 @@ export const SEARCH_FACET: IndexFacet = {
       timestamp TEXT NOT NULL,
       skip TEXT
     )`,
-    `CREATE INDEX IF NOT EXISTS search_entries_path ON search_entries (path)`,
+    // One row per line: a line fed twice (two writers at once) cannot be
+    // two rows, and two hits. Also the rows of a path, for its forget.
+    `CREATE UNIQUE INDEX IF NOT EXISTS search_entries_line
+      ON search_entries (path, offset)`,
     // The hits' order, walked backwards (newest first) when a word is in
     // too many rows to sort; rows of one timestamp are sorted by path and
     // offset as they come. Only the timestamp, ascending: rows come mostly
@@ -70,7 +73,7 @@ export const SEARCH_FACET: IndexFacet = {
     const row = prepared(
       db,
       `INSERT INTO search_entries (path, offset, size, entryId, role, timestamp, skip)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, offset) DO NOTHING`,
     );
     const fts = prepared(
       db,
@@ -84,7 +87,7 @@ export const SEARCH_FACET: IndexFacet = {
         // Read alone, its id is a stand-in: the one its place gave it.
         found = { ...found, entryId: line.entry()?.id ?? found.entryId };
       }
-      const { lastInsertRowid } = row.run(
+      const { changes, lastInsertRowid } = row.run(
         file.path,
         line.offset,
         line.size,
@@ -93,6 +96,7 @@ export const SEARCH_FACET: IndexFacet = {
         found.skip === undefined ? found.timestamp : "",
         found.skip ?? null,
       );
+      if (changes === 0) continue; // the line's row is there: its text too
       fts.run(lastInsertRowid, fold(found.text) + FTS_END);
     }
   },
