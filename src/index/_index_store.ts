@@ -12,12 +12,9 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { type FileInfo, fs, statOrUndefined } from "../_fs.ts";
-import type { LoadedSession } from "../read/_records.ts";
-import type { ResumeFrom } from "../read/_resume.ts";
+import { type FileInfo, statOrUndefined } from "../_fs.ts";
 import { quote } from "../format/errors.ts";
 import { sessionsDir } from "../store/places.ts";
-import { readSessionHead } from "../store/_session_files.ts";
 import {
   INDEX_FILE,
   type IndexDbOptions,
@@ -28,24 +25,21 @@ import {
   remakeIndexDb,
 } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
-import {
-  type FacetFile,
-  feedFacets,
-  forgetFile,
-  tailHashAt,
-} from "./_facets.ts";
+import { type FacetFile, feedFacets, forgetFile } from "./_facets.ts";
 import { type FreshMark, markOf, markText } from "./_fresh.ts";
 import { prepared } from "./_prepared.ts";
 import { FRESH_MARK_KEY } from "./_schema.ts";
-import { type SessionRow, SessionRows } from "./_rows.ts";
-import { headRow, resumeOfRow, stateOf } from "./_row_values.ts";
+import { SessionRows } from "./_rows.ts";
 import { IndexWrites } from "./_writes.ts";
 
 /** How an index is opened. */
 export interface IndexStoreOptions {
   /** Make the index file when the data dir has none. Default true. */
   create?: boolean;
-  /** Where warnings go (a rebuilt, locked or newer index). Default `console.warn`. */
+  /**
+   * Where warnings go (a damaged index made anew; a locked, read-only,
+   * linked or newer one passed by), each once. Default `console.warn`.
+   */
   onWarning?: (message: string) => void;
   /** How long a write waits for another process's lock, in ms. Default 3000. */
   busyMs?: number;
@@ -347,56 +341,6 @@ export class IndexStore {
   }
 
   /**
-   * What a windowed open of a file can resume from: the row's state, when
-   * the file is the same inode, at least as long, with the same bytes just
-   * before the row's offset. The read checks that the file's entries still
-   * start at the row's `bodyStart`.
-   *
-   * @param path The file (absolute).
-   * @returns What to resume from, or undefined to read the file.
-   */
-  async resumeFor(path: string): Promise<ResumeFrom | undefined> {
-    const row = this.rows.get(path);
-    if (row === undefined || row.offset === null) return undefined;
-    if (!await _tailUnchanged(path, row)) return undefined;
-    try {
-      return resumeOfRow(row);
-    } catch {
-      // A damaged row: read the file; the next refresh rewrites the row.
-      return undefined;
-    }
-  }
-
-  /**
-   * Keep what a read learned of a whole file (its record), so the next open
-   * reads only what is appended after it.
-   */
-  async remember(path: string, loaded: LoadedSession): Promise<void> {
-    const known = this.rows.offsetOf(path);
-    if (typeof known === "number" && known === loaded.recordEnd) return; // recorded as it is
-    const readAt = Date.now();
-    const read = await readSessionHead(path);
-    if ("skip" in read) return;
-    // The stat is taken after the read: bytes past the recorded end (an
-    // append since, or an unfinished last line) would have the row claim
-    // them with a state that does not hold them, and a refresh would not
-    // read them. Such a file is left for the refresh.
-    if (read.info.size !== loaded.recordEnd) return;
-    const head = headRow(
-      path,
-      read.info,
-      read.head,
-      read.headBytes,
-      this.depthOf(path),
-    );
-    const state = await stateOf(path, loaded);
-    this.keep(() => {
-      this.rows.putHead(head, readAt);
-      if (state !== undefined) this.rows.putState(path, state);
-    });
-  }
-
-  /**
    * Feed every facet the lines of `file` in `range` (each from where it
    * stopped), `alongside` in the first transaction.
    *
@@ -477,19 +421,4 @@ export class IndexStore {
 
 function _why(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Whether the file is the row's inode, at least as long, with the same bytes before its offset. */
-async function _tailUnchanged(
-  path: string,
-  row: SessionRow,
-): Promise<boolean> {
-  try {
-    const info = await fs().stat(path);
-    if (info.ino !== row.ino || info.dev !== row.dev) return false;
-    if (row.offset === null || info.size < row.offset) return false;
-    return await tailHashAt(path, row.offset) === row.tailHash;
-  } catch {
-    return false;
-  }
 }

@@ -1,10 +1,11 @@
 /**
- * Statements prepared once per database and kept.
+ * Statements prepared once per database and kept, and the rows of a
+ * query read as they come, failures included.
  *
  * @module
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 
 const _statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
 
@@ -38,4 +39,39 @@ export function returnArrays(statement: StatementSync): boolean {
   };
   s.setReturnArrays?.(true);
   return s.setReturnArrays !== undefined;
+}
+
+/**
+ * The rows of a query, as they come. `node:sqlite`'s `iterate()` ends
+ * quietly where SQLite fails (a damaged page), as if no row were left, and
+ * a damaged index would answer "no matches": so where it ends, the same
+ * statement is asked for the row after the last one given, which throws
+ * where the walk failed (`get()` throws, as `all()` does), and is no row
+ * where the walk did end. A walk the caller stops early costs nothing
+ * more; a whole one is read twice.
+ *
+ * @param db The database.
+ * @param sql A query without `LIMIT`.
+ * @param args Its arguments.
+ * @returns The rows.
+ * @throws {Error} SQLite's error, for the caller to pass the index by; or
+ * one of its own where the walk ended early without a failure SQLite tells
+ * again (another process's commit came between).
+ */
+export function* checkedRows<T>(
+  db: DatabaseSync,
+  sql: string,
+  args: readonly SQLInputValue[],
+): Generator<T> {
+  let given = 0;
+  for (const row of db.prepare(sql).iterate(...args)) {
+    given++;
+    yield row as T;
+  }
+  const after = db.prepare(`${sql} LIMIT 1 OFFSET ?`).get(...args, given);
+  if (after !== undefined) {
+    throw new Error(
+      `the index stopped after ${given} rows, where it holds more`,
+    );
+  }
 }

@@ -26,7 +26,10 @@ import { uncoveredFiles } from "./_search_query.ts";
 export interface RefreshOptions {
   /** Called after each file, with how many of how many are done. */
   onProgress?: (done: number, total: number) => void;
-  /** Forget every row first: rebuild the index from the files. */
+  /**
+   * Forget every row first: rebuild the index from the files (a file a
+   * quick check finds damaged is made anew, see `SessionIndex.refresh`).
+   */
   rebuild?: boolean;
 }
 

@@ -11,6 +11,7 @@ import { readSessionFile } from "../read/_session_file.ts";
 import { type FoundFile, readSessionHead } from "../store/_session_files.ts";
 import { wholeLinesEnd } from "./_facet_lines.ts";
 import type { IndexStore } from "./_index_store.ts";
+import { resumeFor } from "./_reopen.ts";
 import { isUnsettled, type StateRow, type StatRow } from "./_rows.ts";
 import { headRow, holdsRow, sameStat, stateOf } from "./_row_values.ts";
 
@@ -100,7 +101,7 @@ async function _readState(
   path: string,
   hasRow: boolean,
 ): Promise<StateRow | undefined> {
-  const resume = hasRow ? await store.resumeFor(path) : undefined;
+  const resume = hasRow ? await resumeFor(store, path) : undefined;
   try {
     const loaded = await readSessionFile(path, {
       window: true,

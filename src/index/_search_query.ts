@@ -13,7 +13,7 @@ import type { HitFilter } from "../search/_hits.ts";
 import type { SearchQuery } from "../search/_query.ts";
 import type { SearchScope } from "../search/search.ts";
 import type { SearchRole, SkipReason } from "../search/_text.ts";
-import { prepared } from "./_prepared.ts";
+import { checkedRows, prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
 
 /** A line as the index recorded it. */
@@ -188,7 +188,7 @@ export function* candidateRows(
     args.push(filter.since);
   }
   const { from, more } = _from(db, match, args);
-  yield* _checked(
+  yield* _lines(
     db,
     `SELECT ${_COLUMNS} FROM ${from} ${_COMPLETE}
      WHERE ${[...more, ...where].join(" AND ")}
@@ -227,7 +227,7 @@ export function* skippedRows(
     );
     args.push(match);
   }
-  yield* _checked(
+  yield* _lines(
     db,
     `SELECT ${_COLUMNS} FROM search_entries e ${_COMPLETE}
      WHERE ${where.join(" AND ")}`,
@@ -235,35 +235,13 @@ export function* skippedRows(
   );
 }
 
-/**
- * The lines a query gives, as they come. `node:sqlite`'s `iterate()` ends
- * quietly where SQLite fails (a damaged page), as if no row were left,
- * and a damaged index would answer "no matches": so where it ends, the
- * same statement is asked for the row after the last one given, which
- * throws where the walk failed (`get()` throws, as `all()` does), and is
- * no row where the walk did end. A walk the caller stops early costs
- * nothing more; a whole one is read twice.
- *
- * @throws {Error} SQLite's error, for the caller to pass the index by; or
- * one of its own where the walk ended early without a failure SQLite
- * tells again (another process's commit came between).
- */
-function* _checked(
+/** The lines of a query's rows, as they come ({@linkcode checkedRows}). */
+function* _lines(
   db: DatabaseSync,
   sql: string,
   args: readonly SQLInputValue[],
 ): Generator<LocatedLine> {
-  let given = 0;
-  for (const r of db.prepare(sql).iterate(...args) as Iterable<_Row>) {
-    given++;
-    yield _located(r);
-  }
-  const after = db.prepare(`${sql} LIMIT 1 OFFSET ?`).get(...args, given);
-  if (after !== undefined) {
-    throw new Error(
-      `the search index stopped after ${given} rows, where it holds more`,
-    );
-  }
+  for (const r of checkedRows<_Row>(db, sql, args)) yield _located(r);
 }
 
 /** What a row of {@linkcode _COLUMNS} says of its line. */

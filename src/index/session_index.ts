@@ -44,6 +44,7 @@ import {
   type RefreshOptions,
   type RefreshResult,
 } from "./_refresh.ts";
+import { remember, resumeFor } from "./_reopen.ts";
 import { tallyIndex } from "./_usage_query.ts";
 
 export type { RefreshOptions, RefreshResult } from "./_refresh.ts";
@@ -250,7 +251,7 @@ export class SessionIndex implements Disposable {
     }
     const without = "opening the file without it";
     const resume = await this.#orFiles(
-      () => store.resumeFor(absolute),
+      () => resumeFor(store, absolute),
       without,
       () => Promise.resolve(undefined),
     );
@@ -260,7 +261,7 @@ export class SessionIndex implements Disposable {
     }, resume);
     if (loaded.record !== undefined) {
       await this.#orFiles(
-        () => store.remember(absolute, loaded),
+        () => remember(store, absolute, loaded),
         without,
         () => Promise.resolve(),
       );

@@ -24,6 +24,7 @@ import {
 import { INDEX_SCHEMA_VERSION } from "../../src/index/_schema.ts";
 import { FilesPrint } from "../../src/index/_fresh.ts";
 import { IndexStore } from "../../src/index/_index_store.ts";
+import { remember } from "../../src/index/_reopen.ts";
 import { SETTLE_MS } from "../../src/index/_rows.ts";
 import { refreshAll } from "../../src/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/_session_file.ts";
@@ -490,7 +491,7 @@ Deno.test("SessionIndex: a file rewritten as one the index keeps no state of los
   assert.deepEqual(await unlikeScratch(dir.path), []);
 });
 
-Deno.test("IndexStore.remember leaves a file appended to since it was read for the refresh", async () => {
+Deno.test("remember() leaves a file appended to since it was read for the refresh", async () => {
   await using dir = await tempDir();
   const path = await plain(dir.path, "s.jsonl", 2);
   const store = (await IndexStore.tryOpen(dir.path, quiet))!;
@@ -502,10 +503,10 @@ Deno.test("IndexStore.remember leaves a file appended to since it was read for t
       { append: true },
     );
     // Its stat now holds the append, its state does not: not kept.
-    await store.remember(path, loaded);
+    await remember(store, path, loaded);
     assert.equal(store.rows.get(path), undefined);
     const fresh = await readSessionFile(path, { window: true, record: true });
-    await store.remember(path, fresh);
+    await remember(store, path, fresh);
     assert.equal(store.rows.get(path)?.entries, 3);
   } finally {
     store.close();
