@@ -13,6 +13,7 @@ import {
   printNote,
   writeJson,
 } from "./_command.ts";
+import { sanitize } from "./_format.ts";
 
 const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
 
@@ -53,7 +54,8 @@ export const command: Command = defineCommand({
     );
     for (const i of forked.issues) printNote(io, `note: ${i.message}`);
     if (call.has("json")) writeJson(io, forked);
-    else io.stdout(`${forked.path}\n${forked.id}\n`);
+    // Made safe for a terminal like every path printed; --json has it exact.
+    else io.stdout(`${sanitize(forked.path)}\n${sanitize(forked.id)}\n`);
     return 0;
   },
 });

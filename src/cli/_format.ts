@@ -12,14 +12,27 @@ const _ELLIPSIS = "…";
 const _ASCII = /^[\x00-\x7e]*$/;
 
 /**
+ * What a terminal must not get from a file: control characters (C0, C1),
+ * the line and paragraph separators, and the bidirectional formatting
+ * characters (embeddings and overrides U+202A–U+202E, isolates
+ * U+2066–U+2069, the marks U+200E, U+200F, U+061C). Those are invisible
+ * and reorder the text shown around them, so a title, a path or a command
+ * could read as another. The export drops the same set (its own copy, in
+ * `src/export/_escape.ts`: the CLI's start loads this file alone);
+ * `tests/cli/format_test.ts` keeps the two equal.
+ */
+const _UNSAFE =
+  /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/gu;
+
+/**
  * Text safe to print on a terminal: control characters (C0, C1, the line and
- * paragraph separators) become spaces.
+ * paragraph separators) and bidirectional controls become spaces.
  *
  * @param text Any text.
  * @returns The text without control characters.
  */
 export function sanitize(text: string): string {
-  return text.replace(/[\p{Cc}\u2028\u2029]/gu, " ");
+  return text.replace(_UNSAFE, " ");
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 
 import type { SessionEntry } from "../format/entries.ts";
+import type { FollowResync } from "../watch/_follower.ts";
 import { SessionTree } from "../tree/session_tree.ts";
 import { watchSession } from "../watch/watch_session.ts";
 import { attempt, type Command, defineCommand, printNote } from "./_command.ts";
@@ -24,8 +25,10 @@ Options:
   -n N, --lines N   how many entries first (default 10)
   -f, --follow      keep printing new entries until interrupted; a file
                     replaced or cut under its name is followed on (a note
-                    goes to standard error) as long as the last entry
-                    printed is still in it
+                    goes to standard error, saying from where) as long as
+                    the last entry printed is still in it; with none
+                    printed yet, a cut goes on from the last complete line
+                    before it, so a line written again there is printed
   --json            one JSON object per line (the entries as written)
 `;
 
@@ -54,10 +57,7 @@ const _tail = defineCommand({
           follow,
           signal: stop.signal,
           onIssue: (i) => issue(i.message),
-          onResync: (r) =>
-            issue(
-              `the file was ${r.reason}; following on after the last entry printed`,
-            ),
+          onResync: (r) => issue(resyncNote(r)),
         });
         for await (const e of entries) print(e);
       });
@@ -95,6 +95,38 @@ function _longOptions(args: readonly string[]): string[] {
     } else out.push(a);
   }
   return out;
+}
+
+/**
+ * The note `tail -f` prints when it follows on past a cut or a
+ * replacement: where it goes on, as the follower chose it (after the last
+ * entry printed, or, with none printed, at a line boundary it names).
+ *
+ * @example A cut before anything was printed
+ * ```ts
+ * import { resyncNote } from "./_tail.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   resyncNote({ reason: "truncated", offset: 512 }),
+ *   "the file was cut short; nothing was printed yet: following on from byte 512, the end of the last complete line before the cut",
+ * );
+ * ```
+ *
+ * @param event The resync, as the follower reports it.
+ * @returns The note, without the leading "! ".
+ */
+export function resyncNote(event: FollowResync): string {
+  const what = `the file was ${
+    event.reason === "truncated" ? "cut short" : "replaced"
+  }`;
+  if (event.after !== undefined) {
+    return `${what}; following on after the last entry printed (${event.after}), at byte ${event.offset}`;
+  }
+  const where = event.reason === "truncated"
+    ? "the end of the last complete line before the cut"
+    : "the end of the new file's last complete line";
+  return `${what}; nothing was printed yet: following on from byte ${event.offset}, ${where}`;
 }
 
 /** Print one entry: a JSON line, or as `context` renders it. */

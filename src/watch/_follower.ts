@@ -38,7 +38,16 @@ export type FollowFrom = "end" | "start" | number | { last: number };
 /** A cut or a replacement the follower read past, and where it goes on. */
 export interface FollowResync {
   reason: "truncated" | "replaced";
+  /** Where following goes on: a line's start. */
   offset: number;
+  /**
+   * The id of the last entry handed out, when one was: following goes on
+   * after its line. Absent when none was: after a cut, following goes on
+   * from the start of the line that was being read (or the last line
+   * boundary before the cut, when the cut went further back); after a
+   * replacement, where a new follower would start.
+   */
+  after?: string;
 }
 
 /** What a follower needs besides the path. */
@@ -120,8 +129,13 @@ export class Follower {
     }
     // A rename rewrites the title slot in place: no size change, nothing to read.
     if (info.size < this.#readTo) return await this.#resync("truncated");
-    if (info.size === this.#readTo) return { entries: [], more: false };
+    // Nothing new and no line begun: nothing that can have changed.
+    const idle = info.size === this.#readTo;
+    if (idle && this.#seenLength === 0) return { entries: [], more: false };
+    // A line begun and a cut back then rewritten to the same size (a retried
+    // line as long as the torn bytes) shows only here, so check it too.
     if (!(await this.#unchanged())) return await this.#resync("truncated");
+    if (idle) return { entries: [], more: false };
     const bytes = new Uint8Array(
       Math.min(info.size - this.#readTo, _READ_BYTES),
     );
@@ -136,12 +150,15 @@ export class Follower {
    * append, then another) does not show in the size; it shows here.
    */
   async #unchanged(): Promise<boolean> {
-    if (this.#lineStart <= this.#body) return true;
-    const bytes = new Uint8Array(this.#seenLength + 1);
-    const n = await readFull(this.#file, bytes, this.#lineStart - 1);
-    if (n < bytes.length || bytes[0] !== LF) return false;
+    // The first line of the body has the header's end before it, not
+    // always a "\n" (a header written without one): its start alone is checked.
+    const lf = this.#lineStart > this.#body ? 1 : 0;
+    if (lf + this.#seenLength === 0) return true;
+    const bytes = new Uint8Array(lf + this.#seenLength);
+    const n = await readFull(this.#file, bytes, this.#lineStart - lf);
+    if (n < bytes.length || (lf === 1 && bytes[0] !== LF)) return false;
     for (let i = 0; i < this.#seenLength; i++) {
-      if (bytes[i + 1] !== this.#seen[i]) return false;
+      if (bytes[i + lf] !== this.#seen[i]) return false;
     }
     return true;
   }
@@ -268,15 +285,21 @@ export class Follower {
 
   /**
    * Find the place again after a cut or a replacement: after the line of
-   * the last entry handed out; or, when none was, where a new follower
-   * would start. Ends the following when that entry is gone.
+   * the last entry handed out. When none was, a cut goes on from the start
+   * of the line being read (all before it was read and held no entry), or
+   * from the last line boundary before the cut when the cut went further
+   * back: a line written again in place of torn bytes is read, once. A
+   * replacement goes on where a new follower would start. Ends the
+   * following when the last entry handed out is gone.
    */
   async #resync(reason: FollowResync["reason"]): Promise<Look> {
     const old = this.#file;
     const size = await this.#attach();
     await old.close();
     let offset: number;
-    if (this.#anchor !== undefined) {
+    if (this.#anchor === undefined && reason === "truncated") {
+      offset = await this.#lastLineEnd(Math.min(this.#lineStart, size));
+    } else if (this.#anchor !== undefined) {
       offset = await this.#lineEndOf(size, this.#anchor);
       if (offset < 0) {
         throw new Error(
@@ -291,7 +314,10 @@ export class Follower {
         : await this.#lastLineEnd(size);
     }
     this.#restart(offset);
-    this.#options.onResync?.({ reason, offset });
+    const after = this.#anchor;
+    this.#options.onResync?.(
+      after === undefined ? { reason, offset } : { reason, offset, after },
+    );
     return { entries: [], more: true };
   }
 

@@ -32,11 +32,14 @@ export interface WatchSessionOptions {
   onIssue?: (issue: LoadIssue) => void;
   /**
    * Called when following went on past a cut (`truncated`) or a
-   * replacement (`replaced`) of the file, at `offset`: the end of the last
-   * entry yielded, found again.
+   * replacement (`replaced`) of the file, at `offset`: after the line of
+   * the entry `after`, the last one yielded, found again. When none was
+   * yielded (`after` absent), a cut goes on from the start of the line
+   * being read (the last line boundary before the cut, when it went
+   * further back) and a replacement where a new follower would start.
    */
   onResync?: (
-    event: { reason: "truncated" | "replaced"; offset: number },
+    event: { reason: "truncated" | "replaced"; offset: number; after?: string },
   ) => void;
   /**
    * Milliseconds between looks when no file-system event comes (a
@@ -64,8 +67,11 @@ const _POLL_MS = 1000;
  *   of the last entry it yielded in the file as it now is, calls
  *   `onResync`, and goes on after it, so every entry is still yielded
  *   once. When that entry is no longer there, the iteration ends with an
- *   error: what was yielded no longer matches the file. A removed file
- *   ends it with the runtime's not-found error (`code` `ENOENT`).
+ *   error: what was yielded no longer matches the file. When none was
+ *   yielded yet, a cut goes on from the start of the line being read: a
+ *   rolled-back append written again (torn bytes cut back, then a line in
+ *   their place) is yielded once. A removed file ends it with the
+ *   runtime's not-found error (`code` `ENOENT`).
  * - No lock is taken and nothing is written. While nothing happens it
  *   waits on file-system events for the file's folder (no CPU), with a
  *   slow poll as a fallback. Stop it with `signal`, or by leaving the

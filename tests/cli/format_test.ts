@@ -9,6 +9,7 @@ import {
   textWidth,
   truncate,
 } from "../../src/cli/_format.ts";
+import { escapeMarkdownInline } from "../../src/export/_escape.ts";
 
 Deno.test("textWidth() counts terminal cells", () => {
   equal(textWidth("abc"), 3);
@@ -106,6 +107,23 @@ Deno.test("truncate() cuts at a grapheme and marks the cut", () => {
 Deno.test("sanitize() keeps text and drops control characters", () => {
   equal(sanitize("ok ✓"), "ok ✓");
   equal(sanitize("a\u0007b\u009bc\u2028d"), "a b c d");
+  // Right-to-left text keeps its letters; only the invisible controls go.
+  equal(sanitize("\u202eabc\u202c \u05e9\u05dc\u05d5\u05dd"), " abc  שלום");
+});
+
+Deno.test("sanitize() drops each bidirectional control, the same set the export drops", () => {
+  const bidi = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069" +
+    "\u200e\u200f\u061c";
+  equal(sanitize(`a${bidi}b`), `a${" ".repeat(12)}b`);
+  // Every code point of the first plane: what the export's one-line escape
+  // makes a space, sanitize() makes a space, and nothing else.
+  for (let c = 0; c <= 0xffff; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue; // lone surrogates
+    const ch = String.fromCharCode(c);
+    const exported = escapeMarkdownInline(ch) === " " && ch !== " ";
+    const shown = sanitize(ch) === " " && ch !== " ";
+    equal(shown, exported, `U+${c.toString(16).padStart(4, "0")}`);
+  }
 });
 
 Deno.test("formatBytes() uses the binary units gen --size reads", () => {

@@ -8,6 +8,8 @@ import {
   makeDataDir,
   writeHostileSession,
 } from "../_cli.ts";
+import { sessionBytes, tempDir, user } from "../_session_files.ts";
+import { resyncNote } from "../../src/cli/_tail.ts";
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 const MAIN = new URL("s1-main.jsonl", FIXTURES).pathname;
@@ -92,5 +94,124 @@ Deno.test("cli tail: a bad -n is a usage error (2); a missing file fails (1)", a
   equal(
     missing.stderr,
     'error: Cannot read "/nowhere/x.jsonl": no such file or directory\n',
+  );
+});
+
+/** `cli tail` in a child process, its output gathered as it comes. */
+function spawnTail(args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "tail", ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const out = { stdout: "", stderr: "" };
+  const gather = async (
+    stream: ReadableStream<Uint8Array>,
+    key: "stdout" | "stderr",
+  ) => {
+    for await (const s of stream.pipeThrough(new TextDecoderStream())) {
+      out[key] += s;
+    }
+  };
+  const done = Promise.all([
+    gather(child.stdout, "stdout"),
+    gather(child.stderr, "stderr"),
+  ]);
+  return {
+    out,
+    /** Wait (10 s at most) until `ready` holds of the output so far. */
+    async until(ready: (o: typeof out) => boolean): Promise<void> {
+      for (let waited = 0; !ready(out); waited += 20) {
+        if (waited > 10_000) throw new Error(`waited for: ${out.stderr}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    /** Interrupt it; its exit code. */
+    async stop(): Promise<number> {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // It has ended already: its status says how.
+      }
+      const status = await child.status;
+      await done;
+      return status.code;
+    },
+    async [Symbol.asyncDispose]() {
+      await this.stop();
+    },
+  };
+}
+
+Deno.test("cli tail -f prints a line written again after a rolled-back append, and says from where it went on", async (t) => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "s.jsonl");
+  const line = (id: string, text: string) =>
+    `${JSON.stringify(user(id, null, text))}\n`;
+  const torn = line("00000009", "x".repeat(200)).slice(0, -20);
+  const retry = line("00000009", "written again");
+  const ids = (stdout: string) =>
+    stdout.trimEnd().split("\n").filter((l) => l !== "").map((l) =>
+      JSON.parse(l).id
+    );
+  const cases = [
+    {
+      name: "nothing printed yet",
+      // A damaged line and no entry: the note for it says tail has read its
+      // start, and nothing is printed before the cut.
+      body: "not json\n",
+      args: ["-n", "5"],
+      ready: (o: { stderr: string }) => o.stderr.includes("not JSON"),
+      printed: [] as string[],
+      note: (at: number) =>
+        `! the file was cut short; nothing was printed yet: following on from byte ${at}, the end of the last complete line before the cut\n`,
+    },
+    {
+      name: "an entry printed",
+      body: line("00000001", "one"),
+      args: ["-n", "1"],
+      ready: (o: { stdout: string }) => o.stdout.includes("\n"),
+      printed: ["00000001"],
+      note: (at: number) =>
+        `! the file was cut short; following on after the last entry printed (00000001), at byte ${at}\n`,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      await Deno.writeFile(file, sessionBytes([]));
+      await Deno.writeTextFile(file, c.body + torn, { append: true });
+      const mark = (await Deno.stat(file)).size - torn.length;
+      await using tail = spawnTail([file, ...c.args, "-f", "--json"]);
+      await tail.until(c.ready);
+      // Its first look, right after the start, reads the torn bytes.
+      await new Promise((r) => setTimeout(r, 1000));
+      await Deno.truncate(file, mark);
+      await Deno.writeTextFile(file, retry, { append: true });
+      await tail.until((o) => o.stdout.includes("written again"));
+      await tail.until((o) => o.stderr.includes("cut short"));
+      equal(await tail.stop(), 0, tail.out.stderr);
+      deepStrictEqual(ids(tail.out.stdout), [...c.printed, "00000009"]);
+      ok(tail.out.stderr.endsWith(c.note(mark)), tail.out.stderr);
+    });
+  }
+});
+
+Deno.test("resyncNote() names where tail -f goes on in each case", () => {
+  equal(
+    resyncNote({ reason: "truncated", offset: 300, after: "0000000a" }),
+    "the file was cut short; following on after the last entry printed (0000000a), at byte 300",
+  );
+  equal(
+    resyncNote({ reason: "replaced", offset: 300, after: "0000000a" }),
+    "the file was replaced; following on after the last entry printed (0000000a), at byte 300",
+  );
+  equal(
+    resyncNote({ reason: "truncated", offset: 300 }),
+    "the file was cut short; nothing was printed yet: following on from byte 300, the end of the last complete line before the cut",
+  );
+  equal(
+    resyncNote({ reason: "replaced", offset: 300 }),
+    "the file was replaced; nothing was printed yet: following on from byte 300, the end of the new file's last complete line",
   );
 });
