@@ -48,7 +48,7 @@ export const command: Command = defineCommand({
     });
     const report = await _report(session, file);
     if (call.has("json")) writeJson(io, report);
-    else io.stdout(`${_text(report, io.columns)}\n`);
+    else io.stdout(`${_text(report, io.columns, call.has("full"))}\n`);
     return 0;
   },
 });
@@ -80,7 +80,12 @@ async function _report(session: Session, file: string) {
   };
 }
 
-function _text(report: _Report, width: number): string {
+/**
+ * The report as text. `window` says whether the open left bytes unread
+ * ("windowed") or read every one ("whole file"); either way a windowed open
+ * keeps only the window's entries, which `full` (--full) does not.
+ */
+function _text(report: _Report, width: number, full: boolean): string {
   const w = report.window;
   const source = report.titleSource === null ? "" : ` (${report.titleSource})`;
   const lines = [
@@ -98,7 +103,7 @@ function _text(report: _Report, width: number): string {
     ..._indent(Object.entries(report.header).map(([k, v]) => [k, _value(v)])),
     "",
     `entries in memory${
-      w.windowed ? " (the window; --full or stats counts the whole file)" : ""
+      full ? "" : " (the window; --full or stats counts the whole file)"
     }`,
     ..._indent(
       [...report.entriesByType].sort(([a], [b]) => a < b ? -1 : 1)

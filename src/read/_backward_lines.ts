@@ -110,8 +110,6 @@ export class BackwardLines {
   #ahead: _Ahead | undefined;
   /** The buffer blocks are read ahead into (one at a time), made on first use. */
   #aheadBuffer: Uint8Array | undefined;
-  /** Bytes read from the file. */
-  bytesRead = 0;
   /** The last content byte of the line {@linkcode prev} gave, or -1 for an empty one. */
   lastByte = -1;
 
@@ -320,7 +318,6 @@ export class BackwardLines {
         );
       }
       done += n;
-      this.bytesRead += n;
     }
   }
 }

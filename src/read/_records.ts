@@ -37,12 +37,17 @@ export interface LoadedSession {
   issues: LoadIssue[];
   /** Whether the entries were migrated from version 1 or 2. */
   migrated: boolean;
-  /** Lines looked at. */
+  /** Lines looked at: the title slot and header lines included. */
   seen: number;
-  /** Bytes read. */
+  /** Distinct bytes of the file (or stream) read: each byte once, at most `size`. */
   bytes: number;
-  /** Whether the windowed read kept only the window. */
-  windowed: boolean;
+  /** The file's size when read (for a stream, the bytes it gave). */
+  size: number;
+  /**
+   * Whether the windowed read kept only the window (entries off it are not
+   * in memory, even when every byte was read).
+   */
+  windowOnly: boolean;
   /** The leaf, when the read settled it (the windowed read does). */
   leafId?: string | null;
   /** What the windowed read learned about the part it did not keep. */
@@ -166,6 +171,7 @@ export async function loadAll(
     migrated: header !== undefined && headerVersion(header) < SESSION_VERSION,
     seen,
     bytes,
-    windowed: false,
+    size: bytes,
+    windowOnly: false,
   };
 }

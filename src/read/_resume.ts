@@ -38,8 +38,6 @@ export interface WindowLoad {
   base: ContextBase;
   /** Lines looked at. */
   seen: number;
-  /** Bytes read. */
-  bytes: number;
   /** Whether a settings checkpoint ended the walk. */
   checkpoint: boolean;
   /** Whether the walk stopped at what the index recorded. */

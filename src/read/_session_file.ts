@@ -17,6 +17,7 @@ import { type Line, readLines } from "./lines.ts";
 import { openRegular, readFull } from "./_open.ts";
 import { loadAll, type LoadedSession } from "./_records.ts";
 import type { ResumeFrom, WindowOptions, WindowSource } from "./_resume.ts";
+import { ReadRanges } from "./_read_ranges.ts";
 import { loadWindow } from "./_window.ts";
 
 /**
@@ -73,15 +74,18 @@ export async function readSessionFile(
         ...(options.resume === undefined ? {} : { resume: options.resume }),
       });
     }
-    loaded ??= await loadAll(
-      readLines(file, {
-        end: size,
-        maxLineBytes,
-        maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
-      }),
-      path,
-      options.onIssue,
-    );
+    loaded ??= {
+      ...await loadAll(
+        readLines(file, {
+          end: size,
+          maxLineBytes,
+          maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+        }),
+        path,
+        options.onIssue,
+      ),
+      size,
+    };
   } finally {
     await file.close();
   }
@@ -124,9 +128,9 @@ async function _readWindowed(
   options: WindowOptions,
 ): Promise<LoadedSession | undefined> {
   const headLog = new IssueLog();
-  const read = await _readHead(file, size, path, headLog);
-  if (read === undefined) return undefined;
-  const { head, first } = read;
+  const headRead = await _readHead(file, size, path, headLog);
+  if (headRead === undefined) return undefined;
+  const { head, first } = headRead;
   if (headerVersion(head.header) < SESSION_VERSION) return undefined;
   if (
     options.resume !== undefined && options.resume.bodyStart !== head.bodyStart
@@ -135,10 +139,9 @@ async function _readWindowed(
     options = rest;
   }
   const windowLog = new IssueLog();
-  let fromDisk = 0;
-  const source = _servedFrom(first, file, size, (n) => {
-    fromDisk += n;
-  });
+  const read = new ReadRanges();
+  read.add(0, first.length);
+  const source = _servedFrom(first, file, size, read);
   const w = await loadWindow(source, head.bodyStart, windowLog, options);
   if (w === undefined) return undefined;
   const log = new IssueLog(onIssue);
@@ -153,8 +156,9 @@ async function _readWindowed(
     issues: log.issues,
     migrated: false,
     seen: head.lines + w.seen,
-    bytes: first.length + fromDisk,
-    windowed: true,
+    bytes: read.bytes,
+    size,
+    windowOnly: true,
     leafId: w.leafId,
     base: w.base,
     ...(w.record === undefined ? {} : { record: w.record, recordEnd: w.end }),
@@ -192,13 +196,14 @@ async function _readHead(
 
 /**
  * Positional reads served from `first` (the file's first bytes) where they
- * fit; `onRead` counts the bytes read from disk that `first` did not hold.
+ * fit; each range read from disk goes into `read`, which counts every byte
+ * once however many reads covered it.
  */
 function _servedFrom(
   first: Uint8Array,
   file: FileHandle,
   size: number,
-  onRead: (n: number) => void,
+  read: ReadRanges,
 ): WindowSource {
   return {
     size,
@@ -208,11 +213,7 @@ function _servedFrom(
         return p.length;
       }
       const n = await file.read(p, position);
-      const overlap = Math.max(
-        0,
-        Math.min(position + n, first.length) - position,
-      );
-      onRead(n - overlap);
+      if (n > 0) read.add(position, position + n);
       return n;
     },
   };

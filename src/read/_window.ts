@@ -95,7 +95,7 @@ export async function loadWindow(
   } finally {
     await lines.settle(); // no read under way once the file may close
   }
-  return await walk.finish(lines.bytesRead, source);
+  return await walk.finish(source);
 }
 
 /** The state of one backward walk from the leaf. */
@@ -200,10 +200,7 @@ class _BackwardWalk {
   }
 
   /** The window, or undefined when the path needs a full read. */
-  async finish(
-    bytes: number,
-    source: WindowSource,
-  ): Promise<WindowLoad | undefined> {
+  async finish(source: WindowSource): Promise<WindowLoad | undefined> {
     const resumed = this.#resume.stopped;
     const checkpoint = this.#checkpoint !== undefined;
     if (
@@ -230,7 +227,6 @@ class _BackwardWalk {
       leafId: this.#leafId,
       base,
       seen: this.#seen,
-      bytes,
       checkpoint,
       resumed,
       end: this.end,

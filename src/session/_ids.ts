@@ -48,7 +48,7 @@ export class SessionIds {
    * (the first call after a windowed open scans the file's ids).
    */
   async taken(): Promise<IdSet> {
-    if (this.#view.loaded.windowed && this.#path !== undefined) {
+    if (this.#view.loaded.windowOnly && this.#path !== undefined) {
       await this.#ofFile();
     }
     const byId = this.#view.loaded.byId;

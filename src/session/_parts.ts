@@ -220,6 +220,7 @@ function _newSession(
     migrated: false,
     seen: 0,
     bytes: 0,
-    windowed: false,
+    size: 0,
+    windowOnly: false,
   };
 }

@@ -142,11 +142,12 @@ export class SessionView {
 
   /** What the read kept and looked at. */
   stats(): WindowStats {
+    const { bytes, size } = this.#loaded;
     return {
       retained: this.#loaded.entries.length,
       seen: this.#loaded.seen,
-      windowed: this.#loaded.windowed,
-      bytesRead: this.#loaded.bytes,
+      windowed: bytes < size,
+      bytesRead: bytes,
     };
   }
 }

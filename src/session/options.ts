@@ -96,14 +96,31 @@ export interface SessionBuildContextOptions {
   resetRule?: ResetRule;
 }
 
-/** What the loader kept and looked at. */
+/**
+ * What the loader kept and looked at, as of the open (appends since do not
+ * change it).
+ */
 export interface WindowStats {
   /** Entries kept in memory. */
   retained: number;
-  /** Lines the loader looked at (the title slot and header included). */
+  /**
+   * Lines the loader looked at, each once: the title slot and header lines,
+   * then every line the walk stepped over (blank and damaged ones too),
+   * whether it was parsed or passed by on its envelope. Lines the open left
+   * unread are not counted.
+   */
   seen: number;
-  /** Whether the loader skipped part of the file (the windowed path). */
+  /**
+   * Whether the open left part of the file unread: exactly
+   * `bytesRead < ` the file's size at the open. A windowed open that walked
+   * back to the start (no checkpoint or compaction ended it early), or a
+   * file small enough for the first read, is not windowed, even though
+   * entries off the active path are not kept.
+   */
   windowed: boolean;
-  /** Bytes read from the file or stream. */
+  /**
+   * Distinct bytes of the file (or stream) read: each byte once, however
+   * many reads covered it, so never more than the file's size.
+   */
   bytesRead: number;
 }

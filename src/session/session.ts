@@ -287,15 +287,24 @@ export class Session extends EntryAppender implements AsyncDisposable {
   }
 
   /**
-   * What the loader kept and looked at.
+   * What the loader kept and looked at, as of the open: the entries kept,
+   * the lines looked at, the distinct bytes read (never more than the
+   * file's size) and whether some were left unread.
+   *
+   * @returns The figures of the open.
    *
    * @example What the windowed open kept
    * ```ts
    * import { Session } from "@xdev/session";
    * import { equal, ok } from "node:assert/strict";
    * const path = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url).pathname;
+   * const size = (await Deno.stat(path)).size;
    * const stats = (await Session.open(path)).windowStats();
-   * ok(stats.windowed && stats.retained < stats.seen);
+   * // A small file comes whole in the first read: every byte read once,
+   * // nothing left out, yet only the window is kept.
+   * equal(stats.bytesRead, size);
+   * equal(stats.windowed, false);
+   * ok(stats.retained < stats.seen);
    * equal((await Session.open(path, { window: false })).windowStats().retained, 60);
    * ```
    */

@@ -102,6 +102,10 @@ export async function retitleFile(
     await writeAll(temp, slot);
     const copied = await _copyFrom(source, start, temp);
     await writeAll(temp, tail);
+    // Not the same check as replaceFile's after the copy (same file, same
+    // size): the copy reads to the end, so bytes appended during it and
+    // cut back before that stat (a failed write rolled back, as omp and we
+    // do) would be in the copy while the file's size is as it was.
     if (start + copied !== size) {
       throw new Error(
         `${action}: the file changed during the copy (${size} bytes, then ${

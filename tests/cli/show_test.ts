@@ -21,7 +21,14 @@ Deno.test("cli show prints header, title, slot, leaf, window and damage", async 
     r.stdout.includes("slot      256 bytes, updated 2026-09-28T10:05:06.082Z"),
   );
   ok(r.stdout.includes("leaf      5ce1f5f1"));
-  ok(r.stdout.includes("window    windowed: 23 entries kept, 62 lines seen"));
+  // A small file comes whole in the first read; only the window is kept.
+  ok(
+    r.stdout.includes(
+      "window    whole file: 23 entries kept, 62 lines seen, 26.1 KB read of 26.1 KB",
+    ),
+    r.stdout,
+  );
+  ok(r.stdout.includes("entries in memory (the window;"));
   ok(r.stdout.includes("  id         01a0e775-0100-7eee-9510-1c122060007d"));
   ok(r.stdout.includes("  message         16"));
   ok(r.stdout.includes("issues: none"));

@@ -54,7 +54,7 @@ Deno.test("cli tail -f prints each entry appended, as it comes, until interrupte
   await using d = await makeDataDir();
   const file = d.session("s2-main.jsonl");
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "tail", file, "-n", "0", "-f", "--json"],
+    args: ["run", "-A", CLI, "tail", file, "-n", "1", "-f", "--json"],
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
@@ -68,19 +68,24 @@ Deno.test("cli tail -f prints each entry appended, as it comes, until interrupte
       out += value;
     }
   };
-  await new Promise((r) => setTimeout(r, 1500)); // its start
+  // Started: the last entry there is printed (a sign that does not depend
+  // on how long a process takes to start, as a sleep did). What comes
+  // after the bytes it read is followed.
+  await until(1);
   await using s = await Session.open(file);
   await s.appendMessage({ role: "user", content: "first" });
-  await until(1);
-  await s.appendMessage({ role: "user", content: "second" });
   await until(2);
+  await s.appendMessage({ role: "user", content: "second" });
+  await until(3);
   child.kill("SIGTERM");
   const status = await child.status;
   await reader.cancel();
   const stderr = await new Response(child.stderr).text();
   equal(status.code, 0, stderr);
+  const printed = out.trimEnd().split("\n").map((l) => JSON.parse(l));
+  equal(printed[0].id, s.entries.at(-3)!.id); // the last before the appends
   deepStrictEqual(
-    out.trimEnd().split("\n").map((l) => JSON.parse(l).message.content),
+    printed.slice(1).map((e) => e.message.content),
     ["first", "second"],
   );
 });

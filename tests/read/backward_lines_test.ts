@@ -182,7 +182,6 @@ Deno.test("BackwardLines with its default blocks walks megabytes of lines as a l
         got.push([l.offset, l.offset + l.length, l.offset + l.size]);
       }
       assert.deepEqual(got, expected);
-      assert.ok(lines.bytesRead >= data.length);
     });
   }
 });
