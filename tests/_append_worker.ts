@@ -2,7 +2,7 @@
  * A worker for `concurrency_test.ts`: opens one session file and appends
  * entries to it, competing with other processes doing the same.
  *
- *     deno run -A tests/_append_worker.ts <file> <worker> <count> <batch> [<go-file> [<pause-ms>]]
+ *     deno run -A tests/_append_worker.ts <file> <worker> <count> <batch> [<go-file> [<pause-ms> [<stop-file>]]]
  *
  * Appends `count` user messages whose content is `{"w":<worker>,"i":<n>}`
  * plus a padding of the worker's own length (so an interleaved line cannot
@@ -11,16 +11,19 @@
  * to say it is ready, and waits for the go-file to exist, so that every
  * worker starts at once from the same leaf. With a pause, it sleeps that many
  * milliseconds between appends (an agent's pace, leaving a peer room to take
- * the lock). Prints `{"worker","count","ms"}` as JSON when done.
+ * the lock). With a stop-file, it ends early once that file exists (so a
+ * test can keep it appending until a peer is done, whatever the machine's
+ * pace). Prints `{"worker","count","ms"}` as JSON when done, `count` being
+ * the entries it appended.
  *
  * @module
  */
 import { Session } from "../mod.ts";
 
-const [path, workerArg, countArg, batchArg, go, pauseArg] = Deno.args;
+const [path, workerArg, countArg, batchArg, go, pauseArg, stop] = Deno.args;
 if (path === undefined || countArg === undefined) {
   console.error(
-    "usage: _append_worker.ts <file> <worker> <count> <batch> [<go-file> [<pause-ms>]]",
+    "usage: _append_worker.ts <file> <worker> <count> <batch> [<go-file> [<pause-ms> [<stop-file>]]]",
   );
   Deno.exit(2);
 }
@@ -50,8 +53,20 @@ if (go !== undefined) {
     }
   }
 }
+/** Whether the stop-file exists. */
+async function stopped(): Promise<boolean> {
+  if (stop === undefined) return false;
+  try {
+    await Deno.stat(stop);
+    return true;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    return false;
+  }
+}
 const started = performance.now();
-for (let i = 0; i < count; i += batch) {
+let appended = 0;
+for (let i = 0; i < count && !await stopped(); i += batch) {
   const n = Math.min(batch, count - i);
   if (n === 1 && batch === 1) {
     await session.appendMessage(message(i));
@@ -63,12 +78,13 @@ for (let i = 0; i < count; i += batch) {
       })),
     );
   }
+  appended = Math.min(count, i + batch);
   if (pause > 0) await sleep(pause);
 }
 console.log(
   JSON.stringify({
     worker,
-    count,
+    count: appended,
     ms: Math.round(performance.now() - started),
   }),
 );

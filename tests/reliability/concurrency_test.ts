@@ -54,6 +54,8 @@ interface Race {
   ms: number;
   /** Each worker's own time, ms. */
   workerMs: number[];
+  /** The entries each worker appended. */
+  counts: number[];
 }
 
 /** Runs `workers` processes appending `count` entries each, `batch` at a time, all at once. */
@@ -63,6 +65,7 @@ async function race(
   count: number,
   batch: number,
   pauseMs = 0,
+  stop?: string,
 ): Promise<Race> {
   const go = `${path}.go`;
   const children = Array.from(
@@ -79,6 +82,7 @@ async function race(
           String(batch),
           go,
           String(pauseMs),
+          ...(stop === undefined ? [] : [stop]),
         ],
         cwd: ROOT,
         stdout: "piped",
@@ -98,6 +102,7 @@ async function race(
   const outs = await Promise.all(children.map((c) => c.output()));
   const ms = performance.now() - start;
   const workerMs: number[] = [];
+  const counts: number[] = [];
   for (const [w, out] of outs.entries()) {
     const stderr = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, `worker ${w} failed: ${stderr}`);
@@ -106,12 +111,13 @@ async function race(
       count: number;
       ms: number;
     };
-    assert.equal(report.count, count);
+    if (stop === undefined) assert.equal(report.count, count);
+    counts.push(report.count);
     workerMs.push(report.ms);
   }
   await Deno.remove(go);
   for (let w = 0; w < workers; w++) await Deno.remove(`${go}.${w}`);
-  return { ms: Math.round(ms), workerMs };
+  return { ms: Math.round(ms), workerMs, counts };
 }
 
 interface LineCheck {
@@ -364,16 +370,27 @@ Deno.test({
     await using dir = await tempDir();
     const { path, leaf } = await baseSession(dir.path);
     const before = await Deno.readFile(path);
-    // ~5 s of appends at an agent's pace; omp starts within them.
-    const count = 500;
-    const ours = race(path, 1, count, 1, 10);
+    // Ours appends at an agent's pace until told to stop; omp's roundtrips
+    // start once one of ours is in, and ours stops only after one more of
+    // its lines follows them, so omp's fall between ours on any machine.
+    const stop = `${path}.stop`;
+    const ours = race(path, 1, 1_000_000, 1, 10, stop);
+    const grown = async (than: number) => {
+      while ((await Deno.stat(path)).size <= than) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await grown(before.length);
     const omps = await Promise.all(
       [1, 2, 3].map(async (k) => {
-        await new Promise((r) => setTimeout(r, 800 * k));
+        await new Promise((r) => setTimeout(r, 200 * k));
         return await ompRoundtrip(path, `omp concurrent ${k} ✅`);
       }),
     );
-    await ours;
+    await grown((await Deno.stat(path)).size);
+    await Deno.writeTextFile(stop, "stop\n");
+    const { counts: [count = 0] } = await ours;
+    await Deno.remove(stop);
     const after = await Deno.readFile(path);
     assert.deepEqual(after.subarray(0, before.length), before);
     const text = new TextDecoder().decode(after.subarray(before.length));
