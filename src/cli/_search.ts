@@ -17,6 +17,7 @@ import {
   type Call,
   type Command,
   defineCommand,
+  noteOversized,
   noteSkipped,
   printNote,
   writeJson,
@@ -52,7 +53,11 @@ Options:
   --since D      only entries from the day D (UTC) on
   --limit N      at most N hits (default 50)
   --no-index     read the files even when there is an index
-  --json         print { "hits": [ ... ], "skipped": [ ... ] }
+  --json         print { "hits": [ ... ], "skipped": [ ... ],
+                 "oversizedLines": [ ... ] }
+
+A line longer than the loader's limit (64 MiB) is read by no command: it is
+named on stderr (and in --json), never searched.
 `;
 
 const _ROLES = ["user", "assistant", "tool", "custom"];
@@ -118,8 +123,13 @@ export const command: Command = defineCommand<_Flag>({
         `skipped a ${what} line that matches, at byte ${s.offset} of "${s.path}"`,
       );
     }
+    noteOversized(io, result.oversizedLines, "its text is not searched");
     if (call.has("json")) {
-      writeJson(io, { hits: result.hits.map(_json), skipped: result.skipped });
+      writeJson(io, {
+        hits: result.hits.map(_json),
+        skipped: result.skipped,
+        oversizedLines: result.oversizedLines,
+      });
     } else if (result.hits.length === 0) io.stdout("No matches\n");
     else io.stdout(result.hits.map((h) => _text(h, io)).join("\n"));
     return 0;

@@ -18,6 +18,7 @@ import {
   type Call,
   type Command,
   defineCommand,
+  noteOversized,
   noteSkipped,
   writeJson,
 } from "./_command.ts";
@@ -42,7 +43,9 @@ each assistant message with a usage and each model_usage entry, once. An
 entry a fork copied from its parent (same id and time) counts once, in the
 session created first. Failed: stop reason "error"; aborted: "aborted".
 The cost is what each call recorded (usage.cost.total); calls that record
-none count 0 and are reported (omp prices them from its catalog).
+none count 0 and are reported (omp prices them from its catalog). A line
+longer than the loader's limit (64 MiB) is read by no command: it is named
+on stderr (and in --json), and a call on it is not counted.
 
 Uses the data dir's session index when it has one (index.sqlite, made by
 "cli index" or "cli list"): only what changed is read, and the calls of
@@ -143,6 +146,7 @@ export const command: Command = defineCommand<_Flag>({
           : index.usageReport(options),
     );
     bar.finish();
+    noteOversized(io, report.oversizedLines, "a call on it is not counted");
     if (call.has("json")) writeJson(io, report);
     else if (call.has("csv")) io.stdout(_csv(report.rows));
     else io.stdout(_text(report, io.columns));

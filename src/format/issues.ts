@@ -65,3 +65,42 @@ export interface LoadIssue {
   /** A sentence for humans. */
   message: string;
 }
+
+/**
+ * A line longer than the loader's limit (`DEFAULT_MAX_LINE_BYTES`, 64
+ * MiB): no reader parses it (the loader reports it as `oversized-line` and
+ * skips it), so the usage report does not count a call it holds and the
+ * search does not search its text; both say where it is instead.
+ */
+export interface OversizedLine {
+  /** The session file. */
+  path: string;
+  /** The line's offset in it. */
+  offset: number;
+  /** Its length in bytes (its end of line left out). */
+  length: number;
+}
+
+/**
+ * The order of lines across files: by path (in code unit order), then by
+ * offset.
+ *
+ * @param a A line.
+ * @param b Another.
+ * @returns Negative when `a` comes first.
+ *
+ * @example Sorting lines of two files
+ * ```ts
+ * import { byPlace } from "./issues.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const lines = [{ path: "b", offset: 0 }, { path: "a", offset: 9 }, { path: "a", offset: 3 }];
+ * deepEqual(lines.sort(byPlace).map((l) => l.offset), [3, 9, 0]);
+ * ```
+ */
+export function byPlace(
+  a: Pick<OversizedLine, "path" | "offset">,
+  b: Pick<OversizedLine, "path" | "offset">,
+): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset;
+}

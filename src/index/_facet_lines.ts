@@ -34,6 +34,10 @@ export interface FacetLine {
   offset: number;
   /** The bytes it takes in the file, its end of line included. */
   size: number;
+  /** Its content's length in bytes (its end of line left out). */
+  length: number;
+  /** Longer than the loader's limit: its bytes are not kept, nor parsed. */
+  oversized: boolean;
   /** The entry, parsed on first call (migrated for a version 1 or 2 file); undefined for damage. */
   entry(): SessionEntry | undefined;
 }
@@ -78,6 +82,8 @@ export async function* facetLines(
       bytes: line.bytes ?? new Uint8Array(0),
       offset: line.offset,
       size: line.size,
+      length: line.length,
+      oversized: line.oversized,
       entry,
     };
   }
@@ -118,7 +124,14 @@ export async function wholeLastLine(
     file.header.version < 3;
   const checked = asEntry(value);
   const entry = legacy || !("entry" in checked) ? undefined : checked.entry;
-  return { bytes: content, offset: end, size: length, entry: () => entry };
+  return {
+    bytes: content,
+    offset: end,
+    size: length,
+    length: content.length,
+    oversized: false,
+    entry: () => entry,
+  };
 }
 
 /**

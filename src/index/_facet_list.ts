@@ -5,6 +5,7 @@
  */
 
 import type { IndexFacet } from "./_facets.ts";
+import { OVERSIZED_FACET } from "./_oversized_facet.ts";
 import { SEARCH_FACET } from "./_search.ts";
 import { TOTALS_FACET } from "./_totals.ts";
 import { USAGE_FACET } from "./_usage_facet.ts";
@@ -14,4 +15,5 @@ export const FACETS: readonly IndexFacet[] = [
   TOTALS_FACET,
   SEARCH_FACET,
   USAGE_FACET,
+  OVERSIZED_FACET,
 ];

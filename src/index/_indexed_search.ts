@@ -23,6 +23,7 @@ import {
   indexedPath,
   type LocatedLine,
   narrowing,
+  oversizedRows,
   sessionLabel,
   skippedRows,
   uncoveredFiles,
@@ -103,6 +104,7 @@ export async function searchIndex(
             : { id: label.id, title: label.title };
         }
       }
+      hits.oversized.push(...oversizedRows(db, o.scope));
       const marked = index.freshMark()?.uncovered ?? undefined;
       return { hits, toScan: uncoveredFiles(db, o.scope, marked) };
     });

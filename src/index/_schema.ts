@@ -16,7 +16,7 @@ export const FRESH_MARK_KEY = "fresh";
  * {@linkcode INDEX_UPGRADABLE_FROM}, given what it lacks), a newer one left
  * alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 9;
+export const INDEX_SCHEMA_VERSION = 10;
 
 /**
  * The oldest version whose tables are this version's: it is brought up to
@@ -34,6 +34,9 @@ export const INDEX_SCHEMA_VERSION = 9;
  * the search facet at most (`search_entries_line`, unique); an older
  * index may hold a line twice, so its search tables are made anew
  * ({@linkcode INDEX_UPGRADES}) and read again by the next refresh.
+ * Version 10 adds the `oversized` facet (`oversized_lines`: the lines over
+ * the loader's limit); having no progress yet, it is fed every file once
+ * by the next refresh.
  */
 export const INDEX_UPGRADABLE_FROM = 4;
 

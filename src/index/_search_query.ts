@@ -15,6 +15,8 @@ import type { SearchScope } from "../search/search.ts";
 import type { SearchRole, SkipReason } from "../search/_text.ts";
 import { checkedRows, prepared } from "./_prepared.ts";
 import { SEARCH_FACET } from "./_search.ts";
+import { plainLine } from "./_oversized_facet.ts";
+import type { OversizedLine } from "../format/issues.ts";
 
 /** A line as the index recorded it. */
 export interface LocatedLine {
@@ -233,6 +235,31 @@ export function* skippedRows(
      WHERE ${where.join(" AND ")}`,
     args,
   );
+}
+
+/**
+ * The lines over the loader's limit (the `oversized` facet's rows) of the
+ * files in scope that the search facet holds whole: the files scanned
+ * report their own.
+ *
+ * @param db The index.
+ * @param scope Folder and date of files.
+ * @returns The lines, by file then offset.
+ */
+export function oversizedRows(
+  db: DatabaseSync,
+  scope: SearchScope,
+): OversizedLine[] {
+  const args: SQLInputValue[] = [];
+  const where = _scope(scope, args);
+  const rows = prepared(
+    db,
+    `SELECT e.path AS path, e.offset AS offset, e.length AS length
+     FROM oversized_lines e ${_COMPLETE}${
+      where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`
+    } ORDER BY e.path, e.offset`,
+  ).all(...args) as unknown as OversizedLine[];
+  return rows.map(plainLine);
 }
 
 /** The lines of a query's rows, as they come ({@linkcode checkedRows}). */

@@ -119,8 +119,9 @@ const _SCHEMA: readonly string[] = [
 export const USAGE_FACET: IndexFacet = {
   name: "usage",
   // 2: a last line without "\n" counts (as omp counts it); version 1
-  // left it out until it ended.
-  version: 2,
+  // left it out until it ended. 3: a glued line counts its first
+  // object's call, as the loader reads it; version 2 counted none.
+  version: 3,
   schema: _SCHEMA,
   update(
     db: DatabaseSync,

@@ -36,6 +36,7 @@ import {
 } from "../usage/usage_report.ts";
 import { isDamaged, isReadOnly } from "./_db.ts";
 import { searchIndex } from "./_indexed_search.ts";
+import { oversizedLines } from "./_oversized_facet.ts";
 import { listFromIndex } from "./_index_list.ts";
 import { IndexStore, type IndexStoreOptions } from "./_index_store.ts";
 import {
@@ -317,7 +318,10 @@ export class SessionIndex implements Disposable {
         // would count less than the files hold.
         if (store.writeClock().unsaved !== before) return false;
         const excluded = options.excludeDeleted === true;
-        store.read((db) => tallyIndex(db, range, excluded, tally));
+        store.read((db) => {
+          tallyIndex(db, range, excluded, tally);
+          for (const line of oversizedLines(db)) tally.oversized(line);
+        });
         return true;
       } catch (err) {
         await store.recover(err, "reading the files");

@@ -154,6 +154,28 @@ export function decodeEntryLine(line: Line, log: IssueLog): unknown {
 const _envelope = new EnvelopeAt();
 const _EMPTY = new Uint8Array(0);
 
+/**
+ * A whole line's content (read by itself, its "\n" found) as the decoder
+ * takes a line: terminated, kept whole, its number unknown.
+ *
+ * @param bytes The content, without its end of line.
+ * @param offset Its offset in the file.
+ * @returns The line.
+ */
+export function wholeLine(bytes: Uint8Array, offset = 0): Line {
+  return {
+    offset,
+    size: bytes.length + 1,
+    length: bytes.length,
+    index: -1,
+    terminated: true,
+    head: bytes,
+    bytes,
+    oversized: false,
+    nul: false,
+  };
+}
+
 function _where(line: Line): string {
   const at = line.index + 1; // 0 when read backwards (the number is unknown)
   return at > 0 ? `line ${at}` : `the line at byte ${line.offset}`;

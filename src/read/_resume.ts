@@ -15,7 +15,7 @@ import type { PathEnd } from "../context/tree.ts";
 import type { LatestLabels } from "../context/labels.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import type { FileHandle } from "../_fs.ts";
-import { decodeEntry, IssueLog } from "./_decode.ts";
+import { decodeEntry, IssueLog, wholeLine } from "./_decode.ts";
 import type { EnvelopeAt } from "./_envelope.ts";
 import type { IdFlags } from "./_id_set.ts";
 import { LF } from "./lines.ts";
@@ -260,17 +260,7 @@ export async function settingsAt(
         bytes = await _lineAt(source, path.offset(j), options.maxLineBytes);
       }
       if (bytes === undefined) continue;
-      const entry = decodeEntry({
-        offset: path.offset(j),
-        size: bytes.length + 1,
-        length: bytes.length,
-        index: -1,
-        terminated: true,
-        head: bytes,
-        bytes,
-        oversized: false,
-        nul: false,
-      }, quiet);
+      const entry = decodeEntry(wholeLine(bytes, path.offset(j)), quiet);
       if (entry !== undefined) latest.offer(entry);
     }
     return latest.fold();

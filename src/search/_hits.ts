@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { OversizedLine } from "../format/issues.ts";
 import type { Matcher, MatchSpan } from "./_query.ts";
 import type { LineText, SearchRole, SkipReason } from "./_text.ts";
 
@@ -74,10 +75,12 @@ export function newerFirst(
   return b.offset - a.offset;
 }
 
-/** The newest `limit` hits, and the skipped lines that match. */
+/** The newest `limit` hits, the skipped lines that match, and the lines too long to read. */
 export class HitList {
   readonly hits: Found[] = [];
   readonly skipped: SkippedLine[] = [];
+  /** Lines longer than the loader's limit: not searched, whatever they hold. */
+  readonly oversized: OversizedLine[] = [];
   readonly #limit: number;
   readonly #query: Matcher;
   readonly #filter: HitFilter;
@@ -165,6 +168,7 @@ export class HitList {
   merge(other: HitList): void {
     for (const hit of other.hits) this.add(hit);
     for (const line of other.skipped) this.skipped.push(line);
+    for (const line of other.oversized) this.oversized.push(line);
   }
 
   /** Keep a hit if it is among the newest `limit`. */

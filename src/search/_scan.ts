@@ -206,7 +206,12 @@ class _FileScan {
    */
   take(line: Line, file: FileHandle): Promise<void> | undefined {
     if (line.length === 0 || line.nul) return;
-    if (line.length > DEFAULT_MAX_LINE_BYTES) return; // the loader skips it
+    if (line.length > DEFAULT_MAX_LINE_BYTES) {
+      // The loader skips it unread: so does the search, and says where.
+      const { offset, length } = line;
+      this.hits.oversized.push({ path: this.#path, offset, length });
+      return;
+    }
     if (this.#migrate !== undefined) {
       return this.#decoded(line, decodeSearchLine(line, this.#migrate), true);
     }

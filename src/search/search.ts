@@ -9,6 +9,7 @@
  */
 
 import { join, resolve, sep } from "node:path";
+import { byPlace } from "../format/issues.ts";
 import { canonicalCwdSlug, sessionsDir } from "../store/places.ts";
 import { sessionFiles } from "../store/_session_files.ts";
 import { type Found, type HitFilter, HitList, newerFirst } from "./_hits.ts";
@@ -94,6 +95,13 @@ export interface SearchResult {
   hits: SearchHit[];
   /** Lines that could not be read as entries (or are too long to parse) and whose text matches: skipped. */
   skipped: { path: string; offset: number; reason: "damaged" | "too-long" }[];
+  /**
+   * Lines longer than the loader's limit (64 MiB), by file then offset,
+   * whatever they hold: no reader parses such a line (`Session.open`
+   * reports it as `oversized-line` and skips it), so its text is not
+   * searched. Through the index too: a refresh records them.
+   */
+  oversizedLines: { path: string; offset: number; length: number }[];
   /** Whether the session index answered (files it does not hold whole are scanned). */
   indexed: boolean;
   /** Files scanned. */
@@ -194,9 +202,8 @@ export async function runSearch(
   if (fromIndex !== undefined) hits.merge(fromIndex.hits);
   return {
     hits: hits.hits.sort(newerFirst).map(_hit),
-    skipped: hits.skipped.sort((a, b) =>
-      a.path < b.path ? -1 : a.path > b.path ? 1 : a.offset - b.offset
-    ),
+    skipped: hits.skipped.sort(byPlace),
+    oversizedLines: hits.oversized.sort(byPlace),
     indexed: fromIndex !== undefined,
     scanned,
   };

@@ -31,6 +31,8 @@ export interface CallSink {
   call(u: RequestUsage): void;
   /** The bytes read so far, about once a read. */
   bytes(done: number): void;
+  /** A line after the head longer than the loader's limit: not read, its offset and length given. */
+  oversized(offset: number, length: number): void;
 }
 
 /**
@@ -48,7 +50,7 @@ const _KEPT_BYTES = 64 << 10;
  * must lie within the file's first {@linkcode HEAD_BYTES}, as the list and
  * the index read heads, so that every source agrees on which files are
  * sessions. A line longer than the loader's limit is passed over, as the
- * loader passes it over; a last line without its `"\n"` counts when it is
+ * loader passes it over, and given to `sink.oversized`; a last line without its `"\n"` counts when it is
  * whole JSON (omp counts it).
  *
  * @param path The file (a regular file, as a stat found it).
@@ -109,6 +111,9 @@ class _FileLines {
   /** Take the next line (its bytes, where they are at hand): why the file is no session, if it shows it. */
   take(line: Line, bytes: Uint8Array | undefined): string | undefined {
     if (!this.inBody) return this.#headLine(line);
+    if (line.length > DEFAULT_MAX_LINE_BYTES) {
+      this.#sink.oversized(line.offset, line.length);
+    }
     const u = bytes === undefined ? undefined : lineCall(bytes);
     if (u !== undefined) this.#sink.call(u);
     const done = line.offset + line.size;

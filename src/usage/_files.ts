@@ -15,6 +15,7 @@ import type { Head } from "../read/_head.ts";
 import { sessionFiles } from "../store/_session_files.ts";
 import { compareRank, createdOf, type FileRank, SeenCalls } from "./_copies.ts";
 import { type CallSink, fileCalls } from "./_file_calls.ts";
+import type { OversizedLine } from "../format/issues.ts";
 import type { CountedIn, UsageTally } from "./_tally.ts";
 
 /**
@@ -74,32 +75,40 @@ export async function tallyFiles(
         failed = { err };
       }
     };
-    const out: _Read = { where: { sessionId: "", cwd: "" }, calls: [] };
+    const out: _Read = {
+      where: { sessionId: "", cwd: "" },
+      calls: [],
+      oversized: [],
+    };
     out.skip = await _read(f, {
       head: (head) => out.where = _session(head),
       call: (u) => out.calls.push(u),
       bytes,
+      oversized: (offset, length) =>
+        out.oversized.push({ path: f.path, offset, length }),
     });
     bytes(f.size);
     return out;
   };
   const seen = new SeenCalls();
   let file = 0;
-  for await (const { where, calls, skip } of _inOrder(files, read)) {
+  for await (const { where, calls, skip, oversized } of _inOrder(files, read)) {
     if (failed !== undefined) throw failed.err;
     for (const u of calls) {
       if (seen.add(u.entryId, u.timestamp, file)) tally.add(u, where);
     }
+    for (const line of oversized) tally.oversized(line);
     if (skip !== undefined) options.onSkip?.(files[file]!.path, skip);
     file++;
   }
   return files.length;
 }
 
-/** What a file gave: its session, its calls, and why it was not read (on), if it was not. */
+/** What a file gave: its session, its calls, its lines too long to read, and why it was not read (on), if it was not. */
 interface _Read {
   where: CountedIn;
   calls: RequestUsage[];
+  oversized: OversizedLine[];
   skip?: string | undefined;
 }
 

@@ -6,17 +6,22 @@
  * them.
  *
  * A usage pass reads no entries, so it does not go through the loader's
- * `decodeEntry`: omp-stats parses every line by itself, so a line counts
- * only when it is whole JSON (a glued line, whose first value the loader
- * keeps, counts nothing), no version 1 or 2 record is migrated (a version
- * 1 file's id-less entries count nothing) and an entry the loader would
- * refuse for another reason (a parent id that is no string) still counts.
+ * `decodeEntry`: as omp-stats parses every line by itself, no version 1
+ * or 2 record is migrated (a version 1 file's id-less entries count
+ * nothing) and an entry the loader would refuse for another reason (a
+ * parent id that is no string) still counts. A line that is not whole
+ * JSON goes to the loader's decoder (`decodeLine`): a glued line (two
+ * objects, what omp leaves after a line that lost its newline) counts its
+ * first object's call, which the loader keeps and the session's context
+ * shows, where omp-stats, whose parse fails, counts nothing; the second
+ * object is no entry to any reader, and counts nothing.
  *
  * @module
  */
 
 import type { SessionEntry } from "../format/entries.ts";
 import { type RequestUsage, requestUsage } from "../format/usage.ts";
+import { decodeLine, IssueLog, wholeLine } from "../read/_decode.ts";
 import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import {
   type JsonPrefixLimits,
@@ -123,8 +128,10 @@ export function lineCall(bytes: Uint8Array): RequestUsage | undefined {
   try {
     value = JSON.parse(_decoder.decode(bytes));
   } catch (err) {
-    if (err instanceof SyntaxError) return undefined; // damage: the loader reports it
-    throw err;
+    if (!(err instanceof SyntaxError)) throw err;
+    // Damage, the loader's to report: read as it reads it (a glued line
+    // gives its first object; other damage, nothing).
+    value = decodeLine(wholeLine(bytes), new IssueLog());
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return undefined;

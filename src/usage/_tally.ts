@@ -9,6 +9,7 @@
  * @module
  */
 
+import { byPlace, type OversizedLine } from "../format/issues.ts";
 import type { RequestUsage } from "../format/usage.ts";
 import { type CalendarKeys, NO_DATE } from "./_days.ts";
 
@@ -84,6 +85,8 @@ export interface TallyResult {
   malformedRequests: number;
   /** Counted calls without a recorded cost (or a zero one for tokens used). */
   unpricedRequests: number;
+  /** Lines longer than the loader's limit, whose calls are not counted: by file, then offset. */
+  oversizedLines: OversizedLine[];
 }
 
 /** Which moments count: from `start` (included) to `end` (excluded), in ms. */
@@ -153,6 +156,7 @@ export class UsageTally {
   readonly #total = new _Group();
   #malformed = 0;
   #unpriced = 0;
+  readonly #oversized: OversizedLine[] = [];
 
   /**
    * A tally.
@@ -181,6 +185,16 @@ export class UsageTally {
     if (u.unpriced) this.#unpriced++;
   }
 
+  /**
+   * Note a line too long to be read: its call, if it holds one, is not
+   * counted, and the report says so.
+   *
+   * @param line Where it is, and its length.
+   */
+  oversized(line: OversizedLine): void {
+    this.#oversized.push(line);
+  }
+
   #group(key: string): _Group {
     let group = this.#groups.get(key);
     if (group === undefined) {
@@ -204,6 +218,7 @@ export class UsageTally {
       rows,
       malformedRequests: this.#malformed,
       unpricedRequests: this.#unpriced,
+      oversizedLines: this.#oversized.toSorted(byPlace),
     };
   }
 

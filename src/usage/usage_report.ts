@@ -65,6 +65,13 @@ export interface UsageReport {
    * their recorded cost (0), where omp prices them from its model catalog.
    */
   unpricedRequests: number;
+  /**
+   * Lines longer than the loader's limit (64 MiB), by file then offset: no
+   * reader parses such a line (`Session.open` reports it as
+   * `oversized-line` and skips it), so a call it may hold is not counted.
+   * Through the index too: a refresh records them.
+   */
+  oversizedLines: { path: string; offset: number; length: number }[];
   /** Where the figures came from: the session index, or the files. */
   source: "index" | "files";
 }

@@ -103,6 +103,7 @@ async function calls(
     head: () => heads++,
     call: (u) => out.push(u),
     bytes: () => {},
+    oversized: () => {},
   });
   return skip === undefined
     ? { heads, calls: out }

@@ -17,7 +17,12 @@ import type { SessionEntry } from "../../src/format/entries.ts";
 const enc = new TextEncoder();
 const KEY = enc.encode('"usage"');
 
-/** What a line records, as omp-stats reads it: a parse of a line that holds `"usage"`. */
+/**
+ * What a line records: a parse of a line that holds `"usage"` (as
+ * omp-stats reads it), or, where the line is not JSON, of its first value
+ * when a second is glued to it (as the loader reads it: the one prefix
+ * that parses and is followed by `{` or `[`).
+ */
 function parsed(line: Uint8Array): unknown {
   let found = false;
   for (let i = 0; i + KEY.length <= line.length && !found; i++) {
@@ -28,11 +33,27 @@ function parsed(line: Uint8Array): unknown {
   try {
     value = JSON.parse(new TextDecoder().decode(line));
   } catch {
-    return undefined; // not JSON: no call
+    value = firstOfGlued(line); // undefined: not JSON, no call
   }
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? requestUsage(value as SessionEntry)
     : undefined;
+}
+
+/** The first of two values glued together, found by trying each end. */
+function firstOfGlued(line: Uint8Array): unknown {
+  if (line[0] !== 0x7b && line[0] !== 0x5b) return undefined;
+  for (let end = 1; end < line.length; end++) {
+    const next = line[end];
+    if (next !== 0x7b && next !== 0x5b) continue;
+    if (line[end - 1] !== 0x7d && line[end - 1] !== 0x5d) continue;
+    try {
+      return JSON.parse(new TextDecoder().decode(line.subarray(0, end)));
+    } catch {
+      // not a whole value yet
+    }
+  }
+  return undefined;
 }
 
 /** Lines that recorded a call, of those {@linkcode agree} saw. */
