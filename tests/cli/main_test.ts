@@ -128,7 +128,7 @@ async function inProcess(
 
 Deno.test("cli every option a command parses is in its help and the program's usage, and every option they name parses", async (t) => {
   const usage = (await inProcess(["--help"])).out;
-  const commands = [...usage.matchAll(/^  ([a-z]+) /gm)].map((m) => m[1]!);
+  const commands = [...usage.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!);
   deepStrictEqual(commands, [
     "list",
     "index",
@@ -179,7 +179,7 @@ Deno.test("cli every option a command parses is in its help and the program's us
       }
       // Every option the parser takes is named in the help, and in the usage.
       for (
-        const m of options.matchAll(/^  (?:-([a-z])[^,]*, )?--([a-z-]+)/gm)
+        const m of options.matchAll(/^ {2}(?:-([a-z])[^,]*, )?--([a-z-]+)/gm)
       ) {
         if (m[2] === "help") continue;
         ok(

@@ -80,7 +80,7 @@ Deno.test("progressPhases() on a terminal: the time left from the rate so far, a
   ok(!t.err.includes("left"), "no guess in the first second");
   t.ms = 2000; // 20 files in 2 s: 80 more take 8 s
   bars.update(20, 100, "files");
-  match(t.err, /\r\[##        \] 20% 20\/100 files · 8s left$/);
+  match(t.err, /\r\[## {8}\] 20% 20\/100 files · 8s left$/);
   t.ms = 62_000; // 50 in 62 s: 50 more take 62 s
   bars.update(50, 100, "files");
   match(t.err, /50% 50\/100 files · 1m02s left$/);
