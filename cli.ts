@@ -6,58 +6,44 @@
  * deno run -R -W -E jsr:@xdev/session/cli context ~/.xdev/agent/sessions/-src-app/x.jsonl --json
  * ```
  *
+ * Installed as a command (then run as `xdev-session list`):
+ *
+ * ```sh
+ * deno install -g -A -n xdev-session jsr:@xdev/session/cli
+ * ```
+ *
  * Exit codes: 0 success, 1 the work failed (an unreadable session, a missing
- * file, a blob that does not match its name), 2 bad usage. Errors go to
- * standard error as `error: <action>: <state>`.
+ * file, a blob that does not match its name; `search` without hits, as
+ * grep), 2 bad usage. Errors go to standard error as `error: <action>:
+ * <state>`; a usage error adds the command's usage line and where its
+ * `--help` is. `--version` prints the package's version. The program calls
+ * itself `$XDEV_SESSION_PROG` in usage lines and hints (the project's
+ * `deno task cli` sets it to `deno task cli`), else `xdev-session`.
  *
  * @module
  */
 
 import { type Command, lazyCommand, runCli } from "./src/cli/_command.ts";
 import { type CliIo, denoIo, runProcess } from "./src/cli/_io.ts";
+import deno from "./deno.json" with { type: "json" };
 
 export type { CliIo } from "./src/cli/_io.ts";
 
-const USAGE = `Usage: cli <command> [options]
+/**
+ * The package's name and version, from its `deno.json`. Imported as a JSON
+ * module, it is part of the module graph: `deno run jsr:@xdev/session/cli`
+ * fetches and caches it with the code (JSR serves every published file, and
+ * `deno.json` is one), with no `--allow-read` or `--allow-net`, and
+ * `deno install` bakes it in. Reading the file at run time would need a
+ * path, which a JSR install does not have.
+ */
+const VERSION = `${deno.name} ${deno.version}`;
 
-Commands:
-  list [--data-dir D] [--cwd C] [--all] [--no-index] [--json]
-      The sessions of a data dir, newest first.
-  index [--data-dir D] [--rebuild] [--json]
-      Bring the data dir's session index up to date.
-  search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
-         [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
-      Search the text of every session, newest hits first.
-  show <file> [--data-dir D] [--full] [--json]
-      What opening a session finds: header, title, leaf, window, damage.
-  context <file> [--data-dir D] [--json] [--rule xdev|omp]
-      Rebuild what the model sees when the session resumes.
-  stats <file|dir> [--data-dir D] [--json]
-      Count entries, messages, tokens, blobs; what opening one reads.
-  usage [--data-dir D] [--by day|week|month|session|model|project]
-        [--since DAY] [--until DAY] [--utc] [--json | --csv]
-      Tokens, requests and cost of every session, each call counted once.
-  tree <file> [--filter F] [--depth N] [--fold N] [--lineage] [--json]
-      The entry tree as an outline: branches, labels, the active path.
-  tail <file> [-n N] [-f] [--json]
-      The last N entries; with -f, every new one as it is written.
-  fork <file> [--to DST] [--label L] [--json]
-      A new session starting with this one's entries.
-  export <file> [--format md|html] [--out F] [--tree | --last N] [--json]
-      A session as Markdown or self-contained HTML people can read.
-  gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
-      Write a synthetic transcript of a given size.
-  blobs verify [--data-dir D] [--json]
-      Re-hash every blob; exit code 1 when one does not match its name.
-  blobs gc [--data-dir D] [--yes] [--json]
-      Report the blobs no session references; delete them with --yes.
-  demo [--data-dir D]
-      Copy the bundled sample sessions to a data dir and tour them.
-
-The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
+const NOTES = `The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
 ~/.xdev/config.jsonc, else ~/.xdev/agent.
 
-Run "cli <command> --help" for a command's options.`;
+Exit codes: 0 success, 1 the work failed (search: no hits), 2 bad usage.
+Colours only on a terminal, and never with NO_COLOR set.`;
 
 // Each command's modules are loaded when it runs, not before.
 const COMMANDS: Command[] = [
@@ -102,7 +88,11 @@ export async function main(
   args: string[],
   io: CliIo = denoIo(),
 ): Promise<number> {
-  return await runCli({ usage: USAGE, commands: COMMANDS }, args, io);
+  return await runCli(
+    { version: VERSION, commands: COMMANDS, notes: NOTES },
+    args,
+    io,
+  );
 }
 
 if (import.meta.main) await runProcess(main);

@@ -16,6 +16,7 @@ import { resolveDataDir } from "../store/data_dir.ts";
 import { walkFiles } from "../store/_gc_sources.ts";
 import {
   type Command,
+  DATA_DIR_FLAG,
   defineCommand,
   failure,
   printError,
@@ -25,11 +26,8 @@ import { sanitizeLines } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
 
-const HELP = `Usage: cli blobs verify [--data-dir D] [--json]
-       cli blobs gc [--data-dir D] [--yes] [--grace T] [--keep-trash T] [--json]
-       cli blobs restore [--data-dir D] [--json]
-
-verify   Re-hash every blob in <data dir>/blobs and report those whose bytes
+const ABOUT =
+  `verify   Re-hash every blob in <data dir>/blobs and report those whose bytes
          no longer hash to their name (exit code 1 when there is one). Typed
          twins (<hex>.png), temp files and the trash are skipped; other files
          are listed.
@@ -52,15 +50,6 @@ gc       Find the blobs no session names and report them with their sizes.
          64 MiB) nothing is moved or deleted (exit code 1).
 restore  Move every trashed blob back into <data dir>/blobs. By hand:
          mv <data dir>/blobs/.trash/*/<hex>* <data dir>/blobs/
-
-Options:
-  --data-dir D     the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                   ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --yes            gc: move what it found to the trash
-  --grace T        gc: keep blobs changed this recently (30s, 5m, 1h, 2d;
-                   0 for none; default 1h)
-  --keep-trash T   gc: delete trashed blobs older than this (default 7d)
-  --json           print an object instead of text
 `;
 
 /** Items from which a progress bar is drawn (on a terminal). */
@@ -69,13 +58,21 @@ const _PROGRESS_FROM = 8;
 /** `cli blobs verify`, `cli blobs gc` and `cli blobs restore`. */
 export const command: Command = defineCommand({
   name: "blobs",
-  help: HELP,
+  summary: "Re-hash the blobs, trash those no session names, or put them back.",
+  about: ABOUT,
   flags: {
-    "data-dir": "value",
-    yes: "switch",
-    grace: "value",
-    "keep-trash": "value",
-    json: "switch",
+    "data-dir": DATA_DIR_FLAG,
+    yes: { help: "gc: move what it found to the trash" },
+    grace: {
+      value: "T",
+      help:
+        "gc: keep blobs changed this recently (30s, 5m, 1h, 2d; 0 for none; default 1h)",
+    },
+    "keep-trash": {
+      value: "T",
+      help: "gc: delete trashed blobs older than this (default 7d)",
+    },
+    json: { help: "print an object instead of text" },
   },
   subcommands: ["verify", "gc", "restore"],
   run: async (call, io) => {

@@ -1,37 +1,42 @@
 /**
  * The one helper every CLI command is declared with. A command says once
- * what it takes (its name, its help, its options and whether each takes a
- * value, its positional arguments); the helper parses the arguments, answers
- * `--help`, words usage errors, and turns what the command returns or throws
- * into an exit code: 0 success, 1 the work failed, 2 bad usage. Work that
- * fails is worded `Cannot <action> "<file>": <state>` ({@linkcode failure}).
+ * what it takes (its name, a summary, what it does, its options each with
+ * a one-line description, its positional arguments); the helper parses the
+ * arguments from that, answers `--help` from it ({@linkcode commandHelp}),
+ * words usage errors, and turns what the command returns or throws into an
+ * exit code: 0 success, 1 the work failed, 2 bad usage. Work that fails is
+ * worded `Cannot <action> "<file>": <state>` ({@linkcode failure}).
  *
  * @module
  */
 
 import { errorCode } from "../_fs.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
-import { sanitize } from "./_format.ts";
-import { type CliIo, OutputClosed } from "./_io.ts";
+import { sanitize, sanitizeLines } from "./_format.ts";
+import {
+  type CommandHelp,
+  commandHelp,
+  type FlagSpec,
+  programUsage,
+  usageLine,
+} from "./_help.ts";
+import { type CliIo, DEFAULT_PROGRAM, OutputClosed } from "./_io.ts";
+import { CliUsageError, parseArgs, type ParsedArgs } from "./_args.ts";
 
-/**
- * How an option is given: `switch` (`--json`), `value` (`--to DST` or
- * `--to=DST`), or `required` (a value the command cannot run without).
- */
-export type FlagKind = "switch" | "value" | "required";
+export { CliUsageError, parseArgs } from "./_args.ts";
+export type { ParsedArgs } from "./_args.ts";
+export type { CommandHelp, FlagSpec } from "./_help.ts";
+
+/** `--data-dir`, as the commands that read a whole data dir declare it. */
+export const DATA_DIR_FLAG: FlagSpec = {
+  value: "D",
+  help:
+    'the data dir (default: $XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else ~/.xdev/agent)',
+};
 
 /** A command as declared: what it takes, and its work. */
-export interface CommandSpec<F extends string> {
-  /** The word after `cli`: `show`. */
-  name: string;
-  /** What `--help` prints (exit code 0). */
-  help: string;
+export interface CommandSpec<F extends string> extends CommandHelp {
   /** The options by name, without `--`; `--help` is always known. */
-  flags: Readonly<Record<F, FlagKind>>;
-  /** The positional arguments, each required, named as in the usage: `<file>`. */
-  args?: readonly string[];
-  /** The words the first positional argument must be one of (`blobs gc`). */
-  subcommands?: readonly string[];
+  readonly flags: Readonly<Record<F, FlagSpec>>;
   /**
    * The work, run once the arguments are sound: it returns the exit code
    * (0, or 1 when part of the work failed) and throws a
@@ -60,8 +65,15 @@ export interface Call<F extends string> {
 
 /** A declared command, ready to run. */
 export interface Command {
-  /** The word after `cli`. */
+  /** The word after the program's name. */
   readonly name: string;
+  /**
+   * What the command declares, for the program's usage and the usage line
+   * a usage error repeats (a lazy command's module is loaded for it).
+   *
+   * @returns The declaration, without the work.
+   */
+  help(): Promise<CommandHelp>;
   /**
    * Parse `args` and run the command.
    *
@@ -74,10 +86,11 @@ export interface Command {
 }
 
 /**
- * A command whose module is loaded only when it runs: a process that runs
- * one command loads that command's modules alone.
+ * A command whose module is loaded only when it runs (or its help is
+ * asked for): a process that runs one command loads that command's
+ * modules alone.
  *
- * @param name The word after `cli`, as the loaded command names itself.
+ * @param name The word after the program's name, as the loaded command names itself.
  * @param load What loads the command's module (it exports `command`).
  * @returns The command.
  */
@@ -85,81 +98,18 @@ export function lazyCommand(
   name: string,
   load: () => Promise<{ command: Command }>,
 ): Command {
+  const loaded = async (): Promise<Command> => {
+    const { command } = await load();
+    if (command.name !== name) {
+      throw new Error(`the command "${name}" loaded "${command.name}"`);
+    }
+    return command;
+  };
   return {
     name,
-    run: async (args, io) => {
-      const { command } = await load();
-      if (command.name !== name) {
-        throw new Error(`the command "${name}" loaded "${command.name}"`);
-      }
-      return await command.run(args, io);
-    },
+    help: async () => await (await loaded()).help(),
+    run: async (args, io) => await (await loaded()).run(args, io),
   };
-}
-
-/** A usage error: exit code 2, and the usage printed after it. */
-export class CliUsageError extends Error {
-  /**
-   * A usage error.
-   *
-   * @param message What is wrong with the arguments.
-   */
-  constructor(message: string) {
-    super(message);
-    this.name = "CliUsageError";
-  }
-}
-
-/** Parsed arguments: positionals and `--flag [value]` options. */
-export interface ParsedArgs {
-  /** The arguments that are no option, in order (all of those after `--`). */
-  positional: string[];
-  /** The options given: a value, or true for a switch. The last one wins. */
-  flags: Map<string, string | true>;
-}
-
-/**
- * Parse `args` against the options a command knows. An argument that starts
- * with `--` is an option (its value follows it, or `=` inside it); `--`
- * makes every later argument positional; anything else is positional.
- *
- * @param args The command's arguments.
- * @param spec Option name → whether it takes a value.
- * @returns The parsed arguments.
- * @throws {CliUsageError} For an unknown option or a missing value.
- */
-export function parseArgs(
-  args: readonly string[],
-  spec: Readonly<Record<string, boolean>>,
-): ParsedArgs {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--") {
-      positional.push(...args.slice(i + 1));
-      break;
-    }
-    if (!a.startsWith("--")) {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf("=");
-    const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-    if (!Object.hasOwn(spec, name)) {
-      throw new CliUsageError(`unknown option "--${name}"`);
-    }
-    if (!spec[name]) {
-      flags.set(name, true);
-      continue;
-    }
-    const value = eq > 0 ? a.slice(eq + 1) : args[++i];
-    if (value === undefined) {
-      throw new CliUsageError(`option "--${name}" needs a value`);
-    }
-    flags.set(name, value);
-  }
-  return { positional, flags };
 }
 
 /**
@@ -173,15 +123,20 @@ export function parseArgs(
 export function defineCommand<F extends string>(
   spec: CommandSpec<F>,
 ): Command {
-  const kinds = Object.entries<FlagKind>(spec.flags);
+  const kinds = Object.entries<FlagSpec>(spec.flags);
   const takesValue: Record<string, boolean> = { help: false };
-  for (const [flag, kind] of kinds) takesValue[flag] = kind !== "switch";
+  const shorts: Record<string, string> = {};
+  for (const [flag, kind] of kinds) {
+    takesValue[flag] = kind.value !== undefined;
+    if (kind.short !== undefined) shorts[kind.short] = flag;
+  }
   return {
     name: spec.name,
+    help: () => Promise.resolve(spec),
     run: async (args, io) => {
-      const parsed = parseArgs(args, takesValue);
+      const parsed = _parse(spec.name, args, takesValue, shorts);
       if (parsed.flags.has("help")) {
-        io.stdout(spec.help);
+        io.stdout(commandHelp(io.program ?? DEFAULT_PROGRAM, spec));
         return 0;
       }
       let name = spec.name;
@@ -212,13 +167,28 @@ export function defineCommand<F extends string>(
         );
       }
       for (const [flag, kind] of kinds) {
-        if (kind === "required" && !parsed.flags.has(flag)) {
+        if (kind.required === true && !parsed.flags.has(flag)) {
           throw new CliUsageError(`${name}: missing --${flag}`);
         }
       }
       return await spec.run(_call(name, subcommand, rest, parsed), io);
     },
   };
+}
+
+/** {@linkcode parseArgs}, its errors in the command's name: `tail: unknown option "--x"`. */
+function _parse(
+  name: string,
+  args: readonly string[],
+  takesValue: Readonly<Record<string, boolean>>,
+  shorts: Readonly<Record<string, string>>,
+): ParsedArgs {
+  try {
+    return parseArgs(args, takesValue, shorts);
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    throw new CliUsageError(`${name}: ${err.message}`);
+  }
 }
 
 function _call<F extends string>(
@@ -241,24 +211,29 @@ function _call<F extends string>(
   };
 }
 
-/** The program's own usage and its commands, for {@linkcode runCli}. */
+/** The program: its version, its commands, and the notes under its usage. */
 export interface CliSpec {
-  /** What `cli`, `cli help` and every usage error print. */
-  usage: string;
-  /** The commands. */
+  /** What `--version` prints: `@xdev/session 0.4.0`. */
+  version: string;
+  /** The commands, in the order the usage lists them. */
   commands: readonly Command[];
+  /** What the usage says after the commands (defaults, where to read more). */
+  notes: string;
 }
 
 /**
  * Run the command `args` names and settle the exit code: what the command
  * returns; 1 when it throws (the message on standard error as
- * `error: <message>`); 2 for a usage error (the message, then the usage);
+ * `error: <message>`); 2 for a usage error: the message on one line, the
+ * command's usage line and where its help is (never the whole usage);
  * 0, silently, when standard output's reader has gone ({@linkcode OutputClosed}).
- * Without a command, the usage is printed and the exit code is 2; with `help`,
- * `--help` or `-h` it is 0. Messages are printed as {@linkcode sanitize} makes
- * them: a path named in one cannot drive the terminal.
+ * Without a command, the program's usage is printed and the exit code is 2;
+ * with `help`, `--help` or `-h` it is 0; `--version` (`-V`, `version`)
+ * prints the version. Messages are printed as {@linkcode sanitize} makes
+ * them: a path named in one cannot drive the terminal. The program's usage
+ * loads every command's declaration; nothing else does.
  *
- * @param cli The usage and the commands.
+ * @param cli The version, the commands and the usage's notes.
  * @param args The arguments after the program name.
  * @param io Where output goes.
  * @returns The exit code.
@@ -268,13 +243,20 @@ export async function runCli(
   args: readonly string[],
   io: CliIo,
 ): Promise<number> {
+  const program = io.program ?? DEFAULT_PROGRAM;
   const [name, ...rest] = args;
+  let command: Command | undefined;
   try {
     if (name === undefined || ["help", "--help", "-h"].includes(name)) {
-      io.stdout(`${cli.usage}\n`);
+      const helps = await Promise.all(cli.commands.map((c) => c.help()));
+      io.stdout(`${programUsage(program, helps, cli.notes)}\n`);
       return name === undefined ? 2 : 0;
     }
-    const command = cli.commands.find((c) => c.name === name);
+    if (["--version", "-V", "version"].includes(name)) {
+      io.stdout(`${cli.version}\n`);
+      return 0;
+    }
+    command = cli.commands.find((c) => c.name === name);
     if (command === undefined) {
       throw new CliUsageError(`unknown command "${name}"`);
     }
@@ -282,12 +264,27 @@ export async function runCli(
   } catch (err) {
     if (err instanceof OutputClosed) return 0; // `cli list | head`: done
     if (err instanceof CliUsageError) {
-      io.stderr(`error: ${sanitize(err.message)}\n\n${cli.usage}\n`);
+      io.stderr(`error: ${sanitize(err.message)}\n`);
+      io.stderr(await _usageHint(program, command));
       return 2;
     }
     printError(io, err instanceof Error ? err.message : String(err));
     return 1;
   }
+}
+
+/** After a usage error: the command's usage line and where its help is. */
+async function _usageHint(
+  program: string,
+  command: Command | undefined,
+): Promise<string> {
+  if (command === undefined) {
+    return sanitize(`Run "${program} --help" for the commands.`) + "\n";
+  }
+  const line = usageLine(program, await command.help(), 7);
+  return `${sanitizeLines(`Usage: ${line}`)}\n${
+    sanitize(`Run "${program} ${command.name} --help" for its options.`)
+  }\n`;
 }
 
 /** Filesystem states in plain words, by POSIX code. */
@@ -371,33 +368,6 @@ export function noteSkipped(
   io: Pick<CliIo, "stderr">,
 ): (path: string, reason: string) => void {
   return (path, reason) => printNote(io, `skipped "${path}": ${reason}`);
-}
-
-/**
- * Note, for each file, the lines a usage report or a search could not read
- * because they are longer than the loader's limit: `skipped 1 line over
- * the 64 MiB line limit in "<path>" (<what>)`.
- *
- * @param io Where the notes go.
- * @param lines The lines, by file.
- * @param what What is missing because of them.
- */
-export function noteOversized(
-  io: Pick<CliIo, "stderr">,
-  lines: readonly { path: string }[],
-  what: string,
-): void {
-  const counts = new Map<string, number>();
-  for (const { path } of lines) counts.set(path, (counts.get(path) ?? 0) + 1);
-  const limit = DEFAULT_MAX_LINE_BYTES / (1 << 20);
-  for (const [path, n] of counts) {
-    printNote(
-      io,
-      `skipped ${
-        n === 1 ? "1 line" : `${n} lines`
-      } over the ${limit} MiB line limit in "${path}" (${what})`,
-    );
-  }
 }
 
 /**

@@ -17,26 +17,32 @@ import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
 
-const HELP =
-  `Usage: cli context <file> [--data-dir D] [--json] [--rule xdev|omp]
-
-Rebuild the context of a session file: the messages the model sees on
+const ABOUT =
+  `Rebuild the context of a session file: the messages the model sees on
 resume, the models, the thinking level and the labels.
-
-Options:
-  --data-dir D   where blobs/ lives (default: the nearest ancestor of the
-                 file that holds blobs/)
-  --json         print the fields of omp's context.json, normalized the
-                 same way, instead of a transcript
-  --rule R       xdev (default) or omp: how a compaction reaching back past
-                 a reset is settled
 `;
 
 /** `cli context`. */
 export const command: Command = defineCommand({
   name: "context",
-  help: HELP,
-  flags: { "data-dir": "value", json: "switch", rule: "value" },
+  summary: "Rebuild what the model sees when the session resumes.",
+  about: ABOUT,
+  flags: {
+    "data-dir": {
+      value: "D",
+      help:
+        "where blobs/ lives (default: the nearest ancestor of the file that holds blobs/)",
+    },
+    json: {
+      help:
+        "print the fields of omp's context.json, normalized the same way, instead of a transcript",
+    },
+    rule: {
+      value: "R",
+      help:
+        "xdev (default) or omp: how a compaction reaching back past a reset is settled",
+    },
+  },
   args: ["<file>"],
   run: async (call, io) => {
     const rule = call.value("rule") ?? "xdev";

@@ -16,12 +16,11 @@ import { listSessions } from "../store/list.ts";
 import { attempt, type Command, defineCommand, failure } from "./_command.ts";
 import { openSession, renderMessage } from "./_context.ts";
 import { formatBytes, sanitize } from "./_format.ts";
-import type { CliIo } from "./_io.ts";
+import { type CliIo, DEFAULT_PROGRAM } from "./_io.ts";
 import { formatTable } from "./_table.ts";
 
-const HELP = `Usage: cli demo [--data-dir D]
-
-Write a realistic set of sessions through the library's public API: a main
+const ABOUT =
+  `Write a realistic set of sessions through the library's public API: a main
 session with every entry type, a rename, a branch back with a summary and an
 image blob; a fork of it; a subagent child in its artifacts folder; a short
 session with a reset. Then list them and print the main session's context.
@@ -41,8 +40,16 @@ const _T0 = Date.parse("2026-11-30T09:00:00.000Z");
 /** `cli demo`. */
 export const command: Command = defineCommand({
   name: "demo",
-  help: HELP,
-  flags: { "data-dir": "value" },
+  summary:
+    "Write sample sessions through the API, then list and read them back.",
+  about: ABOUT,
+  flags: {
+    "data-dir": {
+      value: "D",
+      help:
+        "write into this data dir, which must exist (default: a fresh temporary one)",
+    },
+  },
   run: async (call, io) => {
     const given = call.value("data-dir");
     if (given !== undefined) await checkFolder(given, "open the data dir");
@@ -67,7 +74,8 @@ export const command: Command = defineCommand({
       }\n`,
     );
     for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-    io.stdout(`\nNext: deno task cli context ${files.main} --json\n`);
+    const program = io.program ?? DEFAULT_PROGRAM;
+    io.stdout(`\nNext: ${program} context ${files.main} --json\n`);
     return 0;
   },
 });

@@ -14,40 +14,44 @@ import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { formatBytes, plural, sanitize } from "./_format.ts";
 import { progressPhases } from "./_progress.ts";
 
-const HELP = `Usage: cli export <file> [--format md|html] [--out F] [--tree]
-                  [--last N] [--inline-images] [--data-dir D] [--json]
-
-Write a session as a document people can read: Markdown, or one
+const ABOUT = `Write a session as a document people can read: Markdown, or one
 self-contained HTML page (no script, no request; past 5 MB, pages linked to
 each other). By default the active branch as the model sees it on resume.
 Images are copied beside the export; damaged lines are counted at the end.
-
-Options:
-  --format F       md or html (default: from --out's extension, else html)
-  --out F          the file to write (default: the session's name with the
-                   format's extension, in the current directory); images go
-                   to <stem>-files/ beside it
-  --tree           every branch, nested under its branch point, the active
-                   path marked (reads the whole file)
-  --last N         only the last N turns (a turn starts at a user message)
-  --inline-images  embed images in the pages instead of copying them
-  --data-dir D     where blobs/ lives (default: the nearest ancestor of the
-                   file that holds blobs/)
-  --json           print what was written as one object
 `;
 
 /** `cli export`. */
 export const command: Command = defineCommand({
   name: "export",
-  help: HELP,
+  summary: "A session as Markdown or self-contained HTML people can read.",
+  about: ABOUT,
   flags: {
-    format: "value",
-    out: "value",
-    tree: "switch",
-    last: "value",
-    "inline-images": "switch",
-    "data-dir": "value",
-    json: "switch",
+    format: {
+      value: "F",
+      help: "md or html (default: from --out's extension, else html)",
+    },
+    out: {
+      value: "F",
+      help:
+        "the file to write (default: the session's name with the format's extension, in the current directory); images go to <stem>-files/ beside it",
+    },
+    tree: {
+      help:
+        "every branch, nested under its branch point, the active path marked (reads the whole file)",
+    },
+    last: {
+      value: "N",
+      help: "only the last N turns (a turn starts at a user message)",
+    },
+    "inline-images": {
+      help: "embed images in the pages instead of copying them",
+    },
+    "data-dir": {
+      value: "D",
+      help:
+        "where blobs/ lives (default: the nearest ancestor of the file that holds blobs/)",
+    },
+    json: { help: "print what was written as one object" },
   },
   args: ["<file>"],
   run: async (call, io) => {

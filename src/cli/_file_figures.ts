@@ -15,7 +15,7 @@ import { IssueLog } from "../read/_decode.ts";
 import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
 import { readLines } from "../read/lines.ts";
 import { sessionRecords } from "../read/_records.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import { Session } from "../session/session.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";

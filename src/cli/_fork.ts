@@ -15,27 +15,31 @@ import {
 } from "./_command.ts";
 import { sanitize } from "./_format.ts";
 
-const HELP = `Usage: cli fork <file> [--to DST] [--label L] [--json]
-
-Fork a session file: a new file with a new id whose header names the source
+const ABOUT =
+  `Fork a session file: a new file with a new id whose header names the source
 as its parent, and the source's entries as they stood when the fork began
 (whole lines only), copied byte for byte. A version 1 or 2 session (pi's,
 older omp's) forks to a version 3 file, its entries migrated: resume the
 fork to continue it. The source is not touched; blobs are shared. Damage
 read around (a torn last line left out) is noted on stderr.
-
-Options:
-  --to DST       the new file, which must not exist (default: beside the
-                 source, named <timestamp>_<id>.jsonl)
-  --label L      the fork's title (default: the source's)
-  --json         print { path, id, parentSession, bytes, migrated, issues }
 `;
 
 /** `cli fork`. */
 export const command: Command = defineCommand({
   name: "fork",
-  help: HELP,
-  flags: { to: "value", label: "value", json: "switch" },
+  summary: "A new session starting with this one's entries.",
+  about: ABOUT,
+  flags: {
+    to: {
+      value: "DST",
+      help:
+        "the new file, which must not exist (default: beside the source, named <timestamp>_<id>.jsonl)",
+    },
+    label: { value: "L", help: "the fork's title (default: the source's)" },
+    json: {
+      help: "print { path, id, parentSession, bytes, migrated, issues }",
+    },
+  },
   args: ["<file>"],
   run: async (call, io) => {
     const src = call.arg();

@@ -21,36 +21,37 @@ import {
 import { formatBytes } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
 
-const HELP =
-  `Usage: cli gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back] [--force] [--json]
-
-Write a synthetic, deterministic session transcript shaped like a long omp
+const ABOUT =
+  `Write a synthetic, deterministic session transcript shaped like a long omp
 session (turns, tool calls, compactions, resets), for benchmarks and for
 trying the other commands on a big file. A progress bar is drawn on a
 terminal.
-
-Options:
-  --size SIZE        target size: 100M, 1.5G, 512K (binary units), or bytes
-  --out F            the file to write (mode 0600)
-  --seed N           PRNG seed (default 1): the same options give the same bytes
-  --no-checkpoints   write no settings checkpoints (what omp writes)
-  --branch-back      end with a branch back to before the last compaction
-  --force            overwrite F if it exists
-  --json             print the summary as an object
 `;
 
 /** `cli gen`. */
 export const command: Command = defineCommand({
   name: "gen",
-  help: HELP,
+  summary: "Write a synthetic transcript of a given size.",
+  about: ABOUT,
   flags: {
-    size: "required",
-    out: "required",
-    seed: "value",
-    "no-checkpoints": "switch",
-    "branch-back": "switch",
-    force: "switch",
-    json: "switch",
+    size: {
+      value: "SIZE",
+      required: true,
+      help: "target size: 100M, 1.5G, 512K (binary units), or bytes",
+    },
+    out: { value: "F", required: true, help: "the file to write (mode 0600)" },
+    seed: {
+      value: "N",
+      help: "PRNG seed (default 1): the same options give the same bytes",
+    },
+    "no-checkpoints": {
+      help: "write no settings checkpoints (what omp writes)",
+    },
+    "branch-back": {
+      help: "end with a branch back to before the last compaction",
+    },
+    force: { help: "overwrite F if it exists" },
+    json: { help: "print the summary as an object" },
   },
   run: async (call, io) => {
     const out = call.value("out")!;

@@ -9,6 +9,7 @@ import { SessionIndex } from "../index/session_index.ts";
 import {
   attempt,
   type Command,
+  DATA_DIR_FLAG,
   defineCommand,
   printError,
   printNote,
@@ -60,27 +61,27 @@ export async function existingIndex(
   });
 }
 
-const HELP = `Usage: cli index [--data-dir D] [--rebuild] [--json]
-
-Bring <data dir>/index.sqlite up to date with the session files: read the
+const ABOUT =
+  `Bring <data dir>/index.sqlite up to date with the session files: read the
 sessions that are new or were appended to since (only what was appended),
 forget the ones that are gone. The index is a cache the list, a reopen, the
 usage report and search use; the session files stay the only source of
 truth, and the index can be deleted at any time.
-
-Options:
-  --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                 ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --rebuild      forget every row first and read every file again
-  --json         print { "sessions", "refreshed", "removed", "skipped", "ms",
-                 "fresh" } ("fresh": nothing had changed since the last refresh)
 `;
 
 /** `cli index`. */
 export const command: Command = defineCommand({
   name: "index",
-  help: HELP,
-  flags: { "data-dir": "value", rebuild: "switch", json: "switch" },
+  summary: "Bring the data dir's session index up to date.",
+  about: ABOUT,
+  flags: {
+    "data-dir": DATA_DIR_FLAG,
+    rebuild: { help: "forget every row first and read every file again" },
+    json: {
+      help:
+        'print { "sessions", "refreshed", "removed", "skipped", "ms", "fresh" } ("fresh": nothing had changed since the last refresh)',
+    },
+  },
   run: async (call, io) => {
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const db = await attempt(

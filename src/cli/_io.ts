@@ -19,6 +19,55 @@ export interface CliIo {
   columns: number;
   /** Whether standard error is a terminal (progress bars). Default false. */
   stderrIsTerminal?: boolean;
+  /**
+   * The program's name in usage lines and hints, as the user would type it
+   * again (see {@linkcode programName}). Default {@linkcode DEFAULT_PROGRAM}.
+   */
+  program?: string;
+}
+
+/**
+ * The program's name when nothing says otherwise: the command the README
+ * installs (`deno install -g -A -n xdev-session jsr:@xdev/session/cli`).
+ */
+export const DEFAULT_PROGRAM = "xdev-session";
+
+/**
+ * The variable that names the program: the project's `deno task cli` sets
+ * it to `deno task cli`; a wrapper or an alias of another name can set it.
+ */
+export const PROGRAM_VARIABLE = "XDEV_SESSION_PROG";
+
+/**
+ * How the program names itself in usage lines and hints: `$XDEV_SESSION_PROG`
+ * when set (the project's tasks set it to `deno task cli`), else
+ * `xdev-session`. Neither `Deno.mainModule` nor the arguments can tell: an
+ * installed command is a shell script that runs `deno run <url>`, so the
+ * process sees the module's URL whatever the script is called, and
+ * `deno task` says which folder it ran in (`INIT_CWD`), not which task.
+ *
+ * @returns The name, e.g. `xdev-session` or `deno task cli`.
+ */
+export function programName(): string {
+  const name = envVar(PROGRAM_VARIABLE)?.trim() ?? "";
+  return name === "" ? DEFAULT_PROGRAM : name;
+}
+
+/**
+ * An environment variable, or undefined when it is unset or the process may
+ * not read it: the permission is queried first, so a run without `-E` is
+ * never stopped by a prompt for a variable that only tunes the output.
+ *
+ * @param name The variable.
+ * @returns Its value, or undefined.
+ */
+export function envVar(name: string): string | undefined {
+  try {
+    const state = Deno.permissions.querySync({ name: "env", variable: name });
+    return state.state === "granted" ? Deno.env.get(name) : undefined;
+  } catch {
+    return undefined; // no permission API here: as if unset
+  }
 }
 
 /**
@@ -67,6 +116,7 @@ export function denoIo(): CliIo {
     isTerminal,
     columns: isTerminal ? _columns() : Number.POSITIVE_INFINITY,
     stderrIsTerminal: Deno.stderr.isTerminal(),
+    program: programName(),
   };
 }
 
@@ -91,16 +141,25 @@ export async function runProcess(
 }
 
 /**
- * Whether the user asked for no colours (`NO_COLOR` set and not empty).
+ * Whether the user asked for no colours (`NO_COLOR` set and not empty,
+ * as https://no-color.org asks).
  *
  * @returns True when colours are off.
  */
 export function noColor(): boolean {
-  try {
-    return (Deno.env.get("NO_COLOR") ?? "") !== "";
-  } catch {
-    return false; // no permission to read the environment: colour stays on
-  }
+  return (envVar("NO_COLOR") ?? "") !== "";
+}
+
+/**
+ * Whether standard output may carry colours and other escapes: it is a
+ * terminal and `NO_COLOR` is not set. Every escape the CLI prints for looks
+ * (search's highlight, tree's marks) asks this, and only this.
+ *
+ * @param io The output.
+ * @returns True when escapes may be printed.
+ */
+export function colorOn(io: Pick<CliIo, "isTerminal">): boolean {
+  return io.isTerminal && !noColor();
 }
 
 /**

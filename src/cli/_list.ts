@@ -13,6 +13,7 @@ import type { SessionInfo } from "../store/session_info.ts";
 import {
   attempt,
   type Command,
+  DATA_DIR_FLAG,
   defineCommand,
   noteSkipped,
   writeJson,
@@ -22,21 +23,11 @@ import { indexWarnings } from "./_index.ts";
 import type { CliIo } from "./_io.ts";
 import { formatTable } from "./_table.ts";
 
-const HELP =
-  `Usage: cli list [--data-dir D] [--cwd C] [--all] [--no-index] [--json]
-
-List the sessions under <data dir>/sessions, newest first. Through the
+const ABOUT =
+  `List the sessions under <data dir>/sessions, newest first. Through the
 session index (<data dir>/index.sqlite, made on first use): a stat of each
 file, and the first 4 KiB of a file only when it changed since it was
 listed. Without it: the first 4 KiB of every file.
-
-Options:
-  --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                 ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --cwd C        only the sessions started in the folder C
-  --all          include subagent sessions
-  --no-index     read every file's head; neither use nor make the index
-  --json         print an array of objects instead of a table
 `;
 
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */
@@ -45,13 +36,16 @@ const _SHORT_ID = 8;
 /** `cli list`. */
 export const command: Command = defineCommand({
   name: "list",
-  help: HELP,
+  summary: "The sessions of a data dir, newest first.",
+  about: ABOUT,
   flags: {
-    "data-dir": "value",
-    cwd: "value",
-    all: "switch",
-    "no-index": "switch",
-    json: "switch",
+    "data-dir": DATA_DIR_FLAG,
+    cwd: { value: "C", help: "only the sessions started in the folder C" },
+    all: { help: "include subagent sessions" },
+    "no-index": {
+      help: "read every file's head; neither use nor make the index",
+    },
+    json: { help: "print an array of objects instead of a table" },
   },
   run: async (call, io) => {
     const dataDir = call.value("data-dir") ?? await resolveDataDir();

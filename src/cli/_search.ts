@@ -16,21 +16,20 @@ import {
   attempt,
   type Call,
   type Command,
+  DATA_DIR_FLAG,
   defineCommand,
-  noteOversized,
   noteSkipped,
   printNote,
   writeJson,
 } from "./_command.ts";
+import { noteOversized } from "./_oversized.ts";
 import { localMinute, sanitize, truncate } from "./_format.ts";
-import type { CliIo } from "./_io.ts";
+import { type CliIo, colorOn } from "./_io.ts";
 import { progressPhases } from "./_progress.ts";
+import { SINCE_FLAG, timeBound, timeBoundError } from "./_time.ts";
 
-const HELP =
-  `Usage: cli search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
-                  [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
-
-Search the text of every session in a data dir: user and assistant text,
+const ABOUT =
+  `Search the text of every session in a data dir: user and assistant text,
 tool results and harness messages (not thinking, tool-call arguments or
 images; the first 64 Ki characters of each entry). Hits come newest first.
 
@@ -38,23 +37,9 @@ Every word of the query must appear, in any case, anywhere in an entry
 (inside CJK text written without spaces too); "a phrase" matches its words
 in order; word* matches at the start of a word. Nothing else is special.
 
-With the data dir's session index (see "cli index"), the index is brought up
-to date, then searched; without it, the files are read in bounded memory.
-
-Options:
-  --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                 ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --regex        the query is a regular expression in RE2 syntax (case-
-                 insensitive; no backreferences or lookaround; \\d \\w \\s \\b
-                 are ASCII); it runs in time linear in the text; always
-                 reads the files
-  --role R       only user, assistant, tool or custom text
-  --cwd C        only the sessions started in the folder C
-  --since D      only entries from the day D (UTC) on
-  --limit N      at most N hits (default 50)
-  --no-index     read the files even when there is an index
-  --json         print { "hits": [ ... ], "skipped": [ ... ],
-                 "oversizedLines": [ ... ] }
+With the data dir's session index (see the index command), the index is
+brought up to date, then searched; without it, the files are read in bounded
+memory. The exit code is 0 with hits, 1 without (as grep's), 2 for bad usage.
 
 A line longer than the loader's limit (64 MiB) is read by no command: it is
 named on stderr (and in --json), never searched.
@@ -77,16 +62,23 @@ type _Flag =
 /** `cli search`. */
 export const command: Command = defineCommand<_Flag>({
   name: "search",
-  help: HELP,
+  summary: "Search the text of every session, newest hits first.",
+  about: ABOUT,
   flags: {
-    "data-dir": "value",
-    regex: "switch",
-    role: "value",
-    cwd: "value",
-    since: "value",
-    limit: "value",
-    "no-index": "switch",
-    json: "switch",
+    "data-dir": DATA_DIR_FLAG,
+    regex: {
+      help:
+        "the query is a regular expression in RE2 syntax (case-insensitive; no backreferences or lookaround; \\d \\w \\s \\b are ASCII); it runs in time linear in the text; always reads the files",
+    },
+    role: { value: "R", help: "only user, assistant, tool or custom text" },
+    cwd: { value: "C", help: "only the sessions started in the folder C" },
+    since: SINCE_FLAG,
+    limit: { value: "N", help: "at most N hits (default 50)" },
+    "no-index": { help: "read the files even when there is an index" },
+    json: {
+      help:
+        'print { "hits": [ ... ], "skipped": [ ... ], "oversizedLines": [ ... ] }',
+    },
   },
   args: ["<query>"],
   run: async (call, io) => {
@@ -132,7 +124,7 @@ export const command: Command = defineCommand<_Flag>({
       });
     } else if (result.hits.length === 0) io.stdout("No matches\n");
     else io.stdout(result.hits.map((h) => _text(h, io)).join("\n"));
-    return 0;
+    return result.hits.length === 0 ? 1 : 0; // as grep: 1 for no hits
   },
 });
 
@@ -157,10 +149,9 @@ function _filters(call: Call<_Flag>): SearchOptions {
   }
   const since = call.value("since");
   if (since !== undefined) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since))) {
-      throw call.usageError("--since must be a date, YYYY-MM-DD");
-    }
-    options.since = since;
+    const at = timeBound(since, "since");
+    if (at === undefined) throw call.usageError(timeBoundError("since", since));
+    options.since = at;
   }
   return options;
 }
@@ -184,7 +175,7 @@ function _text(h: SearchHit, io: CliIo): string {
   const off = h.onActivePath ? "" : "  (off the active path)";
   const s = sanitize(h.snippet);
   const { start, end } = h.match;
-  const snippet = io.isTerminal
+  const snippet = colorOn(io)
     ? `${s.slice(0, start)}${_BOLD}${s.slice(start, end)}${_PLAIN}${
       s.slice(end)
     }`

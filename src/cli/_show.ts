@@ -13,18 +13,10 @@ import { formatBytes, plural, sanitize } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
 import { formatTable } from "./_table.ts";
 
-const HELP = `Usage: cli show <file> [--data-dir D] [--full] [--json]
-
-Open a session file (never modifying it) and print what the loader found:
+const ABOUT =
+  `Open a session file (never modifying it) and print what the loader found:
 the header, the title and its slot, the entries in memory by type, the leaf,
 what the windowed open read, and every piece of damage it read around.
-
-Options:
-  --data-dir D   where blobs/ lives (default: the nearest ancestor of the
-                 file that holds blobs/)
-  --full         read every line instead of the window: counts and damage
-                 then cover the whole file
-  --json         print one object instead of text
 `;
 
 /** The title slot as `show` reports it. */
@@ -36,8 +28,20 @@ type _SlotState =
 /** `cli show`. */
 export const command: Command = defineCommand({
   name: "show",
-  help: HELP,
-  flags: { "data-dir": "value", full: "switch", json: "switch" },
+  summary: "What opening a session finds: header, title, leaf, window, damage.",
+  about: ABOUT,
+  flags: {
+    "data-dir": {
+      value: "D",
+      help:
+        "where blobs/ lives (default: the nearest ancestor of the file that holds blobs/)",
+    },
+    full: {
+      help:
+        "read every line instead of the window: counts and damage then cover the whole file",
+    },
+    json: { help: "print one object instead of text" },
+  },
   args: ["<file>"],
   run: async (call, io) => {
     const file = call.arg();

@@ -27,27 +27,29 @@ import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
 
-const HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
-
-Count what a session file holds, reading it once in chunks: entries by type,
+const ABOUT =
+  `Count what a session file holds, reading it once in chunks: entries by type,
 messages by role, tokens, compactions, resets, branches, labels, blob
 references and the bytes of the blobs they name. Then open it as a resume
 does and report the window: the bytes read and the entries kept against the
 file's size (the figures to look at when a session opens slowly).
 
 For a folder, every *.jsonl under it (recursively), then the totals.
-
-Options:
-  --data-dir D   where blobs/ lives (default: for each file, the nearest
-                 ancestor that holds blobs/)
-  --json         print an object (a folder: { files, totals, errors })
 `;
 
 /** `cli stats`. */
 export const command: Command = defineCommand({
   name: "stats",
-  help: HELP,
-  flags: { "data-dir": "value", json: "switch" },
+  summary: "Count entries, messages, tokens, blobs; what opening one reads.",
+  about: ABOUT,
+  flags: {
+    "data-dir": {
+      value: "D",
+      help:
+        "where blobs/ lives (default: for each file, the nearest ancestor that holds blobs/)",
+    },
+    json: { help: "print an object (a folder: { files, totals, errors })" },
+  },
   args: ["<file|dir>"],
   run: async (call, io) => {
     const target = call.arg();

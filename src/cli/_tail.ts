@@ -13,30 +13,32 @@ import { renderMessage } from "./_context.ts";
 import { sanitize } from "./_format.ts";
 import { type CliIo, onInterrupt } from "./_io.ts";
 
-const HELP = `Usage: cli tail <file> [-n N] [-f] [--json]
-
-Print the last N entries of a session file (read from its end: the cost is
+const ABOUT =
+  `Print the last N entries of a session file (read from its end: the cost is
 what they weigh, not the file), then, with -f, every entry any writer
 appends, as it is written. A line is printed once it is complete, never
 half-written. Messages are rendered as "context" renders them; other
 entries as one line.
-
-Options:
-  -n N, --lines N   how many entries first (default 10)
-  -f, --follow      keep printing new entries until interrupted; a file
-                    replaced or cut under its name is followed on (a note
-                    goes to standard error, saying from where) as long as
-                    the last entry printed is still in it; with none
-                    printed yet, a cut goes on from the last complete line
-                    before it, so a line written again there is printed
-  --json            one JSON object per line (the entries as written)
 `;
 
-/** The command as declared: its options spelled long. */
-const _tail = defineCommand({
+/** `cli tail`: `-n N` (`-nN`) and `-f` are its options' short spellings. */
+export const command: Command = defineCommand({
   name: "tail",
-  help: HELP,
-  flags: { lines: "value", follow: "switch", json: "switch" },
+  summary: "The last N entries; with -f, every new one as it is written.",
+  about: ABOUT,
+  flags: {
+    lines: {
+      value: "N",
+      short: "n",
+      help: "how many entries first (default 10)",
+    },
+    follow: {
+      short: "f",
+      help:
+        "keep printing new entries until interrupted; a file replaced or cut under its name is followed on (a note goes to standard error, saying from where) as long as the last entry printed is still in it; with none printed yet, a cut goes on from the last complete line before it, so a line written again there is printed",
+    },
+    json: { help: "one JSON object per line (the entries as written)" },
+  },
   args: ["<file>"],
   run: async (call, io) => {
     const file = call.arg();
@@ -67,35 +69,6 @@ const _tail = defineCommand({
     return 0;
   },
 });
-
-/**
- * `cli tail`, taking the short options `-n N` (`-nN`) and `-f` too (the
- * command helper knows long ones only).
- */
-export const command: Command = {
-  name: _tail.name,
-  run: (args, io) => _tail.run(_longOptions(args), io),
-};
-
-function _longOptions(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--") {
-      out.push(...args.slice(i));
-      break;
-    }
-    if (a === "-f") out.push("--follow");
-    else if (a === "-n") out.push("--lines");
-    else if (/^-n\d+$/.test(a)) out.push("--lines", a.slice(2));
-    else if (/^-[fn]{2,}/.test(a)) {
-      out.push(
-        ...a.slice(1).split("").map((c) => c === "f" ? "--follow" : "--lines"),
-      );
-    } else out.push(a);
-  }
-  return out;
-}
 
 /**
  * The note `tail -f` prints when it follows on past a cut or a

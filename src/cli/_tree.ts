@@ -16,36 +16,16 @@ import {
   writeJson,
 } from "./_command.ts";
 import { plural, sanitize, textWidth, truncate } from "./_format.ts";
-import { type CliIo, noColor } from "./_io.ts";
+import { type CliIo, colorOn } from "./_io.ts";
 
-const HELP =
-  `Usage: cli tree <file> [--filter F] [--depth N] [--fold N] [--lineage]
-                [--data-dir D] [--json]
-
-Draw the entry tree of a session file: branch points, labels, the active
+const ABOUT =
+  `Draw the entry tree of a session file: branch points, labels, the active
 path (marked •) and the leaf, one line per entry with the start of its
 text. A branch goes on in its own column, as in "git log --graph": the
 active path reads straight down the first one, and the branches left
 behind hang off it ("├─ "), nested at most 12 levels deep. Long linear
 runs are folded ("… 120 entries …"). Only the first bytes of each line are
 read: a huge session draws in about the time of one pass over its bytes.
-
-Options:
-  --filter F     default (hide settings and metadata entries), no-tools
-                 (hide tool results and tool-only turns too), user (user
-                 messages only), labeled, all
-  --depth N      open at most N levels of side branches; deeper ones are
-                 summarized (the branch that goes on is always drawn)
-  --fold N       fold linear runs longer than N entries (default 10; 0:
-                 never)
-  --lineage      add the fork chain: the sessions this one was forked or
-                 branched from, and those forked from it in its data dir
-  --data-dir D   the data dir --lineage searches (default: the one holding
-                 the file)
-  --json         print the entries the filter shows as objects (id,
-                 parentId, type, role, preview, label, onActivePath,
-                 children) instead of an outline; --depth and --fold do
-                 not apply
 `;
 
 /** The filters, each once: the type checks that none is missing. */
@@ -64,14 +44,36 @@ type _Flags = "filter" | "depth" | "fold" | "lineage" | "data-dir" | "json";
 /** `cli tree`. */
 export const command: Command = defineCommand<_Flags>({
   name: "tree",
-  help: HELP,
+  summary: "The entry tree as an outline: branches, labels, the active path.",
+  about: ABOUT,
   flags: {
-    filter: "value",
-    depth: "value",
-    fold: "value",
-    lineage: "switch",
-    "data-dir": "value",
-    json: "switch",
+    filter: {
+      value: "F",
+      help:
+        "default (hide settings and metadata entries), no-tools (hide tool results and tool-only turns too), user (user messages only), labeled, all",
+    },
+    depth: {
+      value: "N",
+      help:
+        "open at most N levels of side branches; deeper ones are summarized (the branch that goes on is always drawn)",
+    },
+    fold: {
+      value: "N",
+      help: "fold linear runs longer than N entries (default 10; 0: never)",
+    },
+    lineage: {
+      help:
+        "add the fork chain: the sessions this one was forked or branched from, and those forked from it in its data dir",
+    },
+    "data-dir": {
+      value: "D",
+      help:
+        "the data dir --lineage searches (default: the one holding the file)",
+    },
+    json: {
+      help:
+        "print the entries the filter shows as objects (id, parentId, type, role, preview, label, onActivePath, children) instead of an outline; --depth and --fold do not apply",
+    },
   },
   args: ["<file>"],
   run: async (call, io) => {
@@ -196,7 +198,7 @@ interface _Paint {
 }
 
 function _painter(io: CliIo): _Paint {
-  const on = io.isTerminal && !noColor();
+  const on = colorOn(io);
   const style = (open: number, close: number) => (s: string) =>
     on && s !== "" ? `\x1b[${open}m${s}\x1b[${close}m` : s;
   return {

@@ -17,11 +17,12 @@ import {
   attempt,
   type Call,
   type Command,
+  DATA_DIR_FLAG,
   defineCommand,
-  noteOversized,
   noteSkipped,
   writeJson,
 } from "./_command.ts";
+import { noteOversized } from "./_oversized.ts";
 import {
   formatCompact,
   formatCount,
@@ -30,14 +31,11 @@ import {
   textWidth,
 } from "./_format.ts";
 import { progressPhases } from "./_progress.ts";
+import { SINCE_FLAG, timeBound, timeBoundError, UNTIL_FLAG } from "./_time.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
 
-const HELP =
-  `Usage: cli usage [--data-dir D] [--by day|week|month|session|model|project]
-                 [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--utc]
-                 [--exclude-deleted] [--no-index] [--json | --csv]
-
-Tokens, requests and cost of every model call the sessions of a data dir
+const ABOUT =
+  `Tokens, requests and cost of every model call the sessions of a data dir
 record (subagents included), counted as omp's own statistics count them:
 each assistant message with a usage and each model_usage entry, once. An
 entry a fork copied from its parent (same id and time) counts once, in the
@@ -48,24 +46,9 @@ longer than the loader's limit (64 MiB) is read by no command: it is named
 on stderr (and in --json), and a call on it is not counted.
 
 Uses the data dir's session index when it has one (index.sqlite, made by
-"cli index" or "cli list"): only what changed is read, and the calls of
+the index or the list command): only what changed is read, and the calls of
 deleted session files still count. It never makes one: without it, each
 file is read once, in chunks, which is faster than building an index.
-
-Options:
-  --data-dir D       the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                     ~/.xdev/config.jsonc, else ~/.xdev/agent)
-  --by G             rows by day (default), week (weeks start on Monday; the
-                     key is that Monday), month, session (its id), model
-                     (provider/model) or project (the session's cwd)
-  --since DAY        count calls from this day on (files last modified
-                     before it are not opened)
-  --until DAY        count calls up to this day, included
-  --utc              days in UTC (default: the local time zone)
-  --exclude-deleted  leave out the calls of deleted session files
-  --no-index         read the files, even where there is an index
-  --json             print { totals, rows, ... } as JSON
-  --csv              print the rows as CSV, with a header line
 `;
 
 const _GROUPINGS = ["day", "week", "month", "session", "model", "project"];
@@ -104,17 +87,26 @@ type _Flag =
 /** `cli usage`. */
 export const command: Command = defineCommand<_Flag>({
   name: "usage",
-  help: HELP,
+  summary:
+    "Tokens, requests and cost of every session, each call counted once.",
+  about: ABOUT,
   flags: {
-    "data-dir": "value",
-    by: "value",
-    since: "value",
-    until: "value",
-    utc: "switch",
-    "exclude-deleted": "switch",
-    "no-index": "switch",
-    json: "switch",
-    csv: "switch",
+    "data-dir": DATA_DIR_FLAG,
+    by: {
+      value: "G",
+      help:
+        "rows by day (default), week (weeks start on Monday; the key is that Monday), month, session (its id), model (provider/model) or project (the session's cwd)",
+    },
+    since: SINCE_FLAG,
+    until: UNTIL_FLAG,
+    utc: {
+      help:
+        "rows by days, weeks and months in UTC (default: the local time zone); --since and --until stay local",
+    },
+    "exclude-deleted": { help: "leave out the calls of deleted session files" },
+    "no-index": { help: "read the files, even where there is an index" },
+    json: { help: "print { totals, rows, ... } as JSON" },
+    csv: { help: "print the rows as CSV, with a header line" },
   },
   run: async (call, io) => {
     const by = call.value("by") ?? "day";
@@ -154,21 +146,15 @@ export const command: Command = defineCommand<_Flag>({
   },
 });
 
-function _days(call: Call<_Flag>): { since?: string; until?: string } {
-  const out: { since?: string; until?: string } = {};
+/** `--since` and `--until` as moments: local days or ISO times ({@linkcode timeBound}). */
+function _days(call: Call<_Flag>): { since?: Date; until?: Date } {
+  const out: { since?: Date; until?: Date } = {};
   for (const flag of ["since", "until"] as const) {
-    const day = call.value(flag);
-    if (day === undefined) continue;
-    const t = Date.parse(`${day}T00:00:00Z`);
-    if (
-      !/^\d{4}-\d{2}-\d{2}$/.test(day) || !Number.isFinite(t) ||
-      new Date(t).toISOString().slice(0, 10) !== day
-    ) {
-      throw call.usageError(
-        `--${flag} must be a date YYYY-MM-DD, not "${day}"`,
-      );
-    }
-    out[flag] = day;
+    const text = call.value(flag);
+    if (text === undefined) continue;
+    const at = timeBound(text, flag);
+    if (at === undefined) throw call.usageError(timeBoundError(flag, text));
+    out[flag] = at;
   }
   return out;
 }

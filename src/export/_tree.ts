@@ -26,7 +26,7 @@ import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
 import { readLines } from "../read/lines.ts";
 import { openRegular } from "../read/_open.ts";
 import { sessionRecords } from "../read/_records.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import {
   type ExportJob,
   type Format,

@@ -14,7 +14,7 @@ import { fs } from "../_fs.ts";
 import { decodeEntryLine, IssueLog } from "../read/_decode.ts";
 import { readLines } from "../read/lines.ts";
 import { readFull } from "../read/_open.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 
 /** The file a facet reads, and its session. */
 export interface FacetFile {

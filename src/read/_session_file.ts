@@ -13,20 +13,12 @@ import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { IssueLog } from "./_decode.ts";
 import { type Head, HEAD_LINE_MAX_BYTES, tryParseHead } from "./_head.ts";
-import { type Line, readLines } from "./lines.ts";
+import { DEFAULT_MAX_LINE_BYTES, type Line, readLines } from "./lines.ts";
 import { openRegular, readFull } from "./_open.ts";
 import { loadAll, type LoadedSession } from "./_records.ts";
 import type { ResumeFrom, WindowOptions, WindowSource } from "./_resume.ts";
 import { ReadRanges } from "./_read_ranges.ts";
 import { loadWindow } from "./_window.ts";
-
-/**
- * The longest entry line read by default: 64 MiB. omp cuts any string over
- * 500,000 characters when it writes and keeps images as blobs, so real lines
- * are far shorter; a longer line is damage (or a file that is not a session)
- * and would cost its size several times over in memory to parse.
- */
-export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
 
 /** How to read a session file. */
 export interface ReadSessionOptions {

@@ -11,7 +11,7 @@ import { IssueLog } from "./_decode.ts";
 import { HEAD_LINE_MAX_BYTES } from "./_head.ts";
 import { LineStream } from "./lines.ts";
 import { sessionRecords } from "./_records.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "./_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "./lines.ts";
 
 /** Options for {@linkcode SessionEntryStream}. */
 export interface SessionEntryStreamOptions {

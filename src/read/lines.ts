@@ -16,6 +16,14 @@
 
 import type { FileHandle } from "../_fs.ts";
 
+/**
+ * The longest entry line read by default: 64 MiB. omp cuts any string over
+ * 500,000 characters when it writes and keeps images as blobs, so real lines
+ * are far shorter; a longer line is damage (or a file that is not a session)
+ * and would cost its size several times over in memory to parse.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
+
 /** One line of a session file, as a line source found it. */
 export interface Line {
   /** Byte offset of its first byte in the file or stream. */

@@ -25,7 +25,7 @@ import { openRegular, readFull } from "../read/_open.ts";
 import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import { type Head, HeadReader } from "../read/_head.ts";
 import { type Line, readLines } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import { HEAD_BYTES, mapLimit } from "../store/_session_files.ts";
 import { sessionInfo } from "../store/session_info.ts";
 import type { HitList, SessionLabel } from "./_hits.ts";

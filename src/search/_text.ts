@@ -17,7 +17,7 @@ import { recordMigrator } from "../format/_migrate.ts";
 import { decodeEntry, IssueLog } from "../read/_decode.ts";
 import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import type { Line } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 
 /**
  * The text searched per entry: its first 64 Ki UTF-16 code units (a huge

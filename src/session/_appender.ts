@@ -20,10 +20,8 @@ import {
   headerVersion,
   SESSION_VERSION,
 } from "../format/header.ts";
-import {
-  DEFAULT_MAX_LINE_BYTES,
-  readSessionFile,
-} from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
+import { readSessionFile } from "../read/_session_file.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { SessionWriter, type SessionWriterOptions } from "../write/_writer.ts";
 import { readBlobs } from "./_blobs.ts";

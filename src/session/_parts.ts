@@ -11,14 +11,10 @@ import type { LoadIssue } from "../format/issues.ts";
 import { cleanTitle, type TitleSlot } from "../format/title_slot.ts";
 import { uuidv7 } from "../format/uuid.ts";
 import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
-import { LineStream } from "../read/lines.ts";
+import { DEFAULT_MAX_LINE_BYTES, LineStream } from "../read/lines.ts";
 import type { LoadedSession } from "../read/_records.ts";
 import type { ResumeFrom } from "../read/_resume.ts";
-import {
-  DEFAULT_MAX_LINE_BYTES,
-  readSessionFile,
-  readSessionLines,
-} from "../read/_session_file.ts";
+import { readSessionFile, readSessionLines } from "../read/_session_file.ts";
 import { findDataDir, resolveDataDir } from "../store/data_dir.ts";
 import {
   canonicalCwdSlug,

@@ -23,7 +23,7 @@
  * @module
  */
 
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import { decodeLine, IssueLog } from "../read/_decode.ts";
 import { openRegular } from "../read/_open.ts";
 import { type Line, LineSplitter, READ_BYTES } from "../read/lines.ts";

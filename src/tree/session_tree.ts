@@ -14,7 +14,7 @@ import { openRegular } from "../read/_open.ts";
 import { IssueLog } from "../read/_decode.ts";
 import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/_head.ts";
 import { HEAD_BYTES, readLines } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import {
   MISSING_PARENT,
   PREVIEW_LATER,

@@ -19,7 +19,7 @@ import {
   READ_BYTES,
   readLines,
 } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import { HEAD_BYTES } from "../store/_session_files.ts";
 import { lineCall, mayHoldCall } from "./_line_call.ts";
 

@@ -28,10 +28,10 @@ export interface UsageReportOptions {
    * (`provider/model`) or project (the session's cwd).
    */
   by?: "day" | "week" | "month" | "session" | "model" | "project";
-  /** The first day counted, `YYYY-MM-DD` in `timeZone` (included). */
-  since?: string;
-  /** The last day counted, `YYYY-MM-DD` in `timeZone` (included). */
-  until?: string;
+  /** The first day counted, `YYYY-MM-DD` in `timeZone` (included), or the first moment. */
+  since?: string | Date;
+  /** The last day counted, `YYYY-MM-DD` in `timeZone` (included), or the first moment past the range. */
+  until?: string | Date;
   /** The IANA time zone days are in (`UTC`, `Europe/Berlin`). Default the local zone. */
   timeZone?: string;
   /**
@@ -158,14 +158,17 @@ export async function runUsageReport(
     );
   }
   for (const day of [options.since, options.until]) {
-    if (day !== undefined && !isDate(day)) {
+    const bad = day instanceof Date
+      ? Number.isNaN(day.getTime())
+      : day !== undefined && !isDate(day);
+    if (bad) {
       throw new TypeError(
         `Cannot report usage from "${day}": it is not a date (YYYY-MM-DD)`,
       );
     }
   }
   const keys = _calendar(options.timeZone);
-  const range = keys.range(options.since, options.until);
+  const range = _range(keys, options.since, options.until);
   const report = (tally: UsageTally, source: "index" | "files") => ({
     by,
     timeZone: keys.timeZone,
@@ -184,6 +187,21 @@ export async function runUsageReport(
     onSkip: options.onSkip,
   });
   return report(tally, "files");
+}
+
+/** The moments from `since` (included) to `until` (excluded): days in `keys`' zone, or moments as given. */
+function _range(
+  keys: CalendarKeys,
+  since: string | Date | undefined,
+  until: string | Date | undefined,
+): { start?: number; end?: number } {
+  const range = keys.range(
+    typeof since === "string" ? since : undefined,
+    typeof until === "string" ? until : undefined,
+  );
+  if (since instanceof Date) range.start = since.getTime();
+  if (until instanceof Date) range.end = until.getTime();
+  return range;
 }
 
 function _calendar(timeZone: string | undefined): CalendarKeys {

@@ -20,7 +20,7 @@ import { decodeEntry, IssueLog } from "../read/_decode.ts";
 import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import { readHead } from "../read/_head.ts";
 import { LF, type Line, LineSplitter } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 
 /** Bytes read per look at most; more is read at the next look, at once. */
 const _READ_BYTES = 4 << 20;

@@ -25,15 +25,22 @@ function memoryIo(): CliIo & { out: string; err: string } {
   return io;
 }
 
-const USAGE = "Usage: cli <command>";
+/** What a usage error prints after its message, for the probe. */
+const PROBE_HINT = "Usage: cli probe <file> [--to DST] [--json] --size N\n" +
+  'Run "cli probe --help" for its options.\n';
 
 /** A command that records its call and returns `code`. */
 function probe(code = 0) {
   const calls: Call<"to" | "json" | "size">[] = [];
   const command = defineCommand({
     name: "probe",
-    help: "Usage: cli probe <file> [--to DST] [--json] --size N\n",
-    flags: { to: "value", json: "switch", size: "required" },
+    summary: "Probe a file.",
+    about: "Probe a file.",
+    flags: {
+      to: { value: "DST", help: "where to" },
+      json: { help: "print JSON" },
+      size: { value: "N", required: true, help: "how big" },
+    },
     args: ["<file>"],
     run: (call, _io) => {
       calls.push(call);
@@ -48,7 +55,12 @@ async function run(
   command = probe().command,
 ): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo();
-  const code = await runCli({ usage: USAGE, commands: [command] }, args, io);
+  io.program = "cli";
+  const code = await runCli(
+    { version: "@x/probe 1.2.3", notes: "Notes.", commands: [command] },
+    args,
+    io,
+  );
   return { code, out: io.out, err: io.err };
 }
 
@@ -86,6 +98,29 @@ Deno.test("parseArgs() splits options from positionals", async (t) => {
       message: 'option "--to" needs a value',
     });
   });
+  await t.step(
+    "declared one-letter spellings: -t V, -tV, bundled -jt V",
+    () => {
+      const shorts = { t: "to", j: "json" };
+      for (
+        const args of [["-t", "a", "-j"], ["-ta", "-j"], ["-jt", "a"], ["-jta"]]
+      ) {
+        const a = parseArgs(args, spec, shorts);
+        equal(a.flags.get("to"), "a", args.join(" "));
+        equal(a.flags.get("json"), true, args.join(" "));
+      }
+      deepStrictEqual(parseArgs(["-x", "-5"], spec, shorts).positional, [
+        "-x",
+        "-5",
+      ]);
+      throws(() => parseArgs(["-jz"], spec, shorts), {
+        message: 'unknown option "-z" in "-jz"',
+      });
+      throws(() => parseArgs(["-t"], spec, shorts), {
+        message: 'option "-t" needs a value',
+      });
+    },
+  );
 });
 
 Deno.test("defineCommand() hands the command its parsed arguments", async () => {
@@ -111,7 +146,19 @@ Deno.test("defineCommand() answers --help with the command's help: exit code 0",
   const { command, calls } = probe();
   const r = await run(["probe", "--help"], command);
   equal(r.code, 0);
-  equal(r.out, "Usage: cli probe <file> [--to DST] [--json] --size N\n");
+  equal(
+    r.out,
+    `Usage: cli probe <file> [--to DST] [--json] --size N
+
+Probe a file.
+
+Options:
+  --to DST  where to
+  --json    print JSON
+  --size N  how big
+  --help    print this help
+`,
+  );
   equal(r.err, "");
   equal(calls.length, 0, "--help needs no positional and runs nothing");
 });
@@ -120,8 +167,8 @@ Deno.test("defineCommand() words bad usage: exit code 2, then the usage", async 
   const cases: [string[], string][] = [
     [["--size", "1"], "probe: missing <file>"],
     [["a", "b", "--size", "1"], 'probe: unexpected argument "b"'],
-    [["a", "--nope"], 'unknown option "--nope"'],
-    [["a", "--size"], 'option "--size" needs a value'],
+    [["a", "--nope"], 'probe: unknown option "--nope"'],
+    [["a", "--size"], 'probe: option "--size" needs a value'],
     [["a"], "probe: missing --size"],
     [["a", "--size", "1", "--help=x"], ""],
   ];
@@ -133,7 +180,7 @@ Deno.test("defineCommand() words bad usage: exit code 2, then the usage", async 
     }
     equal(r.code, 2, args.join(" "));
     equal(r.out, "");
-    equal(r.err, `error: ${message}\n\n${USAGE}\n`);
+    equal(r.err, `error: ${message}\n${PROBE_HINT}`);
   }
 });
 
@@ -141,7 +188,8 @@ Deno.test("defineCommand() checks a subcommand first and names it in messages", 
   const seen: (string | undefined)[] = [];
   const command = defineCommand({
     name: "blobs",
-    help: "help\n",
+    summary: "",
+    about: "",
     flags: {},
     subcommands: ["verify", "gc"],
     run: (call) => {
@@ -168,7 +216,8 @@ Deno.test("runCli() settles exit codes: what run returns, 1 for a throw, 2 for u
   await t.step("a thrown error: 1, its message on stderr", async () => {
     const command = defineCommand({
       name: "probe",
-      help: "",
+      summary: "",
+      about: "",
       flags: {},
       run: () => Promise.reject(new Error("Cannot probe: \x1b[2Jgone")),
     });
@@ -179,25 +228,51 @@ Deno.test("runCli() settles exit codes: what run returns, 1 for a throw, 2 for u
   await t.step("a usage error thrown by the work: 2", async () => {
     const command = defineCommand({
       name: "probe",
-      help: "",
+      summary: "",
+      about: "",
       flags: {},
       run: (call) => Promise.reject(call.usageError("--x is odd")),
     });
     const r = await run(["probe"], command);
     equal(r.code, 2);
-    equal(r.err, `error: probe: --x is odd\n\n${USAGE}\n`);
+    equal(
+      r.err,
+      "error: probe: --x is odd\nUsage: cli probe\n" +
+        'Run "cli probe --help" for its options.\n',
+    );
   });
   await t.step("no command: the usage, 2; help: the usage, 0", async () => {
+    const usage = `Usage: cli <command> [options]
+
+Commands:
+  probe <file> [--to DST] [--json] --size N
+      Probe a file.
+
+Notes.
+
+Run "cli <command> --help" for a command's options,
+"cli --version" for the version.
+`;
     for (const [args, code] of [[[], 2], [["help"], 0], [["-h"], 0]] as const) {
       const r = await run([...args]);
       equal(r.code, code);
-      equal(r.out, `${USAGE}\n`);
+      equal(r.out, usage);
     }
   });
-  await t.step("an unknown command: 2", async () => {
+  await t.step("--version, -V and version: the version, 0", async () => {
+    for (const arg of ["--version", "-V", "version"]) {
+      const r = await run([arg]);
+      equal(r.code, 0);
+      equal(r.out, "@x/probe 1.2.3\n");
+    }
+  });
+  await t.step("an unknown command: 2, one line and a hint", async () => {
     const r = await run(["frob"]);
     equal(r.code, 2);
-    equal(r.err, `error: unknown command "frob"\n\n${USAGE}\n`);
+    equal(
+      r.err,
+      'error: unknown command "frob"\nRun "cli --help" for the commands.\n',
+    );
   });
 });
 

@@ -47,7 +47,7 @@ Deno.test("cli index prints one line, and a progress bar on a terminal", async (
     r.stdout,
     /^74 sessions indexed in .*index\.sqlite: 74 read, 0 removed, 0 skipped \(\d+ ms\)\n$/,
   );
-  match(r.stderr, /\r\[#+\] 100% 74\/74 files\n$/);
+  match(r.stderr, /\r\[#+\] 100% 74\/74 files\r +\r$/);
   const again = await cliInProcess(["index", "--data-dir", d.root]);
   match(
     again.stdout,

@@ -65,6 +65,7 @@ Deno.test("runCli() exits 0 silently on OutputClosed, from a command or through 
     };
     const command: Command = {
       name: "print",
+      help: () => Promise.reject(new Error("not asked")),
       run: async (_args, io) => {
         if (wrapped) {
           await attempt("print", () => Promise.resolve(io.stdout("x")));
@@ -72,9 +73,13 @@ Deno.test("runCli() exits 0 silently on OutputClosed, from a command or through 
         return 0;
       },
     };
-    const code = await runCli({ usage: "u", commands: [command] }, [
-      "print",
-    ], io);
+    const code = await runCli(
+      { version: "v", notes: "", commands: [command] },
+      [
+        "print",
+      ],
+      io,
+    );
     equal(code, 0);
     equal(err, "");
   }

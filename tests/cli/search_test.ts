@@ -56,8 +56,9 @@ Deno.test("cli search prints each hit in three lines, the match marked on a term
     ["search", "--data-dir", d.root, "--limit", "1", "readslot"],
     { isTerminal: true },
   );
+  const noColor = (Deno.env.get("NO_COLOR") ?? "") !== ""; // see color_test.ts
   ok(
-    term.stdout.includes("\x1b[1;4mreadSlot\x1b[22;24m"),
+    noColor || term.stdout.includes("\x1b[1;4mreadSlot\x1b[22;24m"),
     term.stdout,
   );
 });
@@ -78,7 +79,7 @@ Deno.test("cli search shows hostile text without its control characters", async 
   }
 });
 
-Deno.test("cli search: bad usage exits 2, no match exits 0", async (t) => {
+Deno.test("cli search: bad usage exits 2, no match exits 1 (as grep)", async (t) => {
   await using d = await makeDataDir();
   for (
     const args of [
@@ -97,7 +98,17 @@ Deno.test("cli search: bad usage exits 2, no match exits 0", async (t) => {
     });
   }
   const none = await cliInProcess(["search", "--data-dir", d.root, "zqxjvkw"]);
-  equal(none.code, 0);
+  equal(none.code, 1);
+  equal(none.stdout, "No matches\n");
+  const json = await cliInProcess([
+    "search",
+    "--data-dir",
+    d.root,
+    "--json",
+    "zqxjvkw",
+  ]);
+  equal(json.code, 1);
+  equal(JSON.parse(json.stdout).hits.length, 0);
   equal(none.stdout, "No matches\n");
 });
 
@@ -116,7 +127,7 @@ Deno.test("cli search reports a damaged line that matches on stderr", async () =
     "--no-index",
     "needlecut",
   ]);
-  equal(r.code, 0);
+  equal(r.code, 1); // no hit: the matching line is skipped
   equal(r.stdout, "No matches\n");
   ok(r.stderr.includes("skipped a damaged line that matches"), r.stderr);
   ok(r.stderr.includes("s1-main.jsonl"));
@@ -167,7 +178,7 @@ Deno.test("cli search --regex takes RE2 syntax, linear in the text, and says so"
         "foo.*bar.*baz",
       ]);
       const ms = performance.now() - started;
-      equal(r.code, 0, r.stderr);
+      equal(r.code, 1, r.stderr);
       equal(r.stdout, "No matches\n");
       ok(ms < 10_000, `took ${ms} ms`); // minutes with a backtracking engine
     },

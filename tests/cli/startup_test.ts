@@ -44,13 +44,16 @@ const local = (graph: Set<string>) =>
     s.slice(_root.href.length)
   ).sort();
 
-Deno.test("cli.ts loads no command before it runs: --help loads four modules besides it", async () => {
+Deno.test("cli.ts loads no command before it runs: six modules and deno.json besides it", async () => {
   const graph = await staticGraph(fromFileUrl(new URL("cli.ts", _root)));
   deepEqual(local(graph), [
     "cli.ts",
+    "deno.json",
     "src/_fs.ts",
+    "src/cli/_args.ts",
     "src/cli/_command.ts",
     "src/cli/_format.ts",
+    "src/cli/_help.ts",
     "src/cli/_io.ts",
   ]);
 });
@@ -81,6 +84,8 @@ Deno.test("lazyCommand() loads its command when it runs, once per run, and check
   let loads = 0;
   const real: Command = {
     name: "hello",
+    help: () =>
+      Promise.resolve({ name: "hello", summary: "hi", about: "", flags: {} }),
     run: (args) => Promise.resolve(args.length),
   };
   const io = {
@@ -97,6 +102,8 @@ Deno.test("lazyCommand() loads its command when it runs, once per run, and check
   equal(loads, 0);
   equal(await lazy.run(["a", "b"], io), 2);
   equal(loads, 1);
+  equal((await lazy.help()).summary, "hi");
+  equal(loads, 2);
   const wrong = lazyCommand("bye", () => Promise.resolve({ command: real }));
   await wrong.run([], io).then(
     () => ok(false, "a command of another name ran"),

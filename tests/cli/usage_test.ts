@@ -115,7 +115,7 @@ Deno.test("cli usage draws a progress bar on a terminal for a long read", async 
     });
     equal(r.code, 0);
     ok(
-      /\r\[#{10}\] 100% [\d.]+\/[\d.]+ MB\n$/.test(r.stderr),
+      /\r\[#{10}\] 100% [\d.]+\/[\d.]+ MB\r +\r$/.test(r.stderr),
       JSON.stringify(r.stderr),
     );
   } finally {
@@ -132,7 +132,7 @@ Deno.test("cli usage refuses bad options with exit code 2", async () => {
       ],
       [
         ["--since", "2026-1-1"],
-        '--since must be a date YYYY-MM-DD, not "2026-1-1"',
+        '--since takes a day (YYYY-MM-DD) or an ISO time (YYYY-MM-DDTHH:MM), not "2026-1-1"',
       ],
       [["--json", "--csv"], "--json and --csv exclude each other"],
     ] as const

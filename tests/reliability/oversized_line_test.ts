@@ -14,7 +14,7 @@ import {
   SessionIndex,
   usageReport,
 } from "../../mod.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../../src/read/_session_file.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../../src/read/lines.ts";
 import { cliInProcess } from "../_cli.ts";
 import {
   assistant,
