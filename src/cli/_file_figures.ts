@@ -4,12 +4,21 @@
  * and one short id per entry, not the file), one windowed open says what a
  * resume reads, and the blobs named are looked up once across files.
  *
+ * The model calls (`requests`, `cost`, `tokens.usage`) are those `cli
+ * usage` counts in the file, read by the same rule (`requestUsage`, each
+ * id once): one file's figures are its `usage --by session` row. They
+ * differ only where a line is damaged (a glued line's first value counts
+ * here, as the loader keeps it, and not in `usage`, as omp counts it) and
+ * for a folder: its totals add each file's, so a fork's copies of its
+ * parent's calls count in both, where `usage` counts each call once.
+ *
  * @module
  */
 
 import { join } from "node:path";
 import { fs, isNotFound } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
+import { requestUsage } from "../format/usage.ts";
 import { openRegular } from "../read/_open.ts";
 import { IssueLog } from "../read/_decode.ts";
 import { HEAD_LINE_MAX_BYTES } from "../read/_head.ts";
@@ -19,6 +28,7 @@ import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import { Session } from "../session/session.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";
+import { ExactSum } from "../usage/_tally.ts";
 import { attempt } from "./_command.ts";
 
 /** Sizes of blob files by path; null for a missing one. Shared across files. */
@@ -36,7 +46,10 @@ function _zero() {
     entriesByType: new Map<string, number>(),
     /** `message` entries by role. */
     messagesByRole: new Map<string, number>(),
-    /** Sum of the assistant turns' usage; the rebuilt context's estimate. */
+    /** Model calls recorded (as `cli usage` counts them); their recorded cost in dollars. */
+    requests: 0,
+    cost: 0,
+    /** The calls' tokens (input, output, cache read and write); the rebuilt context's estimate. */
     tokens: { usage: 0, context: 0 },
     compactions: 0,
     resets: 0,
@@ -151,6 +164,8 @@ export function tally(counts: Map<string, number>, key: string, n = 1): void {
 async function _count(path: string, f: FileFigures): Promise<Set<string>> {
   const blobs = new Set<string>();
   const children = new Map<string, number>();
+  const calls = new Set<string>(); // ids counted: a repeated id counts once
+  const cost = new ExactSum();
   await using file = await openRegular(path, `Cannot read "${path}"`);
   const lines = readLines(file, {
     maxLineBytes: DEFAULT_MAX_LINE_BYTES,
@@ -170,8 +185,14 @@ async function _count(path: string, f: FileFigures): Promise<Set<string>> {
       if (m !== null && typeof m === "object") {
         const role = typeof m.role === "string" ? m.role : "(none)";
         tally(f.messagesByRole, role);
-        if (role === "assistant") f.tokens.usage += _usageTokens(m.usage);
       }
+    }
+    const u = requestUsage(e);
+    if (u !== undefined && !calls.has(u.entryId)) {
+      calls.add(u.entryId);
+      f.requests++;
+      f.tokens.usage += u.input + u.output + u.cacheRead + u.cacheWrite;
+      cost.add(u.cost ?? 0);
     }
     if (typeof e.parentId === "string") {
       const n = (children.get(e.parentId) ?? 0) + 1;
@@ -180,17 +201,8 @@ async function _count(path: string, f: FileFigures): Promise<Set<string>> {
     }
     _countRefs(e, f, blobs);
   }
+  f.cost = cost.value();
   return blobs;
-}
-
-/** An assistant turn's `usage.totalTokens`, else the sum of its four counts. */
-function _usageTokens(usage: unknown): number {
-  const u = (usage ?? {}) as Record<string, unknown>;
-  const n = (k: string): number =>
-    typeof u[k] === "number" && Number.isFinite(u[k]) ? u[k] : 0;
-  const total = n("totalTokens");
-  return total > 0 ? total : n("input") + n("output") + n("cacheRead") +
-    n("cacheWrite");
 }
 
 /** The blob references among `value`'s strings, walked iteratively: a deep entry cannot blow the stack. */
@@ -237,6 +249,9 @@ export function totalFigures(
     add(t.tokens, s.tokens);
     add(t.window, s.window);
   }
+  const cost = new ExactSum();
+  for (const s of all) cost.add(s.cost);
+  t.cost = cost.value();
   const found = [...sizes.values()].filter((v): v is number => v !== null);
   t.blobs = sizes.size;
   t.missingBlobs = sizes.size - found.length;

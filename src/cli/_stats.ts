@@ -22,14 +22,22 @@ import {
   fileFigures,
   totalFigures,
 } from "./_file_figures.ts";
-import { formatBytes, formatCount, plural, sanitizeLines } from "./_format.ts";
+import {
+  formatBytes,
+  formatCount,
+  formatMoney,
+  plural,
+  sanitizeLines,
+} from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
 import { formatTable } from "./_table.ts";
 
 const ABOUT =
   `Count what a session file holds, reading it once in chunks: entries by type,
-messages by role, tokens, compactions, resets, branches, labels, blob
+messages by role, model calls and their cost and tokens (as usage counts
+them: one file's are its usage --by session row), compactions, resets,
+branches, labels, blob
 references and the bytes of the blobs they name. Then open it as a resume
 does and report the window: the bytes read and the entries kept against the
 file's size (the figures to look at when a session opens slowly).
@@ -158,8 +166,14 @@ function _block(s: FileFigures, totals: boolean): string {
     ["entries", `${n(s.entries)}${_breakdown(s.entriesByType)}`],
     ["messages", `${n(messages)}${_breakdown(s.messagesByRole)}`],
     [
+      "calls",
+      `${n(s.requests)} model calls, ${formatMoney(s.cost)}${
+        totals ? " (each file's; usage counts copies once)" : " recorded"
+      }`,
+    ],
+    [
       "tokens",
-      `${n(s.tokens.usage)} used by assistant turns; ~${
+      `${n(s.tokens.usage)} used by the calls; ~${
         n(s.tokens.context)
       } in the context${totals ? "s" : ""} on resume`,
     ],

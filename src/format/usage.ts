@@ -63,8 +63,9 @@ export interface RequestUsage {
 /**
  * The model call an entry records, or undefined when it records none.
  *
- * @param entry An entry (as parsed: a version 1 file's entries have no id
- * and record none, as omp counts them).
+ * @param entry An entry (as parsed, a version 1 file's entries have no id
+ * and record none, as omp counts them; the usage pass gives them the ids
+ * the loader's migration mints).
  * @returns Its figures.
  */
 export function requestUsage(entry: SessionEntry): RequestUsage | undefined {

@@ -6,13 +6,18 @@
  * as a report counts it. The rows of a deleted file stay, marked deleted,
  * so a month's total does not shrink when old sessions are pruned.
  *
+ * A version 1 file's calls are read from its entries, which the lines
+ * give migrated (ids minted as the loader mints them, from every line in
+ * order): the key a fork of it repeats. Its last line without "\n" waits
+ * for its end (its id depends on the lines before it).
+ *
  * @module
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { RequestUsage } from "../format/usage.ts";
+import { type RequestUsage, requestUsage } from "../format/usage.ts";
 import { compareRank, createdOf, type FileRank } from "../usage/_copies.ts";
-import { lineCall } from "../usage/_line_call.ts";
+import { lineCall, mintsIds } from "../usage/_line_call.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import { prepared } from "./_prepared.ts";
 
@@ -120,7 +125,8 @@ export const USAGE_FACET: IndexFacet = {
   name: "usage",
   // 2: a last line without "\n" counts (as omp counts it); version 1
   // left it out until it ended. 3: a glued line counts its first
-  // object's call, as the loader reads it; version 2 counted none.
+  // object's call, as the loader reads it, and a version 1 file's calls
+  // count (version 2 counted neither).
   version: 3,
   schema: _SCHEMA,
   update(
@@ -133,8 +139,9 @@ export const USAGE_FACET: IndexFacet = {
     // The call of a last line taken before it ended: a whole line giving
     // its id again keeps it.
     const held = s.lastOf.get(self.file) as { entryId: string } | undefined;
+    const migrated = mintsIds(file.header);
     for (const line of lines) {
-      const u = lineCall(line.bytes);
+      const u = migrated ? _entryCall(line) : lineCall(line.bytes);
       if (u === undefined) continue;
       if (held !== undefined && u.entryId === held.entryId) {
         s.dropLast.run(self.file);
@@ -152,7 +159,10 @@ export const USAGE_FACET: IndexFacet = {
     const held = known === undefined
       ? undefined
       : s.lastOf.get(known.file) as { entryId: string } | undefined;
-    const u = line === undefined ? undefined : lineCall(line.bytes);
+    // A version 1 file's last line: its id is minted from the lines before it.
+    const u = line === undefined || mintsIds(file.header)
+      ? undefined
+      : lineCall(line.bytes);
     if (held === undefined && u === undefined) return;
     const self = _liveFile(s, file);
     if (held !== undefined) {
@@ -213,6 +223,12 @@ export const USAGE_FACET: IndexFacet = {
     }
   },
 };
+
+/** The call a line's entry records (a version 1 file's, migrated). */
+function _entryCall(line: FacetLine): RequestUsage | undefined {
+  const entry = line.entry();
+  return entry === undefined ? undefined : requestUsage(entry);
+}
 
 /** Make the first-ranked copy of a call `first` (once the copy that was is dropped). */
 function _electFirst(s: _Statements, entryId: string, timestamp: number): void {

@@ -1,14 +1,16 @@
 /**
  * The calls one session file records: its head, then the call of each line
- * after it ({@linkcode lineCall}). A small file is read whole, in one call,
- * and split in memory; a large one is read through the line source, a
- * large chunk at a time.
+ * after it ({@linkcode lineCall}; for a version 1 file, each line decoded
+ * and migrated, {@linkcode MigratedCalls}). A small file is read whole, in
+ * one call, and split in memory; a large one is read through the line
+ * source, a large chunk at a time.
  *
  * @module
  */
 
 import { type FileHandle, fs } from "../_fs.ts";
 import { SessionSyntaxError } from "../format/errors.ts";
+import { headerVersion } from "../format/header.ts";
 import type { RequestUsage } from "../format/usage.ts";
 import { readFull } from "../read/_open.ts";
 import { IssueLog } from "../read/_decode.ts";
@@ -21,7 +23,12 @@ import {
 } from "../read/lines.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import { HEAD_BYTES } from "../store/_session_files.ts";
-import { lineCall, mayHoldCall } from "./_line_call.ts";
+import {
+  lineCall,
+  mayHoldCall,
+  MigratedCalls,
+  mintsIds,
+} from "./_line_call.ts";
 
 /** Where {@linkcode fileCalls} gives what it reads. */
 export interface CallSink {
@@ -50,8 +57,10 @@ const _KEPT_BYTES = 64 << 10;
  * must lie within the file's first {@linkcode HEAD_BYTES}, as the list and
  * the index read heads, so that every source agrees on which files are
  * sessions. A line longer than the loader's limit is passed over, as the
- * loader passes it over, and given to `sink.oversized`; a last line without its `"\n"` counts when it is
- * whole JSON (omp counts it).
+ * loader passes it over, and given to `sink.oversized`; a last line without
+ * its `"\n"` counts when it is whole JSON (omp counts it), except in a
+ * version 1 file, where it counts once it ends (the index, which cannot mint
+ * its id alone, waits for it too).
  *
  * @param path The file (a regular file, as a stat found it).
  * @param size Its size then: the bytes read.
@@ -85,7 +94,7 @@ export async function fileCalls(
     const line of readLines(handle, { end: size, maxLineBytes: _KEPT_BYTES })
   ) {
     const bytes = line.bytes ??
-      (file.inBody ? await _longLine(handle, line) : undefined);
+      (file.inBody ? await _longLine(handle, line, file.migrated) : undefined);
     const why = file.take(line, bytes);
     if (why !== undefined) return why;
   }
@@ -101,6 +110,8 @@ class _FileLines {
   #reported = 0;
   /** Whether the head is read: the lines now are entries. */
   inBody = false;
+  /** A version 1 file's reader, once its head is read: every line goes through it. */
+  migrated: MigratedCalls | undefined;
 
   constructor(path: string, size: number, sink: CallSink) {
     this.#head = new HeadReader(path, new IssueLog());
@@ -114,13 +125,26 @@ class _FileLines {
     if (line.length > DEFAULT_MAX_LINE_BYTES) {
       this.#sink.oversized(line.offset, line.length);
     }
-    const u = bytes === undefined ? undefined : lineCall(bytes);
+    const u = this.migrated !== undefined
+      ? this.#migratedCall(line, bytes)
+      : bytes === undefined
+      ? undefined
+      : lineCall(bytes);
     if (u !== undefined) this.#sink.call(u);
     const done = line.offset + line.size;
     if (done - this.#reported >= READ_BYTES) {
       this.#sink.bytes(this.#reported = done);
     }
     return undefined;
+  }
+
+  /** A version 1 file's line, whole where its bytes were read again (a long line). */
+  #migratedCall(line: Line, bytes: Uint8Array | undefined) {
+    if (!line.terminated) return undefined; // counted once it ends
+    const whole = bytes === undefined || bytes === line.bytes
+      ? line
+      : { ...line, bytes, oversized: false };
+    return this.migrated!.call(whole);
   }
 
   /** The lines are over: why the file is no session, if no head was read. */
@@ -149,6 +173,10 @@ class _FileLines {
       throw err;
     }
     this.inBody = true;
+    const { header } = this.#head.head!;
+    if (mintsIds(header)) {
+      this.migrated = new MigratedCalls(headerVersion(header));
+    }
     this.#sink.head(this.#head.head!);
     return undefined;
   }
@@ -156,15 +184,17 @@ class _FileLines {
 
 /**
  * The bytes of a line too long to be kept, read by themselves when its
- * head says it may hold a call and the loader would read it (it is within
+ * head says it may hold a call (or the file is a version 1 file, whose
+ * every record takes an id) and the loader would read it (it is within
  * the loader's limit); else undefined.
  */
 async function _longLine(
   file: FileHandle,
   line: Line,
+  migrated: MigratedCalls | undefined,
 ): Promise<Uint8Array | undefined> {
   if (!line.oversized || line.length > DEFAULT_MAX_LINE_BYTES) return undefined;
-  if (!mayHoldCall(line.head)) return undefined;
+  if (migrated === undefined && !mayHoldCall(line.head)) return undefined;
   const bytes = new Uint8Array(line.length);
   const n = await readFull(file, bytes, line.offset);
   return n === bytes.length ? bytes : undefined;

@@ -6,23 +6,40 @@
  * them.
  *
  * A usage pass reads no entries, so it does not go through the loader's
- * `decodeEntry`: as omp-stats parses every line by itself, no version 1
- * or 2 record is migrated (a version 1 file's id-less entries count
- * nothing) and an entry the loader would refuse for another reason (a
- * parent id that is no string) still counts. A line that is not whole
- * JSON goes to the loader's decoder (`decodeLine`): a glued line (two
- * objects, what omp leaves after a line that lost its newline) counts its
- * first object's call, which the loader keeps and the session's context
- * shows, where omp-stats, whose parse fails, counts nothing; the second
- * object is no entry to any reader, and counts nothing.
+ * `decodeEntry`: as omp-stats parses every line by itself, no version 2
+ * record is migrated (its migration touches no call) and an entry the
+ * loader would refuse for another reason (a parent id that is no string)
+ * still counts. A line that is not whole JSON goes to the loader's decoder
+ * (`decodeLine`): a glued line (two objects, what omp leaves after a line
+ * that lost its newline) counts its first object's call, which the loader
+ * keeps and the session's context shows, where omp-stats, whose parse
+ * fails, counts nothing; the second object is no entry to any reader, and
+ * counts nothing.
+ *
+ * A version 1 file (pi's first format) is the exception: its entries have
+ * no ids, and omp-stats counts none of them (a call without an id is not
+ * stored). Its calls are real (times, costs), so they are counted here
+ * with the ids the loader gives them ({@linkcode MigratedCalls}): every
+ * line decoded and migrated as `Session.open` does, so a call's key is the
+ * one a fork of the file (migrated to version 3 by the same migration) or
+ * the file migrated in place at its first append repeats, and such a copy
+ * counts once.
  *
  * @module
  */
 
 import type { SessionEntry } from "../format/entries.ts";
+import { headerVersion, type SessionHeader } from "../format/header.ts";
+import { recordMigrator } from "../format/_migrate.ts";
 import { type RequestUsage, requestUsage } from "../format/usage.ts";
-import { decodeLine, IssueLog, wholeLine } from "../read/_decode.ts";
+import {
+  decodeEntry,
+  decodeLine,
+  IssueLog,
+  wholeLine,
+} from "../read/_decode.ts";
 import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
+import type { Line } from "../read/lines.ts";
 import {
   type JsonPrefixLimits,
   KeyTable,
@@ -137,4 +154,90 @@ export function lineCall(bytes: Uint8Array): RequestUsage | undefined {
     return undefined;
   }
   return requestUsage(value as SessionEntry);
+}
+
+/**
+ * Whether a file's calls are read through the loader's migration
+ * ({@linkcode MigratedCalls}) rather than line by line ({@linkcode lineCall}):
+ * a version 1 file, whose entries carry no ids until the migration mints
+ * them. A version 2 file's entries have their ids, and are read as omp
+ * reads them.
+ *
+ * @example
+ * ```ts
+ * import { mintsIds } from "./_line_call.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const header = { type: "session" as const, id: "s", timestamp: "", cwd: "/" };
+ * equal(mintsIds({ ...header, version: 1 }), true);
+ * equal(mintsIds({ ...header, version: 2 }), false);
+ * ```
+ *
+ * @param header The file's header.
+ * @returns True for a version 1 file.
+ */
+export function mintsIds(header: SessionHeader): boolean {
+  return headerVersion(header) < 2;
+}
+
+/**
+ * The calls of a version 1 file: each line decoded and migrated as the
+ * loader does (`decodeEntry`, `recordMigrator`: the one migration), so
+ * each call has the id `Session.open`, a fork and the in-place migration
+ * give its entry. The ids are minted in file order from every record, so
+ * every line after the head must be given, in order, a call or not (a
+ * line too long to keep is given without its bytes, as the loader meets
+ * it). Damage is skipped quietly (the loader reports it).
+ *
+ * @example Ids minted in file order
+ * ```ts
+ * import { MigratedCalls } from "./_line_call.ts";
+ * import { LineSplitter } from "../read/lines.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const call = JSON.stringify({
+ *   type: "message",
+ *   timestamp: "2025-11-20T23:33:54.572Z",
+ *   message: {
+ *     role: "assistant", content: [], api: "anthropic-messages",
+ *     provider: "anthropic", model: "claude-sonnet-4-5",
+ *     usage: { input: 3, output: 191, cost: { total: 0.01 } },
+ *     stopReason: "stop",
+ *   },
+ * });
+ * const user = JSON.stringify({ type: "message", message: { role: "user", content: "hi" } });
+ * const calls = new MigratedCalls(1);
+ * const got = new LineSplitter().push(new TextEncoder().encode(`${user}\n${call}\n`))
+ *   .map((line) => calls.call(line));
+ * equal(got[0], undefined);
+ * equal(got[1]?.entryId, "00000002");
+ * equal(got[1]?.cost, 0.01);
+ * ```
+ */
+export class MigratedCalls {
+  readonly #migrate: (value: Record<string, unknown>) => void;
+  readonly #log = new IssueLog();
+
+  /**
+   * A reader of one file's lines.
+   *
+   * @param version The file's header version (1 or 2).
+   */
+  constructor(version: number) {
+    const migrate = recordMigrator(version) ?? (() => false);
+    let record = 1; // the header is record 0
+    this.#migrate = (value) => migrate({ index: record++, value });
+  }
+
+  /**
+   * The call the next line records, or undefined.
+   *
+   * @param line The next line after the head (its bytes, where kept).
+   * @returns The call, with its minted id.
+   */
+  call(line: Line): RequestUsage | undefined {
+    const entry = decodeEntry(line, this.#log, this.#migrate);
+    this.#log.issues.length = 0; // quiet, and holding nothing
+    return entry === undefined ? undefined : requestUsage(entry);
+  }
 }

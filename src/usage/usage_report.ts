@@ -82,7 +82,10 @@ export interface UsageReport {
  * assistant message with a usage and each `model_usage` entry, once. An
  * entry a fork (or a branched copy) copied from its parent carries the same
  * id and time, and is counted once, in the earliest-created session that
- * holds it. Each file is read once, a chunk at a time, a bounded number
+ * holds it. A version 1 session's calls (pi's first format: entries
+ * without ids, which omp's statistics pass over) count too, under the ids
+ * `Session.open` gives them, which a fork of it repeats. Each file is read
+ * once, a chunk at a time, a bounded number
  * of files at once; `SessionIndex.usageReport` counts from the index
  * instead, reading only what changed since.
  *

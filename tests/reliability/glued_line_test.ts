@@ -233,15 +233,30 @@ Deno.test("every command reads a glued line as the loader does: the first object
     async () => {
       // The version 3 file's one call the loader keeps (a3, first on its
       // glued line; x3, glued after it, is no entry). pi's version 1 file
-      // counts nothing, glued or not: its entries have no ids (omp-stats
-      // counts none either; see src/usage/_line_call.ts).
+      // counts the calls the loader keeps, with the ids it gives them (see
+      // src/usage/_line_call.ts): its glued line's first object's, not the
+      // second's.
+      await using pi = await Session.open(files.pi!, {
+        resolveBlobs: false,
+        window: false,
+      });
+      const piCalls = pi.entries.filter((e) => {
+        const m = (e as { message?: { role?: string; usage?: unknown } })
+          .message;
+        return e.type === "message" && m?.role === "assistant" &&
+          m.usage !== undefined;
+      }).map((e) => e.id);
+      ok(piCalls.length > 0);
       const byFiles = await usageReport(root, { by: "session" });
       using index = await SessionIndex.open(root);
       const indexed = await index.usageReport({ by: "session" });
       equal(indexed.source, "index");
       for (const r of [byFiles, indexed]) {
-        equal(r.totals.requests, 1);
-        deepStrictEqual(r.rows.map((row) => row.key), [HEADER.id]);
+        equal(r.totals.requests, 1 + piCalls.length);
+        deepStrictEqual(
+          r.rows.map((row) => row.key).sort(),
+          [HEADER.id, pi.header.id].sort(),
+        );
       }
     },
   );

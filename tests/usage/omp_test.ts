@@ -42,6 +42,19 @@ const DIFFER: Record<
   string,
   Record<string, Partial<OmpFigures> | "absent">
 > = {
+  // omp counts no call of a version 1 file (its entries have no ids); we
+  // count its two with the ids the loader mints, beside the version 2
+  // file's one, which omp counts too.
+  legacy: {
+    "anthropic/claude-sonnet-4-5": {
+      requests: 3,
+      inputTokens: 3000,
+      outputTokens: 300,
+      cacheReadTokens: 750,
+      cacheWriteTokens: 300,
+      cost: 0.0135,
+    },
+  },
   // omp prices a call without a cost, and a zero cost, from its catalog.
   "no-cost": { "anthropic/claude-sonnet-4-5": { cost: 0 } },
   malformed: {
