@@ -14,11 +14,19 @@ import {
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 
-/** The text of each `<article class="msg` of an HTML export, in order. */
+/**
+ * The text of each `<article class="msg` of an HTML export, in order (up to
+ * the next article: a tool result nested under its call is its own).
+ */
 export function articles(html: string): string[] {
   return html.split('<article class="msg').slice(1).map((a) =>
     a.slice(0, a.indexOf("</article>"))
   );
+}
+
+/** HTML's text, without its tags (highlighted code is spans). */
+function _text(html: string): string {
+  return html.replace(/<[^>]*>/g, "");
 }
 
 /** Whether each needle occurs in `haystacks`, in order, one per haystack. */
@@ -66,14 +74,26 @@ Deno.test("exportSession() renders each message of the active branch in order, w
   const r = await exportSession(t.path, { out: join(t.out, "s.html") });
   deepEqual([r.format, r.pages, r.messages, r.branches], ["html", 1, 7, 0]);
   const html = await Deno.readTextFile(r.files[0]!);
-  ok(inOrder(articles(html), RICH_ACTIVE_TEXTS));
+  ok(inOrder(articles(html).map(_text), RICH_ACTIVE_TEXTS));
   ok(!html.includes("abandoned"), "the abandoned branch is not on the path");
   ok(html.includes('<h2 class="turn" id="turn-2">Turn 2</h2>'));
   ok(html.includes('<details class="thinking"><summary>Thinking</summary>'));
-  ok(html.includes('<details class="tool-call">'));
-  ok(html.includes("&quot;path&quot;: &quot;main.ts&quot;"));
+  // The read: its path, the result under it, its content highlighted.
+  ok(
+    html.includes(
+      '<div class="tool tool-read">\n<div class="tool-head"><span class="tool-name">read</span> <code>main.ts</code></div>\n<article class="msg tool-result" id="entry-a0000004"',
+    ),
+  );
+  ok(html.includes('<span class="hljs-keyword">export</span>'));
   ok(html.includes('<article class="msg tool-result error"'));
-  ok(html.includes('<pre><code data-lang="ts">const x = 1;</code></pre>'));
+  ok(
+    html.includes(
+      '<pre><code class="hljs" data-lang="ts"><span class="hljs-keyword">const</span> x = <span class="hljs-number">1</span>;</code></pre>',
+    ),
+  );
+  ok(html.includes("<p>Turn one: read <code>main.ts</code> please</p>"));
+  ok(html.includes('<article class="msg user" id="entry-a0000002"'));
+  ok(html.includes('<li class="d0 on"><a href="#entry-a0000008">Turn three'));
   ok(html.includes("<title>A rich session</title>"));
   ok(html.includes("<code>anthropic/claude-sonnet-4-5</code>"));
   ok(html.includes(">2026-10-01 09:01:00 UTC</time>"), "the first message");
@@ -168,12 +188,12 @@ Deno.test("exportSession() writes Markdown: turn headings, details for calls and
   );
   ok(
     md.includes(
-      '<summary>Tool call: read</summary>\n\n```json\n{\n  "path": "main.ts"\n}\n```\n\n</details>',
+      "**read** main.ts\n\n*Content* · 2026-10-01 09:03:00 UTC\n\n```typescript\nFile contents: export const x = 1;\n```",
     ),
   );
   ok(
     md.includes(
-      "<summary>Tool result: bash (error) · 2026-10-01 09:09:00 UTC</summary>\n\n```text\nCommand failed: exit 1\n```",
+      "**bash**\n\n```sh\n$ false\n```\n\n*Output* (error) · 2026-10-01 09:09:00 UTC\n\n```text\nCommand failed: exit 1\n```",
     ),
   );
   ok(md.includes(`![An image from the session](s-files/${PNG_HEX}.png)`));
@@ -226,7 +246,15 @@ Deno.test("exportSession() with tree renders every branch nested under its branc
     tree: true,
   });
   deepEqual([r.messages, r.entries, r.branches], [9, 11, 1]);
-  const html = await Deno.readTextFile(r.files[0]!);
+  const page = await Deno.readTextFile(r.files[0]!);
+  // The outline: the active path marked, the abandoned branch nested.
+  ok(
+    page.includes(
+      '<li class="d1 off"><a href="#entry-a0000005">Turn two (abandoned)</a></li>',
+    ),
+  );
+  ok(page.includes('<li class="d0 on"><a href="#entry-a0000008">Turn three'));
+  const html = page.slice(page.indexOf("<main>"));
   const branch = html.indexOf('<details class="branch branch">');
   const abandoned = html.indexOf("Turn two (abandoned)");
   const close = html.indexOf(

@@ -14,8 +14,30 @@ function tags(html: string): string[] {
   return [...html.matchAll(/<[^>]*>/g)].map((m) => m[0]);
 }
 
-/** The tags our HTML export writes, and nothing else. */
+/**
+ * The tags our HTML export writes (its own, and those the Markdown renderer
+ * makes of a message's Markdown), and nothing else.
+ */
 const OUR_TAGS = new Set([
+  "ol",
+  "ul",
+  "li",
+  "strong",
+  "em",
+  "s",
+  "blockquote",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "hr",
+  "br",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
   "!doctype",
   "html",
   "head",
@@ -59,6 +81,15 @@ for (const tree of [false, true]) {
     deepEqual(names.filter((n) => n === undefined || !OUR_TAGS.has(n)), []);
     deepEqual(all.filter((tag) => /\son[a-z]+\s*=/i.test(tag)), []);
     deepEqual(all.filter((tag) => /javascript:|vbscript:/i.test(tag)), []);
+    // A link goes to the web, a mail address, an entry of the page or a
+    // page beside it; never to a script, data, or a file elsewhere.
+    for (const tag of all.filter((t) => t.startsWith("<a "))) {
+      ok(
+        /^<a (class="[a-z]+" )?href="(https?:|mailto:|#entry-|[\w.-]+\.html")/
+          .test(tag),
+        tag,
+      );
+    }
     for (const tag of all.filter((t) => t.startsWith("<img"))) {
       ok(
         /^<img src="(data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+|h-files\/[0-9a-f]{64}\.(png|jpg|gif|webp))" alt="[^"]*">$/
