@@ -9,13 +9,15 @@
 
 import type { SessionContext } from "../context/context.ts";
 import { type ContextMessage, toMessage } from "../context/messages.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import type { Session } from "../session/session.ts";
 import type { Shown } from "./_document.ts";
 import { type OutlineItem, outlineText } from "./_meta.ts";
 
 /**
- * Each context message with the entry it comes from, found by walking the
- * active path beside the messages (one pass): an entry's message is the
+ * Each context message with the entry it comes from, looked up among the
+ * active path's entries in memory (a compaction puts its summary before
+ * the entries it keeps, so the orders differ): an entry's message is the
  * context's own object, or (a summary, a custom message, a message the
  * context cleaned) one of the same role and time. An entry outside the
  * window (windowed open) is not in memory: its message has none.
@@ -28,26 +30,28 @@ export function messageEntries(
   session: Session,
   ctx: SessionContext,
 ): Shown[] {
-  const out: Shown[] = ctx.messages.map((m) => ({ m }));
-  let at = 0;
+  const byObject = new Map<object, SessionEntry>();
+  const byKey = new Map<string, SessionEntry>();
   for (const step of ctx.activePath) {
-    const shown = out[at];
-    if (shown === undefined) break;
     const e = session.getEntry(step.id);
     if (e === undefined) continue;
-    const m = toMessage(e, {});
-    if (m !== undefined && _same(m, shown.m)) {
-      shown.entry = e;
-      at++;
+    if (
+      e.type === "message" && e.message !== null &&
+      typeof e.message === "object"
+    ) {
+      byObject.set(e.message as object, e);
     }
+    const m = toMessage(e, {});
+    if (m !== undefined) byKey.set(_key(m), e);
   }
-  return out;
+  return ctx.messages.map((m) => {
+    const entry = byObject.get(m) ?? byKey.get(_key(m));
+    return entry === undefined ? { m } : { m, entry };
+  });
 }
 
-function _same(a: ContextMessage, b: ContextMessage): boolean {
-  if (a === b) return true;
-  const t = (m: ContextMessage) => (m as { timestamp?: unknown }).timestamp;
-  return a.role === b.role && t(a) !== undefined && t(a) === t(b);
+function _key(m: ContextMessage): string {
+  return `${m.role}\u0000${String((m as { timestamp?: unknown }).timestamp)}`;
 }
 
 /**

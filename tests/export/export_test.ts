@@ -63,6 +63,12 @@ Deno.test("exportSession() writes exactly the active branch's context messages, 
         ),
         e.name,
       );
+      // Each message has its entry's anchor: a compaction's kept entries,
+      // which come after its summary in the context, too.
+      const anchored = articles(html).filter((a) =>
+        / id="entry-[^"]+"/.test(a)
+      );
+      equal(anchored.length, expected.length, `${e.name}: anchors`);
     }
   } finally {
     await Deno.remove(out, { recursive: true });
