@@ -52,6 +52,11 @@ export interface UsageTotals {
   totalTokens: number;
   /** Dollars recorded; undefined when no call recorded a cost. */
   cost: number | undefined;
+  /**
+   * Entries of the path that were not read (before a windowed open's
+   * window): their calls are not counted.
+   */
+  unread: number;
 }
 
 /** One line of the sidebar's outline: a turn, a branch, a label. */
@@ -142,7 +147,11 @@ export function metaRows(
         formatCount(usage.output)
       } out, ${formatCount(usage.cacheRead)} cache read, ${
         formatCount(usage.cacheWrite)
-      } cache write (${calls})`,
+      } cache write (${calls}${
+        usage.unread === 0
+          ? ""
+          : `; ${formatCount(usage.unread)} earlier entries not read`
+      })`,
     ]);
     rows.push([
       "Cost",
@@ -197,6 +206,7 @@ export class MetaCollector {
     cacheWrite: 0,
     totalTokens: 0,
     cost: undefined,
+    unread: 0,
   };
   #costs = 0;
   #first = Infinity;
@@ -217,6 +227,11 @@ export class MetaCollector {
       this.#cost.add(u.cost);
       this.#costs++;
     }
+  }
+
+  /** Note an entry of the path not read: its call, if any, is not counted. */
+  unread(): void {
+    this.#usage.unread++;
   }
 
   /** The model calls counted. */

@@ -289,7 +289,10 @@ function _countCalls(
   let counting = first === undefined;
   for (const step of ctx.activePath) {
     const e = session.getEntry(step.id);
-    if (e === undefined) continue;
+    if (e === undefined) {
+      if (counting) meta.unread();
+      continue;
+    }
     if (e === first) counting = true;
     if (counting) meta.call(e);
   }

@@ -324,3 +324,36 @@ Deno.test("exportSession() stays linear on adversarial messages of a few hundred
     ok(performance.now() - start < 10_000, format);
   }
 });
+
+Deno.test("exportSession() heads the page with the branch's tokens and cost as requestUsage counts them, and says what a windowed open did not read", async () => {
+  const out = await Deno.makeTempDir();
+  try {
+    const pi =
+      new URL("../../fixtures/pi/large-session-v1.jsonl", import.meta.url)
+        .pathname;
+    const html = await Deno.readTextFile(
+      (await exportSession(pi, { out: join(out, "pi.html") })).files[0]!,
+    );
+    // The real pi session: what `stats` and ccusage count for it.
+    ok(html.includes("<dt>Cost</dt><dd>$30.33</dd>"));
+    ok(html.includes(" cache write (453 model calls)</dd>"));
+    const md = await Deno.readTextFile(
+      (await exportSession(pi, { out: join(out, "pi.md") })).files[0]!,
+    );
+    ok(md.includes("\n- **Cost:** $30.33\n"));
+    ok(md.includes(" cache write (453 model calls)\n"));
+    const s1 = new URL("s1-main.jsonl", FIXTURES).pathname;
+    const windowed = await Deno.readTextFile(
+      (await exportSession(s1, { out: join(out, "s1.html") })).files[0]!,
+    );
+    ok(windowed.includes("(8 model calls; 31 earlier entries not read)"));
+    const tree = await Deno.readTextFile(
+      (await exportSession(s1, { out: join(out, "t.html"), tree: true }))
+        .files[0]!,
+    );
+    ok(tree.includes(" cache write (24 model calls)</dd>"));
+    ok(tree.includes('<dt>Labels</dt><dd><a href="#entry-'));
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});

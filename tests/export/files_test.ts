@@ -32,6 +32,7 @@ const META: ExportMeta = {
     cacheWrite: 0,
     totalTokens: 0,
     cost: undefined,
+    unread: 0,
   },
   labels: [],
   outline: [],
