@@ -8,11 +8,14 @@
  */
 
 import type { ContextMessage } from "../context/messages.ts";
+import type { SessionEntry } from "../format/entries.ts";
+import type { LoadIssueKind } from "../format/issues.ts";
 import type { ContentBlock } from "../format/messages.ts";
+import { requestUsage } from "../format/usage.ts";
 import type { Assets, ImageOut } from "./_assets.ts";
 import type { PageFormat, Pages, Wrapper, Written } from "./_files.ts";
-import { type ExportMeta, messageTime } from "./_meta.ts";
-import type { LoadIssueKind } from "../format/issues.ts";
+import { type ExportMeta, messageTime, usageText } from "./_meta.ts";
+import { outputText, type ToolView, toolView } from "./_tools.ts";
 
 /** One export, as its two modes (the active branch, the whole tree) see it. */
 export interface ExportJob {
@@ -55,6 +58,25 @@ export interface Heading {
   hidden?: boolean;
   /** Its time (ISO-8601), when valid. */
   time: string | undefined;
+  /** Its entry's id, for an anchor (`entry-<id>`), when known. */
+  anchor?: string | undefined;
+  /** The label the session gave its entry. */
+  tag?: string | undefined;
+  /** An assistant's call: its tokens and cost, in words. */
+  usage?: string | undefined;
+}
+
+/** A tool's result, as both formats show it. */
+export interface ResultView {
+  heading: Heading;
+  /** Its text blocks, joined, escape sequences removed (shown verbatim). */
+  text: string;
+  /** The language its text is in (a `read` of a known file), or "". */
+  language: string;
+  /** Its images and other blocks, rendered. */
+  extra: string;
+  /** Whether its call failed. */
+  error: boolean;
 }
 
 /**
@@ -76,8 +98,10 @@ export interface Format extends PageFormat {
     time: string | undefined,
   ): Wrapper;
   message(h: Heading, body: string): string;
-  /** A tool result: its body folded away, its images shown after. */
-  toolResult(h: Heading, body: string, images: string): string;
+  /** A tool call by kind, its result under it when paired. */
+  tool(call: ToolView, result: ResultView | undefined): string;
+  /** A tool result shown alone (its call not beside it). */
+  toolResult(result: ResultView): string;
   /** The pieces of a body, one after the other. */
   join(pieces: string[]): string;
   /** Prose (the model's Markdown, or plain text). */
@@ -86,8 +110,6 @@ export interface Format extends PageFormat {
   code(text: string, info: "text" | "json"): string;
   /** The model's thinking, folded away. */
   thinking(text: string): string;
-  /** A tool call, folded away: its name and its arguments as JSON. */
-  toolCall(name: string, json: string): string;
   /** An image, as {@linkcode Assets.image} shows it. */
   image(out: ImageOut): string;
   /** Thinking the provider redacted. */
@@ -98,39 +120,72 @@ export interface Format extends PageFormat {
   error(text: string): string;
 }
 
+/** A message, and what the export knows of where it comes from. */
+export interface Shown {
+  m: ContextMessage;
+  /** Its entry, when known (its id is the anchor, its usage shown). */
+  entry?: SessionEntry | undefined;
+}
+
+/** Where an export looks up what a message's heading shows. */
+export interface RenderContext {
+  /** Labels in effect: entry id → label. */
+  labels: Readonly<Record<string, string>>;
+}
+
 /**
  * A message in a format: its heading, its content block by block, the
- * images of a tool result written or embedded on the way.
+ * images of a tool result written or embedded on the way; an assistant's
+ * tool calls by kind, each with its result under it when it is among
+ * `results` (by `toolCallId`), the results left shown after it.
  *
- * @param m The message.
+ * @param shown The message (and its entry).
  * @param f The format.
  * @param assets Where its images go.
+ * @param ctx Labels.
+ * @param results The tool results that follow it.
  * @returns The fragment.
  */
 export async function renderMessage(
-  m: ContextMessage,
+  shown: Shown,
   f: Format,
   assets: Assets,
+  ctx: RenderContext = { labels: {} },
+  results: readonly Shown[] = [],
 ): Promise<string> {
+  const { m } = shown;
   const r = m as Record<string, unknown>;
-  const h = _heading(m);
-  const blocks = (content: unknown, verbatim = false) =>
-    _blocks(content, f, assets, verbatim);
+  const h = _heading(shown, ctx);
   switch (h.role) {
-    case "toolResult": {
-      const list = Array.isArray(r.content) ? r.content : [];
-      const rest = Array.isArray(r.content)
-        ? list.filter((b) => !_isImage(b))
-        : r.content;
-      const body = await blocks(rest, true);
-      return f.toolResult(h, body, await blocks(list.filter(_isImage)));
-    }
+    case "toolResult":
+      return f.toolResult(await _result(shown, f, assets, ctx, undefined));
     case "assistant": {
-      const body = [await blocks(r.content)];
-      if (typeof r.errorMessage === "string" && r.errorMessage !== "") {
-        body.push(f.error(r.errorMessage));
+      const pending = new Map<string, Shown>();
+      for (const s of results) {
+        pending.set(String((s.m as { toolCallId?: unknown }).toolCallId), s);
       }
-      return f.message(h, f.join(body));
+      const pieces: string[] = [];
+      for (const b of Array.isArray(r.content) ? r.content : []) {
+        if (b?.type !== "toolCall") {
+          pieces.push(await _block(b, f, assets, false));
+          continue;
+        }
+        const view = toolView(String(b.name), b.arguments);
+        const paired = pending.get(String(b.id));
+        pending.delete(String(b.id));
+        pieces.push(f.tool(
+          view,
+          paired && await _result(paired, f, assets, ctx, view),
+        ));
+      }
+      if (typeof r.errorMessage === "string" && r.errorMessage !== "") {
+        pieces.push(f.error(r.errorMessage));
+      }
+      const out = [f.message(h, f.join(pieces))];
+      for (const s of pending.values()) {
+        out.push(f.toolResult(await _result(s, f, assets, ctx, undefined)));
+      }
+      return out.join("");
     }
     case "compactionSummary":
     case "branchSummary":
@@ -140,7 +195,37 @@ export async function renderMessage(
         return f.message(h, f.code(JSON.stringify(m, null, 2), "json"));
       }
   }
-  return f.message(h, await blocks(r.content));
+  return f.message(h, await _blocks(r.content, f, assets, false));
+}
+
+/** A tool result's view; `call` tells the language of a `read`. */
+async function _result(
+  shown: Shown,
+  f: Format,
+  assets: Assets,
+  ctx: RenderContext,
+  call: ToolView | undefined,
+): Promise<ResultView> {
+  const r = shown.m as Record<string, unknown>;
+  const texts: string[] = [];
+  const extra: string[] = [];
+  if (typeof r.content === "string") texts.push(r.content);
+  for (const b of Array.isArray(r.content) ? r.content : []) {
+    if (b?.type === "text") {
+      const text = String(b.text);
+      texts.push(await assets.text(text) ?? text);
+    } else {
+      const piece = await _block(b, f, assets, true);
+      if (piece !== "") extra.push(piece);
+    }
+  }
+  return {
+    heading: _heading(shown, ctx),
+    text: outputText(texts.join("\n")),
+    language: call?.kind === "read" ? call.language : "",
+    extra: f.join(extra),
+    error: r.isError === true,
+  };
 }
 
 /** The labels of the roles shown as themselves (others are `other`). */
@@ -152,7 +237,21 @@ const _LABELS = new Map([
   ["branchSummary", "Summary of an abandoned branch"],
 ]);
 
-function _heading(m: ContextMessage): Heading {
+function _heading({ m, entry }: Shown, ctx: RenderContext): Heading {
+  const h = _who(m);
+  if (entry !== undefined && typeof entry.id === "string" && entry.id !== "") {
+    h.anchor = entry.id;
+    const tag = Object.hasOwn(ctx.labels, entry.id)
+      ? ctx.labels[entry.id]
+      : undefined;
+    if (tag !== undefined) h.tag = tag;
+    const usage = m.role === "assistant" ? requestUsage(entry) : undefined;
+    if (usage !== undefined) h.usage = usageText(usage);
+  }
+  return h;
+}
+
+function _who(m: ContextMessage): Heading {
   const r = m as Record<string, unknown>;
   const time = messageTime(m);
   if (m.role === "custom") {
@@ -178,11 +277,6 @@ function _heading(m: ContextMessage): Heading {
     if (r.isError === true) h.badge = "error";
   }
   return h;
-}
-
-function _isImage(b: unknown): boolean {
-  return b !== null && typeof b === "object" &&
-    (b as { type?: unknown }).type === "image";
 }
 
 /** Content (a string or blocks); a tool's text shown verbatim. */
@@ -218,11 +312,8 @@ async function _block(
     }
     case "thinking":
       return f.thinking(String(b.thinking));
-    case "toolCall":
-      return f.toolCall(
-        String(b.name),
-        JSON.stringify(b.arguments ?? null, null, 2),
-      );
+    case "toolCall": // outside an assistant's message: shown by kind, alone
+      return f.tool(toolView(String(b.name), b.arguments), undefined);
     case "image":
       return f.image(await assets.image(b.data, b.mimeType));
     case "redactedThinking":

@@ -10,6 +10,7 @@
 
 import type { Format, Heading } from "./_document.ts";
 import type { Wrapper } from "./_files.ts";
+import { resultMarkdown, toolMarkdown } from "./_markdown_tools.ts";
 import {
   codeSpans,
   escapeHtml,
@@ -39,21 +40,15 @@ export const MARKDOWN: Format = {
     const detail = h.detail === undefined
       ? ""
       : ` · ${escapeMarkdownInline(h.detail)}`;
-    const badge = h.badge === undefined ? "" : ` (${h.badge})`;
     const label = escapeMarkdownInline(h.label);
-    return `### ${label}${detail}${badge}${_time(h)}\n\n${body}`;
+    return `### ${label}${detail}${_tail(h)}\n\n${body}`;
   },
-  toolResult: (h, body, images) => {
-    const badge = h.badge === undefined ? "" : ` (${h.badge})`;
-    return _details(`${h.label}: ${h.detail}${badge}${_time(h)}`, body) +
-      images;
-  },
+  tool: (call, result) => toolMarkdown(call, result, _tail),
+  toolResult: (result) => resultMarkdown(result, _tail),
   join: (pieces) => pieces.join(""),
   text: (text) => `${safeMarkdown(text)}\n\n`,
   code: (text, info) => `${fenced(text, info)}\n\n`,
   thinking: (text) => _details("Thinking", `${safeMarkdown(text)}\n\n`),
-  toolCall: (name, json) =>
-    _details(`Tool call: ${name}`, `${fenced(json, "json")}\n\n`),
   image: (out) =>
     out.kind === "missing"
       ? `*Image not shown: ${out.reason}.*\n\n`
@@ -65,8 +60,15 @@ export const MARKDOWN: Format = {
   error: (text) => `> ${escapeMarkdownInline(text)}\n\n`,
 };
 
-function _time(h: Heading): string {
-  return h.time === undefined ? "" : ` · ${displayTime(h.time)}`;
+/** A heading's parts after its label and detail: how it ended, its label, usage, time. */
+function _tail(h: Heading): string {
+  const badge = h.badge === undefined ? "" : ` (${h.badge})`;
+  const tag = h.tag === undefined
+    ? ""
+    : ` · label: ${escapeMarkdownInline(h.tag)}`;
+  const usage = h.usage === undefined ? "" : ` · ${h.usage}`;
+  const time = h.time === undefined ? "" : ` · ${displayTime(h.time)}`;
+  return badge + tag + usage + time;
 }
 
 function _head(meta: ExportMeta): string {
@@ -75,6 +77,8 @@ function _head(meta: ExportMeta): string {
     literal: escapeMarkdownInline,
     time: displayTime,
     text: escapeMarkdownInline,
+    link: (anchor, text) =>
+      `${escapeMarkdownInline(text)} (${escapeMarkdownInline(anchor)})`,
   });
   const items = rows.map(([k, v]) => `- **${k}:** ${v}\n`).join("");
   return `# ${title}\n\n${items}\n`;

@@ -7,8 +7,12 @@
  * @module
  */
 
+import { formatCount, formatMoney } from "../cli/_format.ts";
 import type { ContextMessage } from "../context/messages.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";
+import { type RequestUsage, requestUsage } from "../format/usage.ts";
+import { ExactSum } from "../usage/_tally.ts";
 
 /** The header of an export. */
 export interface ExportMeta {
@@ -30,6 +34,87 @@ export interface ExportMeta {
   entries: number;
   /** What was exported, in words: `the active branch`, `the whole tree`. */
   scope: string;
+  /** The model calls recorded in what was exported, as `usage` counts them. */
+  usage: UsageTotals;
+  /** The labels of entries exported, in order. */
+  labels: { id: string; label: string }[];
+  /** The sidebar's outline. */
+  outline: OutlineItem[];
+}
+
+/** Model calls summed (by `requestUsage`, the rule `usage` and `stats` count by). */
+export interface UsageTotals {
+  calls: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  /** Dollars recorded; undefined when no call recorded a cost. */
+  cost: number | undefined;
+  /**
+   * Entries of the path that were not read (before a windowed open's
+   * window): their calls are not counted.
+   */
+  unread: number;
+}
+
+/** One line of the sidebar's outline: a turn, a branch, a label. */
+export interface OutlineItem {
+  /** The entry it links to (`#entry-<id>`). */
+  anchor: string;
+  /** What it says (a user message's first line, cut). */
+  text: string;
+  /** How deep in the tree's branches (0: the active path's level). */
+  depth: number;
+  /** Whether the entry is on the active path. */
+  active: boolean;
+  /** Its entry's label, if any. */
+  tag?: string | undefined;
+}
+
+/** An outline line's text is cut to this many characters. */
+const _OUTLINE_CHARS = 72;
+
+/**
+ * An outline line's text: the first non-blank line of `text`, cut.
+ *
+ * @param text A user message's text.
+ * @returns At most {@linkcode _OUTLINE_CHARS} characters.
+ */
+export function outlineText(text: string): string {
+  let from = 0;
+  while (from < text.length) {
+    let end = text.indexOf("\n", from);
+    if (end < 0) end = text.length;
+    const line = text.slice(from, Math.min(end, from + 4 * _OUTLINE_CHARS))
+      .trim();
+    if (line !== "") {
+      return line.length > _OUTLINE_CHARS
+        ? `${line.slice(0, _OUTLINE_CHARS - 1)}…`
+        : line;
+    }
+    from = end + 1;
+  }
+  return "(no text)";
+}
+
+/**
+ * One call's figures, in words: `12,345 in · 678 out · 9,000 cached · $0.0123`.
+ *
+ * @param u The call.
+ * @returns The text.
+ */
+export function usageText(
+  u: Pick<RequestUsage, "input" | "output" | "cacheRead" | "cost">,
+): string {
+  const parts = [
+    `${formatCount(u.input)} in`,
+    `${formatCount(u.output)} out`,
+  ];
+  if (u.cacheRead > 0) parts.push(`${formatCount(u.cacheRead)} cached`);
+  if (u.cost !== undefined) parts.push(formatMoney(u.cost));
+  return parts.join(" · ");
 }
 
 /**
@@ -42,13 +127,42 @@ export interface ExportMeta {
  */
 export function metaRows(
   meta: ExportMeta,
-  show: Record<"literal" | "time" | "text", (text: string) => string>,
+  show: Record<"literal" | "time" | "text", (text: string) => string> & {
+    link(anchor: string, text: string): string;
+  },
 ): [string, string][] {
   const rows: [string, string][] = [];
-  const { models, first, last, messages, entries } = meta;
+  const { models, first, last, messages, entries, usage } = meta;
   if (models.length > 0) {
     const key = models.length === 1 ? "Model" : "Models";
     rows.push([key, models.map(show.literal).join(", ")]);
+  }
+  if (usage.calls > 0) {
+    const calls = `${formatCount(usage.calls)} model ${
+      usage.calls === 1 ? "call" : "calls"
+    }`;
+    rows.push([
+      "Tokens",
+      `${formatCount(usage.totalTokens)}: ${formatCount(usage.input)} in, ${
+        formatCount(usage.output)
+      } out, ${formatCount(usage.cacheRead)} cache read, ${
+        formatCount(usage.cacheWrite)
+      } cache write (${calls}${
+        usage.unread === 0
+          ? ""
+          : `; ${formatCount(usage.unread)} earlier entries not read`
+      })`,
+    ]);
+    rows.push([
+      "Cost",
+      usage.cost === undefined ? "not recorded" : formatMoney(usage.cost),
+    ]);
+  }
+  if (meta.labels.length > 0) {
+    rows.push([
+      "Labels",
+      meta.labels.map((l) => show.link(l.id, l.label)).join(", "),
+    ]);
   }
   if (first !== undefined && last !== undefined) {
     rows.push(["First message", show.time(first)]);
@@ -83,8 +197,48 @@ const _MAX_MODELS = 20;
 export class MetaCollector {
   readonly #models = new Set<string>();
   readonly #issues = new Map<LoadIssueKind, number>();
+  readonly #cost = new ExactSum();
+  readonly #usage: UsageTotals = {
+    calls: 0,
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: undefined,
+    unread: 0,
+  };
+  #costs = 0;
   #first = Infinity;
   #last = -Infinity;
+
+  /** Count the model call an entry records, if any (by `requestUsage`). */
+  call(entry: SessionEntry): void {
+    const u = requestUsage(entry);
+    if (u === undefined) return;
+    const t = this.#usage;
+    t.calls++;
+    t.input += u.input;
+    t.output += u.output;
+    t.cacheRead += u.cacheRead;
+    t.cacheWrite += u.cacheWrite;
+    t.totalTokens += u.totalTokens;
+    if (u.cost !== undefined) {
+      this.#cost.add(u.cost);
+      this.#costs++;
+    }
+  }
+
+  /** Note an entry of the path not read: its call, if any, is not counted. */
+  unread(): void {
+    this.#usage.unread++;
+  }
+
+  /** The model calls counted. */
+  get usage(): UsageTotals {
+    const cost = this.#costs === 0 ? undefined : this.#cost.value();
+    return { ...this.#usage, cost };
+  }
 
   /** Note a model, `provider/model` (ignored when not a non-empty string). */
   model(model: unknown): void {

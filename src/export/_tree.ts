@@ -11,6 +11,7 @@
 
 import { basename } from "node:path";
 import { toMessage } from "../context/messages.ts";
+import { collectLabels } from "../context/labels.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
 import {
   BRANCH_MARKER_TYPE,
@@ -34,7 +35,8 @@ import {
   renderMessage,
 } from "./_document.ts";
 import { type Pages, Scratch, type Wrapper } from "./_files.ts";
-import { messageTime, MetaCollector } from "./_meta.ts";
+import { messageTime, MetaCollector, type OutlineItem } from "./_meta.ts";
+import { outlineLine } from "./_outline.ts";
 
 const _LEGEND = "The whole tree: the active path runs down the page; " +
   "every other branch is nested under the entry it branches from.";
@@ -55,6 +57,8 @@ export async function exportTree(job: ExportJob): Promise<JobResult> {
   const meta = new MetaCollector();
   const read = await _read(job, scratch, meta);
   const { header, slot, nodes, messages } = read;
+  const shape = _shape(nodes);
+  const labels = collectLabels(read.labels);
   const title = slot !== undefined ? slot.title : header?.title;
   const string = (v: unknown) => typeof v === "string" ? v : undefined;
   await using pages = job.open({
@@ -66,8 +70,13 @@ export async function exportTree(job: ExportJob): Promise<JobResult> {
     messages,
     entries: nodes.length,
     scope: "the whole tree",
+    usage: meta.usage,
+    labels: nodes.flatMap(({ id }) =>
+      Object.hasOwn(labels, id) ? [{ id, label: labels[id]! }] : []
+    ),
+    outline: _outline(read, shape, labels),
   });
-  const branches = await _walk(pages, job.format, read, scratch);
+  const branches = await _walk(pages, job.format, read, scratch, shape);
   const { issues } = meta;
   const written = await pages.finish({
     issues,
@@ -82,8 +91,8 @@ async function _walk(
   format: Format,
   read: _Read,
   scratch: Scratch,
+  shape: _Shape,
 ): Promise<number> {
-  const shape = _shape(read.nodes);
   let branches = 0;
   // A branch is opened when its first shown entry comes: an empty one (a
   // branch marker alone) is never shown.
@@ -131,7 +140,42 @@ interface _Read {
   nodes: OpaqueEntry[];
   /** Where each entry's rendering is in the scratch file (none: length 0). */
   spans: { at: number; length: number }[];
+  /** What the outline says of each entry (a user message's first line). */
+  lines: (string | undefined)[];
+  /** The `label` entries, in file order. */
+  labels: SessionEntry[];
   messages: number;
+}
+
+/**
+ * The tree's outline, in the order the page shows the entries: each user
+ * message (and summary), as deep as the branches it is nested in.
+ */
+function _outline(
+  read: _Read,
+  shape: _Shape,
+  labels: Readonly<Record<string, string>>,
+): OutlineItem[] {
+  const items: OutlineItem[] = [];
+  let depth = 0;
+  for (const step of treeOrder(shape.parents, shape.onPath, shape.start)) {
+    if (step.kind === "open") depth++;
+    else if (step.kind === "close") depth--;
+    else {
+      const text = read.lines[step.index];
+      if (text === undefined) continue;
+      const { id } = read.nodes[step.index]!;
+      const item: OutlineItem = {
+        anchor: id,
+        text,
+        depth,
+        active: shape.onPath[step.index] === 1,
+      };
+      if (Object.hasOwn(labels, id)) item.tag = labels[id];
+      items.push(item);
+    }
+  }
+  return items;
 }
 
 /** Read the whole file, rendering each entry into `scratch`. */
@@ -145,6 +189,8 @@ async function _read(
     header: undefined,
     nodes: [],
     spans: [],
+    lines: [],
+    labels: [],
     messages: 0,
   };
   await using file = await openRegular(
@@ -166,9 +212,16 @@ async function _read(
       const e = r.value;
       const m = toMessage(e, {});
       if (m !== undefined) meta.message(m);
+      meta.call(e);
+      if (e.type === "label") out.labels.push(e);
+      // Labels are known once the file is read: the headings show none,
+      // the page's header and outline do.
       const text = m === undefined
         ? _note(job, e, meta)
-        : await renderMessage(m, job.format, job.assets);
+        : await renderMessage({ m, entry: e }, job.format, job.assets, {
+          labels: {},
+        });
+      out.lines.push(m === undefined ? undefined : outlineLine(m));
       if (m !== undefined) out.messages++;
       out.spans.push(
         text === "" ? { at: 0, length: 0 } : await scratch.append(text),
@@ -218,6 +271,8 @@ function _note(job: ExportJob, e: SessionEntry, meta: MetaCollector): string {
  * path's first entry (-1 for none), and whether an entry names a parent
  * that is not in the file.
  */
+type _Shape = ReturnType<typeof _shape>;
+
 function _shape(nodes: readonly OpaqueEntry[]) {
   const byId = new Map<string, SessionEntry>();
   const index = new Map<string, number>();

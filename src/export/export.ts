@@ -6,7 +6,9 @@
  */
 
 import { basename, dirname, extname, join, resolve } from "node:path";
+import type { SessionContext } from "../context/context.ts";
 import type { ContextMessage } from "../context/messages.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssueKind } from "../format/issues.ts";
 import { Session } from "../session/session.ts";
 import { BlobStore } from "../store/blob_store.ts";
@@ -17,6 +19,7 @@ import { files, Pages, refuseSession } from "./_files.ts";
 import { htmlFormat } from "./_html.ts";
 import { MARKDOWN } from "./_markdown.ts";
 import { MetaCollector } from "./_meta.ts";
+import { activeOutline, messageEntries } from "./_outline.ts";
 import { exportTree } from "./_tree.ts";
 
 /** Options for {@linkcode exportSession}. */
@@ -204,7 +207,8 @@ export async function exportSession(
 /**
  * The active branch (or its last `last` turns), as the model sees it on
  * resume: exactly `buildContext().messages` of a windowed open, so memory
- * is the window's.
+ * is the window's. Each message is shown with its entry (its anchor, its
+ * usage); an assistant's tool results are shown under its calls.
  */
 async function _exportActive(
   job: ExportJob,
@@ -216,35 +220,82 @@ async function _exportActive(
   });
   const ctx = session.buildContext();
   const from = lastTurnsStart(ctx.messages, last);
-  const messages = ctx.messages.slice(from);
+  const shown = messageEntries(session, ctx).slice(from);
   let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
     .length;
   const meta = new MetaCollector();
   for (const model of Object.values(ctx.models)) meta.model(model);
-  for (const m of messages) meta.message(m);
+  for (const { m } of shown) meta.message(m);
   for (const issue of session.issues) meta.issue(issue);
+  _countCalls(
+    session,
+    ctx,
+    last === undefined ? undefined : shown[0]?.entry,
+    meta,
+  );
   const entries = session.windowStats().retained;
   const turns = last === 1 ? "turn" : `${last} turns`;
+  const labels = ctx.labels;
   await using pages = job.open({
     title: session.title,
     sessionId: session.header.id,
     cwd: session.header.cwd,
     ...meta.seen,
-    messages: messages.length,
+    messages: shown.length,
     entries,
     scope: last === undefined
       ? "the active branch"
       : `the last ${turns} of the active branch`,
+    usage: meta.usage,
+    labels: shown.flatMap(({ entry }) =>
+      entry !== undefined && Object.hasOwn(labels, entry.id)
+        ? [{ id: entry.id, label: labels[entry.id]! }]
+        : []
+    ),
+    outline: activeOutline(shown, labels),
   });
   const { format, assets } = job;
-  for (const [i, m] of messages.entries()) {
-    if (m.role === "user") await pages.write(format.turn(++turn));
-    await pages.write(await renderMessage(m, format, assets));
-    job.progress(i + 1, messages.length, "messages");
+  for (let i = 0; i < shown.length; i++) {
+    const s = shown[i]!;
+    if (s.m.role === "user") await pages.write(format.turn(++turn));
+    // The tool results right after an assistant's message go under its calls.
+    let j = i + 1;
+    if (s.m.role === "assistant") {
+      while (shown[j]?.m.role === "toolResult") j++;
+    } else j = i + 1;
+    const results = shown.slice(i + 1, j);
+    await pages.write(
+      await renderMessage(s, format, assets, { labels }, results),
+    );
+    i = j - 1;
+    job.progress(j, shown.length, "messages");
   }
   const { issues } = meta;
   const written = await pages.finish({ issues, missingImages: assets.missing });
-  return { written, messages: messages.length, entries, branches: 0, issues };
+  return { written, messages: shown.length, entries, branches: 0, issues };
+}
+
+/**
+ * Count the model calls of the active path's entries in memory, from the
+ * first message shown on (every call of the branch without `last`: those
+ * a compaction took out of the context too).
+ */
+function _countCalls(
+  session: Session,
+  ctx: SessionContext,
+  first: SessionEntry | undefined,
+  meta: MetaCollector,
+): void {
+  let counting = first === undefined;
+  for (const step of ctx.activePath) {
+    const e = session.getEntry(step.id);
+    if (e === undefined) {
+      if (counting) meta.unread();
+      continue;
+    }
+    if (e === first) counting = true;
+    if (counting) meta.call(e);
+  }
 }
 
 /**

@@ -71,6 +71,10 @@ export interface PageJob {
   url: string;
   /** Emulate a dark color scheme. */
   dark?: boolean;
+  /** The viewport's width in CSS pixels (default 1200; below 600 a phone's). */
+  width?: number;
+  /** The viewport's height (default 2000). */
+  height?: number;
   /** Expressions to evaluate once it has loaded, values returned as JSON. */
   evaluate?: string[];
   /** Where to save a PNG of the viewport, after the expressions ran. */
@@ -83,6 +87,8 @@ export interface PageReport {
   errors: string[];
   /** The values of {@linkcode PageJob.evaluate}, in order. */
   values: unknown[];
+  /** The URL of every request the page made, its own load first. */
+  requests: string[];
 }
 
 /**
@@ -130,11 +136,15 @@ async function _child(path: string): Promise<void> {
   const reports: PageReport[] = [];
   await using browser = await Browser.launch(path);
   for (const job of jobs) {
-    const page = await browser.load(job.url, { dark: job.dark === true });
+    const page = await browser.load(job.url, {
+      dark: job.dark === true,
+      ...(job.width === undefined ? {} : { width: job.width }),
+      ...(job.height === undefined ? {} : { height: job.height }),
+    });
     const values: unknown[] = [];
     for (const e of job.evaluate ?? []) values.push(await page.evaluate(e));
     if (job.screenshot !== undefined) await page.screenshot(job.screenshot);
-    reports.push({ errors: page.errors, values });
+    reports.push({ errors: page.errors, values, requests: page.requests });
   }
   console.log(JSON.stringify(reports));
 }

@@ -26,6 +26,8 @@ interface _Message {
 export interface LoadedPage {
   /** Console errors, exceptions and log errors, in order. */
   errors: string[];
+  /** The URL of every request the page made (its own load included), in order. */
+  requests: string[];
   /**
    * Evaluate an expression in the page, returning its value as JSON.
    *
@@ -143,12 +145,17 @@ export class Browser implements AsyncDisposable {
     });
     const sid = String(sessionId);
     const errors: string[] = [];
+    const requests: string[] = [];
     let loaded: () => void = () => {};
     const onLoad = new Promise<void>((resolve) => loaded = resolve);
     this.#listeners.add((m) => {
       if (m.sessionId !== sid) return;
       const p = m.params ?? {};
       if (m.method === "Page.loadEventFired") loaded();
+      if (m.method === "Network.requestWillBeSent") {
+        const request = p.request as { url?: string } | undefined;
+        requests.push(String(request?.url));
+      }
       if (m.method === "Page.javascriptDialogOpening") {
         errors.push(`dialog: ${JSON.stringify(p.message)}`);
         this.#call("Page.handleJavaScriptDialog", { accept: true }, sid)
@@ -168,14 +175,14 @@ export class Browser implements AsyncDisposable {
         errors.push(`log: ${entry.text}`);
       }
     });
-    for (const domain of ["Page", "Runtime", "Log"]) {
+    for (const domain of ["Page", "Runtime", "Log", "Network"]) {
       await this.#call(`${domain}.enable`, {}, sid);
     }
     await this.#call("Emulation.setDeviceMetricsOverride", {
       width: options.width ?? 1200,
       height: options.height ?? 2000,
       deviceScaleFactor: 1,
-      mobile: false,
+      mobile: (options.width ?? 1200) < 600,
     }, sid);
     await this.#call("Emulation.setEmulatedMedia", {
       features: [{
@@ -189,6 +196,7 @@ export class Browser implements AsyncDisposable {
     await new Promise((r) => setTimeout(r, 300));
     return {
       errors,
+      requests,
       evaluate: async <T>(expression: string): Promise<T> => {
         const r = await this.#call("Runtime.evaluate", {
           expression,

@@ -182,3 +182,141 @@ Deno.test({
     equal(articles, paged.messages);
   },
 });
+
+/** What a page of a real session shows, counted in the DOM. */
+const SHOWN = `(() => {
+  const all = (s) => [...document.querySelectorAll(s)];
+  const articles = all("article.msg");
+  const links = all('a[href^="#entry-"]');
+  const outline = document.querySelector("nav.outline");
+  const folded = document.querySelector("details.outline");
+  return {
+    strong: all(".text strong").length,
+    li: all(".text li").length,
+    table: all(".text table").length,
+    a: all(".text a[href]").length,
+    diff: all(".tool-edit pre.diff .add, .tool-edit pre.diff .del").length,
+    kinds: [...new Set(all(".tool").map((t) => t.className))].sort(),
+    bash: all(".tool-bash pre.command").map((p) => p.textContent)[0] ?? "",
+    read: all(".tool-read .tool-head code").map((c) => c.textContent)[0] ?? "",
+    results: all(".tool > article.tool-result").length,
+    more: all("details.more > summary").map((s) => s.textContent)[0] ?? "",
+    articles: articles.length,
+    anchored: articles.filter((a) => /^entry-/.test(a.id)).length,
+    broken: links.filter((l) => !document.getElementById(l.hash.slice(1))).length,
+    outline: outline === null ? 0 : outline.querySelectorAll("li").length,
+    active: outline === null ? 0 : outline.querySelectorAll("li.on").length,
+    sidebar: outline === null ? "none" : getComputedStyle(outline).display,
+    folded: folded === null ? "none" : getComputedStyle(folded).display,
+    wide: document.documentElement.scrollWidth > innerWidth + 1,
+    cost: [...document.querySelectorAll("dl.meta dt")].some((d) => d.textContent === "Cost"),
+  };
+})()`;
+
+/** A real session's page: what it must show, at a width. */
+interface _Shown {
+  strong: number;
+  li: number;
+  table: number;
+  a: number;
+  diff: number;
+  kinds: string[];
+  bash: string;
+  read: string;
+  results: number;
+  more: string;
+  articles: number;
+  anchored: number;
+  broken: number;
+  outline: number;
+  active: number;
+  sidebar: string;
+  folded: string;
+  wide: boolean;
+  cost: boolean;
+}
+
+Deno.test({
+  name:
+    "exportSession() HTML of the real pi session and the omp fixtures in Chromium: Markdown rendered, tools by kind with results under them, every entry anchored, the outline beside (desktop) or folded above (phone), no request but the page's own",
+  ignore,
+  fn: async () => {
+    await Deno.mkdir(ARTIFACTS, { recursive: true });
+    const dir = await Deno.makeTempDir();
+    try {
+      // Each with the tool kinds its page shows (the omp fixtures' active
+      // paths call no bash: the tree of s1-main does).
+      const sessions = [
+        ["pi-large", "../../fixtures/pi/large-session-v1.jsonl", false, [
+          "bash",
+          "edit",
+          "read",
+          "write",
+        ]],
+        ["omp-s1-main", "../../fixtures/omp/s1-main.jsonl", false, [
+          "other",
+          "read",
+        ]],
+        ["omp-s1-main-tree", "../../fixtures/omp/s1-main.jsonl", true, [
+          "bash",
+          "other",
+          "read",
+        ]],
+        ["omp-s2-fork", "../../fixtures/omp/s2-fork.jsonl", false, ["read"]],
+      ] as const;
+      const jobs: PageJob[] = [];
+      const pages: string[] = [];
+      for (const [name, rel, tree] of sessions) {
+        const path = new URL(rel, import.meta.url).pathname;
+        const r = await _export(path, join(dir, `${name}.html`), { tree });
+        pages.push(r.files[0]!);
+        for (const width of [1280, 390]) {
+          jobs.push({
+            url: `file://${r.files[0]}`,
+            width,
+            height: 1000,
+            evaluate: [SHOWN],
+            screenshot: join(ARTIFACTS, `${name}-${width}.png`),
+          });
+        }
+      }
+      const reports = await loadPages(jobs);
+      for (const [j, report] of reports.entries()) {
+        const [name, , tree, kinds] = sessions[Math.floor(j / 2)]!;
+        const page = pages[Math.floor(j / 2)]!;
+        const phone = j % 2 === 1;
+        const at = `${name} at ${phone ? 390 : 1280}`;
+        deepEqual(report.errors, [], at);
+        // The page itself and the images beside it; nothing else.
+        const own = `file://${dir}/`;
+        deepEqual(report.requests.filter((u) => !u.startsWith(own)), [], at);
+        equal(report.requests[0], `file://${page}`, at);
+        const s = report.values[0] as _Shown;
+        ok(s.articles > 0 && s.anchored === s.articles, `${at}: anchors`);
+        equal(s.broken, 0, `${at}: every link to an entry resolves`);
+        ok(s.outline > 0, `${at}: the outline`);
+        ok(tree ? s.active < s.outline : s.active === s.outline, at);
+        deepEqual(s.kinds, kinds.map((k) => `tool tool-${k}`), at);
+        if ((kinds as readonly string[]).includes("bash")) {
+          ok(s.bash.startsWith("$ "), at);
+        }
+        ok(s.read !== "", `${at}: the read path`);
+        // The tree shows each entry where the tree has it: a result after its call.
+        if (!tree) ok(s.results > 0, `${at}: results under their calls`);
+
+        equal(s.sidebar, phone ? "none" : "block", at);
+        equal(s.folded, phone ? "block" : "none", at);
+        equal(s.wide, false, `${at}: nothing wider than the screen`);
+        if (name === "pi-large") {
+          for (const tag of ["strong", "li", "table", "a", "diff"] as const) {
+            ok(s[tag] > 0, `${at}: ${tag}`);
+          }
+          ok(s.cost, `${at}: the cost`);
+          ok(/^\d+ more lines?$/.test(s.more), `${at}: a folded rest`);
+        }
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -14,11 +14,19 @@ import {
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 
-/** The text of each `<article class="msg` of an HTML export, in order. */
+/**
+ * The text of each `<article class="msg` of an HTML export, in order (up to
+ * the next article: a tool result nested under its call is its own).
+ */
 export function articles(html: string): string[] {
   return html.split('<article class="msg').slice(1).map((a) =>
     a.slice(0, a.indexOf("</article>"))
   );
+}
+
+/** HTML's text, without its tags (highlighted code is spans). */
+function _text(html: string): string {
+  return html.replace(/<[^>]*>/g, "");
 }
 
 /** Whether each needle occurs in `haystacks`, in order, one per haystack. */
@@ -55,6 +63,12 @@ Deno.test("exportSession() writes exactly the active branch's context messages, 
         ),
         e.name,
       );
+      // Each message has its entry's anchor: a compaction's kept entries,
+      // which come after its summary in the context, too.
+      const anchored = articles(html).filter((a) =>
+        / id="entry-[^"]+"/.test(a)
+      );
+      equal(anchored.length, expected.length, `${e.name}: anchors`);
     }
   } finally {
     await Deno.remove(out, { recursive: true });
@@ -66,14 +80,26 @@ Deno.test("exportSession() renders each message of the active branch in order, w
   const r = await exportSession(t.path, { out: join(t.out, "s.html") });
   deepEqual([r.format, r.pages, r.messages, r.branches], ["html", 1, 7, 0]);
   const html = await Deno.readTextFile(r.files[0]!);
-  ok(inOrder(articles(html), RICH_ACTIVE_TEXTS));
+  ok(inOrder(articles(html).map(_text), RICH_ACTIVE_TEXTS));
   ok(!html.includes("abandoned"), "the abandoned branch is not on the path");
   ok(html.includes('<h2 class="turn" id="turn-2">Turn 2</h2>'));
   ok(html.includes('<details class="thinking"><summary>Thinking</summary>'));
-  ok(html.includes('<details class="tool-call">'));
-  ok(html.includes("&quot;path&quot;: &quot;main.ts&quot;"));
+  // The read: its path, the result under it, its content highlighted.
+  ok(
+    html.includes(
+      '<div class="tool tool-read">\n<div class="tool-head"><span class="tool-name">read</span> <code>main.ts</code></div>\n<article class="msg tool-result" id="entry-a0000004"',
+    ),
+  );
+  ok(html.includes('<span class="hljs-keyword">export</span>'));
   ok(html.includes('<article class="msg tool-result error"'));
-  ok(html.includes('<pre><code data-lang="ts">const x = 1;</code></pre>'));
+  ok(
+    html.includes(
+      '<pre><code class="hljs" data-lang="ts"><span class="hljs-keyword">const</span> x = <span class="hljs-number">1</span>;</code></pre>',
+    ),
+  );
+  ok(html.includes("<p>Turn one: read <code>main.ts</code> please</p>"));
+  ok(html.includes('<article class="msg user" id="entry-a0000002"'));
+  ok(html.includes('<li class="d0 on"><a href="#entry-a0000008">Turn three'));
   ok(html.includes("<title>A rich session</title>"));
   ok(html.includes("<code>anthropic/claude-sonnet-4-5</code>"));
   ok(html.includes(">2026-10-01 09:01:00 UTC</time>"), "the first message");
@@ -168,12 +194,12 @@ Deno.test("exportSession() writes Markdown: turn headings, details for calls and
   );
   ok(
     md.includes(
-      '<summary>Tool call: read</summary>\n\n```json\n{\n  "path": "main.ts"\n}\n```\n\n</details>',
+      "**read** main.ts\n\n*Content* · 2026-10-01 09:03:00 UTC\n\n```typescript\nFile contents: export const x = 1;\n```",
     ),
   );
   ok(
     md.includes(
-      "<summary>Tool result: bash (error) · 2026-10-01 09:09:00 UTC</summary>\n\n```text\nCommand failed: exit 1\n```",
+      "**bash**\n\n```sh\n$ false\n```\n\n*Output* (error) · 2026-10-01 09:09:00 UTC\n\n```text\nCommand failed: exit 1\n```",
     ),
   );
   ok(md.includes(`![An image from the session](s-files/${PNG_HEX}.png)`));
@@ -226,7 +252,15 @@ Deno.test("exportSession() with tree renders every branch nested under its branc
     tree: true,
   });
   deepEqual([r.messages, r.entries, r.branches], [9, 11, 1]);
-  const html = await Deno.readTextFile(r.files[0]!);
+  const page = await Deno.readTextFile(r.files[0]!);
+  // The outline: the active path marked, the abandoned branch nested.
+  ok(
+    page.includes(
+      '<li class="d1 off"><a href="#entry-a0000005">Turn two (abandoned)</a></li>',
+    ),
+  );
+  ok(page.includes('<li class="d0 on"><a href="#entry-a0000008">Turn three'));
+  const html = page.slice(page.indexOf("<main>"));
   const branch = html.indexOf('<details class="branch branch">');
   const abandoned = html.indexOf("Turn two (abandoned)");
   const close = html.indexOf(
@@ -288,5 +322,38 @@ Deno.test("exportSession() stays linear on adversarial messages of a few hundred
     equal(r.messages, texts.length);
     // The backtracking took minutes on the first two alone.
     ok(performance.now() - start < 10_000, format);
+  }
+});
+
+Deno.test("exportSession() heads the page with the branch's tokens and cost as requestUsage counts them, and says what a windowed open did not read", async () => {
+  const out = await Deno.makeTempDir();
+  try {
+    const pi =
+      new URL("../../fixtures/pi/large-session-v1.jsonl", import.meta.url)
+        .pathname;
+    const html = await Deno.readTextFile(
+      (await exportSession(pi, { out: join(out, "pi.html") })).files[0]!,
+    );
+    // The real pi session: what `stats` and ccusage count for it.
+    ok(html.includes("<dt>Cost</dt><dd>$30.33</dd>"));
+    ok(html.includes(" cache write (453 model calls)</dd>"));
+    const md = await Deno.readTextFile(
+      (await exportSession(pi, { out: join(out, "pi.md") })).files[0]!,
+    );
+    ok(md.includes("\n- **Cost:** $30.33\n"));
+    ok(md.includes(" cache write (453 model calls)\n"));
+    const s1 = new URL("s1-main.jsonl", FIXTURES).pathname;
+    const windowed = await Deno.readTextFile(
+      (await exportSession(s1, { out: join(out, "s1.html") })).files[0]!,
+    );
+    ok(windowed.includes("(8 model calls; 31 earlier entries not read)"));
+    const tree = await Deno.readTextFile(
+      (await exportSession(s1, { out: join(out, "t.html"), tree: true }))
+        .files[0]!,
+    );
+    ok(tree.includes(" cache write (24 model calls)</dd>"));
+    ok(tree.includes('<dt>Labels</dt><dd><a href="#entry-'));
+  } finally {
+    await Deno.remove(out, { recursive: true });
   }
 });

@@ -24,6 +24,18 @@ const META: ExportMeta = {
   messages: 0,
   entries: 0,
   scope: "a test",
+  usage: {
+    calls: 0,
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: undefined,
+    unread: 0,
+  },
+  labels: [],
+  outline: [],
 };
 
 Deno.test("Pages without a limit writes one Markdown file, quoting the fragments of each open block once per level", async () => {

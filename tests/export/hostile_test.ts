@@ -2,9 +2,14 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession } from "../../mod.ts";
 import { splitFences } from "../../src/export/_escape.ts";
-import { assistant, sessionBytes, user } from "../_session_files.ts";
+import {
+  assistant,
+  sessionBytes,
+  toolResult,
+  user,
+} from "../_session_files.ts";
 import { render, unsafe } from "./_commonmark.ts";
-import { hostileSession, testSession } from "./_sessions.ts";
+import { HOSTILE_TEXT, hostileSession, testSession } from "./_sessions.ts";
 
 /** The bidirectional controls no export may hold. */
 const _BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
@@ -14,8 +19,30 @@ function tags(html: string): string[] {
   return [...html.matchAll(/<[^>]*>/g)].map((m) => m[0]);
 }
 
-/** The tags our HTML export writes, and nothing else. */
+/**
+ * The tags our HTML export writes (its own, and those the Markdown renderer
+ * makes of a message's Markdown), and nothing else.
+ */
 const OUR_TAGS = new Set([
+  "ol",
+  "ul",
+  "li",
+  "strong",
+  "em",
+  "s",
+  "blockquote",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "hr",
+  "br",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
   "!doctype",
   "html",
   "head",
@@ -46,37 +73,120 @@ const OUR_TAGS = new Set([
   "footer",
 ]);
 
+/** Assert that an HTML export holds no markup but ours, and no way out. */
+function _inert(html: string, stem: string): string[] {
+  const all = tags(html);
+  const names = all.map((tag) =>
+    /^<\/?([!a-z0-9]+)/i.exec(tag)?.[1]?.toLowerCase()
+  );
+  deepEqual(names.filter((n) => n === undefined || !OUR_TAGS.has(n)), []);
+  deepEqual(all.filter((tag) => /\son[a-z]+\s*=/i.test(tag)), []);
+  deepEqual(all.filter((tag) => /javascript:|vbscript:/i.test(tag)), []);
+  // A link goes to the web, a mail address, an entry of the page or a
+  // page beside it; never to a script, data, or a file elsewhere.
+  for (const tag of all.filter((t) => t.startsWith("<a "))) {
+    ok(
+      /^<a (class="[a-z]+" )?href="(https?:|mailto:|#entry-|[\w.-]+\.html")/
+        .test(tag),
+      tag,
+    );
+  }
+  const img = new RegExp(
+    `^<img src="(data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+|${stem}-files/[0-9a-f]{64}\\.(png|jpg|gif|webp))" alt="[^"]*">$`,
+  );
+  for (const tag of all.filter((t) => t.startsWith("<img"))) {
+    ok(img.test(tag), tag);
+  }
+  for (const name of ["details", "article", "pre", "code", "p", "div"]) {
+    equal(
+      names.filter((n) => n === name).length,
+      all.filter((tag) => tag.startsWith(`</${name}>`)).length * 2,
+      name,
+    );
+  }
+  ok(!html.includes("\x00"));
+  ok(!_BIDI.test(html), "a bidirectional control");
+  return names as string[];
+}
+
 for (const tree of [false, true]) {
   const mode = tree ? " (tree)" : "";
   Deno.test(`exportSession()${mode} renders a hostile session's HTML inert: no script, no handler, no foreign URL`, async () => {
     await using t = await testSession(hostileSession());
     const r = await exportSession(t.path, { out: join(t.out, "h.html"), tree });
     const html = await Deno.readTextFile(r.files[0]!);
-    const all = tags(html);
-    const names = all.map((tag) =>
-      /^<\/?([!a-z0-9]+)/i.exec(tag)?.[1]?.toLowerCase()
-    );
-    deepEqual(names.filter((n) => n === undefined || !OUR_TAGS.has(n)), []);
-    deepEqual(all.filter((tag) => /\son[a-z]+\s*=/i.test(tag)), []);
-    deepEqual(all.filter((tag) => /javascript:|vbscript:/i.test(tag)), []);
-    for (const tag of all.filter((t) => t.startsWith("<img"))) {
-      ok(
-        /^<img src="(data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+|h-files\/[0-9a-f]{64}\.(png|jpg|gif|webp))" alt="[^"]*">$/
-          .test(tag),
-        tag,
-      );
-    }
-    for (const name of ["details", "article", "pre", "code", "p"]) {
-      equal(
-        names.filter((n) => n === name).length,
-        all.filter((tag) => tag.startsWith(`</${name}>`)).length * 2,
-        name,
-      );
-    }
+    _inert(html, "h");
     ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
-    ok(!html.includes("\x00"));
-    ok(!_BIDI.test(html), "a bidirectional control");
     deepEqual([r.images.files, r.images.inlined, r.images.missing], [0, 0, 4]);
+  });
+}
+
+/** Calls of every kind, their arguments and outputs all hostile. */
+function _hostileTools(): Uint8Array {
+  const h = HOSTILE_TEXT;
+  const calls = [
+    { type: "toolCall", id: "k1", name: "bash", arguments: { command: h } },
+    {
+      type: "toolCall",
+      id: "k2",
+      name: "read",
+      arguments: { path: `${h}.ts` },
+    },
+    {
+      type: "toolCall",
+      id: "k3",
+      name: "edit",
+      arguments: { path: h, oldText: `${h}\n${h}`, newText: `x\n${h}` },
+    },
+    {
+      type: "toolCall",
+      id: "k4",
+      name: "write",
+      arguments: { path: h, content: h },
+    },
+  ];
+  const out = `${h}\n`.repeat(12);
+  return sessionBytes([
+    user("e0000001", null, h),
+    assistant("e0000002", "e0000001", calls),
+    ...calls.map((c, i) =>
+      toolResult(
+        `e000001${i}`,
+        i === 0 ? "e0000002" : `e000001${i - 1}`,
+        c.id,
+        [
+          { type: "text", text: out },
+        ],
+      )
+    ),
+    {
+      type: "label",
+      id: "e0000020",
+      parentId: "e0000013",
+      timestamp: "2026-10-01T09:00:00.000Z",
+      targetId: "e0000001",
+      label: h,
+    },
+  ]);
+}
+
+for (const tree of [false, true]) {
+  const mode = tree ? " (tree)" : "";
+  Deno.test(`exportSession()${mode} renders hostile bash, read, edit and write calls, their outputs and a label inert, in both formats`, async () => {
+    await using t = await testSession(_hostileTools());
+    const r = await exportSession(t.path, { out: join(t.out, "k.html"), tree });
+    const html = await Deno.readTextFile(r.files[0]!);
+    const names = _inert(html, "k");
+    for (const kind of ["bash", "read", "edit", "write"]) {
+      ok(html.includes(`<div class="tool tool-${kind}">`), kind);
+    }
+    ok(names.includes("details"), "a long output is folded");
+    ok(html.includes("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    const md = await exportSession(t.path, { out: join(t.out, "k.md"), tree });
+    const text = await Deno.readTextFile(md.files[0]!);
+    ok(!_BIDI.test(text), "a bidirectional control");
+    deepEqual(unsafe(render(text)), []);
+    deepEqual(splitFences(text).filter((s) => s.code && !s.closed), []);
   });
 }
 
