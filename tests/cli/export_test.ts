@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession } from "../../mod.ts";
+import { formatBytes } from "../../src/cli/_format.ts";
 import {
   cliCases,
   cliInProcess,
@@ -20,9 +21,10 @@ Deno.test("cli export writes the active branch as HTML and says what it wrote", 
     out,
   ]]);
   equal(r!.code, 0, r!.stderr);
+  const written = formatBytes((await Deno.stat(out)).size);
   equal(
     r!.stdout,
-    `wrote ${out}\n19 messages, 23 entries read, 12.3 KB written\n` +
+    `wrote ${out}\n19 messages, 23 entries read, ${written} written\n` +
       `1 image copied to ${join(d.root, "out", "s1-files")}\n`,
   );
   ok((await Deno.readTextFile(out)).startsWith("<!doctype html>"));
