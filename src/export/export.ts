@@ -6,21 +6,12 @@
  */
 
 import { basename, dirname, extname, join, resolve } from "node:path";
-import type { SessionContext } from "../context/context.ts";
-import type { ContextMessage } from "../context/messages.ts";
-import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssueKind } from "../format/issues.ts";
-import { Session } from "../session/session.ts";
 import { BlobStore } from "../store/blob_store.ts";
 import { findDataDir } from "../store/data_dir.ts";
 import { Assets } from "./_assets.ts";
-import { type ExportJob, type JobResult, renderMessage } from "./_document.ts";
+import type { ExportJob } from "./_document.ts";
 import { files, Pages, refuseSession } from "./_files.ts";
-import { htmlFormat } from "./_html.ts";
-import { MARKDOWN } from "./_markdown.ts";
-import { MetaCollector } from "./_meta.ts";
-import { activeOutline, messageEntries } from "./_outline.ts";
-import { exportTree } from "./_tree.ts";
 
 /** Options for {@linkcode exportSession}. */
 export interface ExportOptions {
@@ -174,7 +165,10 @@ export async function exportSession(
       : new BlobStore(join(dataDir, "blobs")),
     session,
   });
-  const format = name === "md" ? MARKDOWN : await htmlFormat();
+  // The renderers (Markdown, highlighting, diffs) load with the first
+  // export, not with the module: a harness that never exports never pays.
+  const render = await import("./_export_job.ts");
+  const format = await render.pageFormat(name);
   const limit = name === "md" ? Infinity : options.pageBytes ?? _PAGE_BYTES;
   const job: ExportJob = {
     path,
@@ -187,8 +181,8 @@ export async function exportSession(
       options.onProgress?.({ done, total, unit }),
   };
   const { written, ...counts } = options.tree === true
-    ? await exportTree(job)
-    : await _exportActive(job, options.last);
+    ? await render.exportTree(job)
+    : await render.exportActive(job, options.last);
   return {
     format: name,
     files: written.files,
@@ -202,119 +196,6 @@ export async function exportSession(
     },
     ...counts, // messages, entries, branches, issues: in this order
   };
-}
-
-/**
- * The active branch (or its last `last` turns), as the model sees it on
- * resume: exactly `buildContext().messages` of a windowed open, so memory
- * is the window's. Each message is shown with its entry (its anchor, its
- * usage); an assistant's tool results are shown under its calls.
- */
-async function _exportActive(
-  job: ExportJob,
-  last: number | undefined,
-): Promise<JobResult> {
-  await using session = await Session.open(job.path, {
-    resolveBlobs: false, // read one at a time as they are written
-    ...(job.dataDir === undefined ? {} : { dataDir: job.dataDir }),
-  });
-  const ctx = session.buildContext();
-  const from = lastTurnsStart(ctx.messages, last);
-  const shown = messageEntries(session, ctx).slice(from);
-  let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
-    .length;
-  const meta = new MetaCollector();
-  for (const model of Object.values(ctx.models)) meta.model(model);
-  for (const { m } of shown) meta.message(m);
-  for (const issue of session.issues) meta.issue(issue);
-  _countCalls(
-    session,
-    ctx,
-    last === undefined ? undefined : shown[0]?.entry,
-    meta,
-  );
-  const entries = session.windowStats().retained;
-  const turns = last === 1 ? "turn" : `${last} turns`;
-  const labels = ctx.labels;
-  await using pages = job.open({
-    title: session.title,
-    sessionId: session.header.id,
-    cwd: session.header.cwd,
-    ...meta.seen,
-    messages: shown.length,
-    entries,
-    scope: last === undefined
-      ? "the active branch"
-      : `the last ${turns} of the active branch`,
-    usage: meta.usage,
-    labels: shown.flatMap(({ entry }) =>
-      entry !== undefined && Object.hasOwn(labels, entry.id)
-        ? [{ id: entry.id, label: labels[entry.id]! }]
-        : []
-    ),
-    outline: activeOutline(shown, labels),
-  });
-  const { format, assets } = job;
-  for (let i = 0; i < shown.length; i++) {
-    const s = shown[i]!;
-    if (s.m.role === "user") await pages.write(format.turn(++turn));
-    // The tool results right after an assistant's message go under its calls.
-    let j = i + 1;
-    if (s.m.role === "assistant") {
-      while (shown[j]?.m.role === "toolResult") j++;
-    } else j = i + 1;
-    const results = shown.slice(i + 1, j);
-    await pages.write(
-      await renderMessage(s, format, assets, { labels }, results),
-    );
-    i = j - 1;
-    job.progress(j, shown.length, "messages");
-  }
-  const { issues } = meta;
-  const written = await pages.finish({ issues, missingImages: assets.missing });
-  return { written, messages: shown.length, entries, branches: 0, issues };
-}
-
-/**
- * Count the model calls of the active path's entries in memory, from the
- * first message shown on (every call of the branch without `last`: those
- * a compaction took out of the context too).
- */
-function _countCalls(
-  session: Session,
-  ctx: SessionContext,
-  first: SessionEntry | undefined,
-  meta: MetaCollector,
-): void {
-  let counting = first === undefined;
-  for (const step of ctx.activePath) {
-    const e = session.getEntry(step.id);
-    if (e === undefined) {
-      if (counting) meta.unread();
-      continue;
-    }
-    if (e === first) counting = true;
-    if (counting) meta.call(e);
-  }
-}
-
-/**
- * Where the last `n` turns start: a turn starts at a user message.
- *
- * @param messages The context's messages.
- * @param n How many turns; undefined for all.
- * @returns The index of the first message kept.
- */
-export function lastTurnsStart(
-  messages: readonly ContextMessage[],
-  n: number | undefined,
-): number {
-  if (n === undefined) return 0;
-  let seen = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]!.role === "user" && ++seen === n) return i;
-  }
-  return 0;
 }
 
 /** The format, once the options are checked. */

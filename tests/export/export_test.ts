@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { type ContextMessage, exportSession, Session } from "../../mod.ts";
-import { lastTurnsStart } from "../../src/export/export.ts";
+import { lastTurnsStart } from "../../src/export/_export_job.ts";
 import { sessionBytes, user } from "../_session_files.ts";
 import {
   longSession,
