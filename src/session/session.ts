@@ -6,15 +6,12 @@
  * @module
  */
 
-import type { SessionContext } from "../context/context.ts";
 import type {
   CustomEntry,
   SessionEntry,
   TitleChangeEntry,
 } from "../format/entries.ts";
-import type { SessionHeader } from "../format/header.ts";
-import type { LoadIssue } from "../format/issues.ts";
-import type { TitleSlot, TitleSource } from "../format/title_slot.ts";
+import type { TitleSource } from "../format/title_slot.ts";
 import { Appender } from "./_appender.ts";
 import {
   createParts,
@@ -30,18 +27,13 @@ import {
   type WatchSessionOptions,
 } from "../watch/watch_session.ts";
 import { SessionView } from "./_view.ts";
-import {
-  type AppendOptions,
-  EntryAppender,
-  type EntryPayload,
-} from "./entry_appender.ts";
+import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
 import type {
-  SessionBuildContextOptions,
   SessionCreateOptions,
   SessionFromStreamOptions,
   SessionOpenOptions,
-  WindowStats,
 } from "./options.ts";
+import { attachView, SessionReader } from "./session_reader.ts";
 
 /** Makes a session of its parts (set by the class's static block). */
 let _fromParts: (parts: SessionParts) => Session;
@@ -100,7 +92,7 @@ export async function openSessionResumed(
  * }
  * ```
  */
-export class Session extends EntryAppender implements AsyncDisposable {
+export class Session extends SessionReader implements AsyncDisposable {
   readonly #path: string | undefined;
   readonly #view: SessionView;
   readonly #appender: Appender;
@@ -113,6 +105,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     super();
     this.#path = parts.path;
     this.#view = new SessionView(parts.loaded, parts.blobs);
+    attachView(this, this.#view);
     this.#appender = new Appender(parts, this.#view);
   }
 
@@ -205,102 +198,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
   /** Whether the session's file exists (written, or opened). */
   get onDisk(): boolean {
     return this.#appender.onDisk;
-  }
-
-  /**
-   * The header as on disk (unknown fields kept). A version 1 or 2 file
-   * keeps its header until the first write migrates the file to version 3.
-   */
-  get header(): SessionHeader {
-    return this.#view.loaded.header;
-  }
-
-  /** The title slot, when line 1 holds a valid one. */
-  get titleSlot(): TitleSlot | undefined {
-    return this.#view.loaded.slot;
-  }
-
-  /**
-   * The title: the slot's when there is a slot (an empty slot title means
-   * none), else the header's.
-   */
-  get title(): string | undefined {
-    return this.#view.title;
-  }
-
-  /** Who set the title, from the slot (else the header). */
-  get titleSource(): TitleSource | undefined {
-    return this.#view.titleSource;
-  }
-
-  /** The active leaf (DESIGN §3.6), or null for a session without entries. */
-  get leafId(): string | null {
-    return this.#view.leafId;
-  }
-
-  /**
-   * Whether the file was version 1 or 2 when opened, and migrated in memory.
-   * The first append or rename migrates the file itself, in place and whole
-   * (as omp does): after it, `header.version` is 3.
-   */
-  get migrated(): boolean {
-    return this.#view.loaded.migrated;
-  }
-
-  /** Damage the loader read around, in file order. */
-  get issues(): readonly LoadIssue[] {
-    return this.#view.loaded.issues;
-  }
-
-  /** The entries in memory (the window, then what was appended), in file order. */
-  get entries(): readonly SessionEntry[] {
-    return this.#view.loaded.entries;
-  }
-
-  /** An entry by id, if it is in memory. */
-  getEntry(id: string): SessionEntry | undefined {
-    return this.#view.loaded.byId.get(id);
-  }
-
-  /**
-   * Rebuild what the model sees on resume (DESIGN §3.7).
-   *
-   * @example Rebuilding the context of a fixture
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
-   * await using session = await Session.open(url.pathname);
-   * const ctx = session.buildContext();
-   * equal(ctx.model, "openai/gpt-5.1-codex");
-   * equal(ctx.thinkingLevel, "high");
-   * equal(ctx.messages[0]?.role, "compactionSummary");
-   * equal(session.buildContext({ leafId: null }).messages.length, 0);
-   * ```
-   *
-   * @param options Another leaf, or omp's reset rule for comparison.
-   */
-  buildContext(options: SessionBuildContextOptions = {}): SessionContext {
-    return this.#view.context(options.leafId, {
-      resetRule: options.resetRule ?? "xdev",
-    });
-  }
-
-  /**
-   * What the loader kept and looked at.
-   *
-   * @example What the windowed open kept
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal, ok } from "node:assert/strict";
-   * const path = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url).pathname;
-   * const stats = (await Session.open(path)).windowStats();
-   * ok(stats.windowed && stats.retained < stats.seen);
-   * equal((await Session.open(path, { window: false })).windowStats().retained, 60);
-   * ```
-   */
-  windowStats(): WindowStats {
-    return this.#view.stats();
   }
 
   /**
