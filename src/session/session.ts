@@ -22,10 +22,6 @@ import {
 import { renameSession } from "./_title.ts";
 import type { LoadedSession } from "../read/_records.ts";
 import type { ResumeFrom } from "../read/_resume.ts";
-import {
-  watchSession,
-  type WatchSessionOptions,
-} from "../watch/watch_session.ts";
 import { SessionView } from "./_view.ts";
 import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
 import type {
@@ -34,6 +30,8 @@ import type {
   SessionOpenOptions,
 } from "./options.ts";
 import { attachView, SessionReader } from "./session_reader.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { listSessions } from "../store/list.ts";
 
 /** Makes a session of its parts (set by the class's static block). */
 let _fromParts: (parts: SessionParts) => Session;
@@ -190,6 +188,40 @@ export class Session extends SessionReader implements AsyncDisposable {
     return new Session(await createParts(options));
   }
 
+  /**
+   * Continue where `cwd` left off (pi's `continueRecent`): open the session
+   * of that folder last active (its last entry's time), subagents left out;
+   * or, when the folder has none, create one in memory.
+   *
+   * @example No session yet, then the one just written
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * const dataDir = await Deno.makeTempDir();
+   * const first = await Session.continueRecent("/app", { dataDir });
+   * equal(first.onDisk, false);
+   * await first.appendMessage({ role: "user", content: "Hi" });
+   * await first.ensureOnDisk();
+   * await first.close();
+   * await using again = await Session.continueRecent("/app", { dataDir });
+   * equal(again.path, first.path);
+   * await Deno.remove(dataDir, { recursive: true });
+   * ```
+   *
+   * @param cwd The working directory whose sessions are looked at.
+   * @param options Those of {@linkcode Session.open} and {@linkcode Session.create}.
+   */
+  static async continueRecent(
+    cwd: string,
+    options: Omit<SessionCreateOptions, "cwd"> & SessionOpenOptions = {},
+  ): Promise<Session> {
+    const dataDir = options.dataDir ?? await resolveDataDir();
+    const [recent] = await listSessions(dataDir, { cwd, summary: true });
+    return recent === undefined
+      ? await Session.create({ ...options, cwd, dataDir })
+      : await Session.open(recent.path, { ...options, dataDir });
+  }
+
   /** The file's absolute path (also before a new session reaches disk); undefined for a stream. */
   get path(): string | undefined {
     return this.#path;
@@ -204,17 +236,7 @@ export class Session extends SessionReader implements AsyncDisposable {
    * Write a new session's file now: title slot, header and every entry so
    * far (files 0600, folders 0700). Does nothing when it is on disk.
    *
-   * @example Writing a session and reading it back
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * const dataDir = await Deno.makeTempDir();
-   * await using session = await Session.create({ cwd: "/app", dataDir });
-   * await session.appendMessage({ role: "user", content: "Hi" });
-   * await session.ensureOnDisk();
-   * equal((await Session.open(session.path!)).entries.length, 1);
-   * await Deno.remove(dataDir, { recursive: true });
-   * ```
+   * (The class example and {@linkcode Session.continueRecent}'s write one.)
    *
    * @throws {TypeError} For a session read from a stream (it has no path).
    */
@@ -338,25 +360,6 @@ export class Session extends SessionReader implements AsyncDisposable {
   branch(entryId: string): Promise<CustomEntry> {
     const appender = this.#appender;
     return appender.exclusive(() => appender.branch(entryId));
-  }
-
-  /**
-   * Follow this session's file: the entries any writer appends from now on
-   * (this session's own appends included), as {@linkcode watchSession}
-   * yields them. The session's loaded entries do not change.
-   *
-   * (See {@linkcode watchSession} for an example.)
-   *
-   * @throws {Error} When the session is not on disk yet.
-   */
-  watch(
-    options?: WatchSessionOptions,
-  ): AsyncGenerator<SessionEntry, void, undefined> {
-    const path = this.path;
-    if (path === undefined || !this.onDisk) {
-      throw new Error("Cannot watch the session: it is not on disk yet");
-    }
-    return watchSession(path, options);
   }
 
   /** Whether {@linkcode Session.close} was called. */

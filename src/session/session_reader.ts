@@ -13,6 +13,10 @@ import type { SessionEntry } from "../format/entries.ts";
 import type { SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import type { TitleSlot, TitleSource } from "../format/title_slot.ts";
+import {
+  watchSession,
+  type WatchSessionOptions,
+} from "../watch/watch_session.ts";
 import type { SessionView } from "./_view.ts";
 import { EntryAppender } from "./entry_appender.ts";
 import type { SessionBuildContextOptions, WindowStats } from "./options.ts";
@@ -53,6 +57,31 @@ export abstract class SessionReader extends EntryAppender {
     _attach = (reader, view) => {
       reader.#view = view;
     };
+  }
+
+  /** The file's absolute path (also before a new session reaches disk); undefined for a stream. */
+  abstract get path(): string | undefined;
+
+  /** Whether the session's file exists (written, or opened). */
+  abstract get onDisk(): boolean;
+
+  /**
+   * Follow this session's file: the entries any writer appends from now on
+   * (this session's own appends included), as `watchSession`
+   * yields them. The session's loaded entries do not change.
+   *
+   * (See `watchSession` for an example.)
+   *
+   * @throws {Error} When the session is not on disk yet.
+   */
+  watch(
+    options?: WatchSessionOptions,
+  ): AsyncGenerator<SessionEntry, void, undefined> {
+    const path = this.path;
+    if (path === undefined || !this.onDisk) {
+      throw new Error("Cannot watch the session: it is not on disk yet");
+    }
+    return watchSession(path, options);
   }
 
   /**
