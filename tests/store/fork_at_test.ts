@@ -88,7 +88,7 @@ Deno.test("forkSession({ at }) keeps a label set off the path, and ends on a bra
   assert.equal(f.buildContext().messages.length, 2);
   // The label entry on the path: nothing to carry, the file ends on the entry.
   const plain = await forkSession(src, `${dir.path}/g.jsonl`, {
-    at: "0000000c",
+    at: "0000000d",
   });
   await using g = await Session.open(plain.path, { window: false });
   assert.deepEqual(
