@@ -79,8 +79,9 @@ export function sessionInfo(
 }
 
 /**
- * Sort in the list's order: newest last activity first (the last entry's
- * time, where the list read it; else the mtime), then newest header time,
+ * Sort in the list's order: newest last activity first (where the list
+ * read the entries: the last entry's time, else the header's for a
+ * session without entries; else the mtime), then newest header time,
  * then path (each key computed once, not at every comparison).
  *
  * @param sessions The sessions.
@@ -89,9 +90,9 @@ export function sessionInfo(
 export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
   const keys = sessions.map((s) => ({
     s,
-    mtime: s.lastActivity === undefined
+    mtime: s.messageCount === undefined
       ? s.mtime.getTime()
-      : _time(s.lastActivity, s.mtime.getTime()),
+      : _time(s.lastActivity ?? s.timestamp, s.mtime.getTime()),
     time: _time(s.timestamp),
   }));
   keys.sort((a, b) =>

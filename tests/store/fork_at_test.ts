@@ -105,7 +105,7 @@ Deno.test("forkSession({ at }) refuses an unknown entry and writes nothing", asy
     }),
     RangeError,
   );
-  assert.deepEqual([...Deno.readDirSync(dir.path)], []);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), []);
 });
 
 Deno.test({
