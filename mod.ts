@@ -186,6 +186,10 @@ export type {
 } from "./src/session/options.ts";
 export { Session } from "./src/session/session.ts";
 export {
+  SessionReader,
+  type SessionTreeNode,
+} from "./src/session/session_reader.ts";
+export {
   type ExportOptions,
   type ExportResult,
   exportSession,

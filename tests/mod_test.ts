@@ -25,6 +25,7 @@ const VALUES = [
   "Session",
   "SessionEntryStream",
   "SessionIndex",
+  "SessionReader",
   "SessionSyntaxError",
   "SessionTree",
   "TITLE_SLOT_BYTES",
@@ -108,6 +109,7 @@ const TYPES = [
   "SessionRecord",
   "SessionRecordOf",
   "SessionSyntaxErrorOptions",
+  "SessionTreeNode",
   "SessionTreeReadOptions",
   "SessionWriteOptions",
   "StopReason",
@@ -157,12 +159,14 @@ Deno.test("mod.ts exports exactly the public surface", async (t) => {
     // 0.2.0 cut the core to 109 names; the capabilities since grew it to 139.
     // 0.4.0 (issue 29) took it back to 110: the helpers that are internal
     // details left, see CHANGELOG.md for each and where it lives now.
-    "a surface a user can hold in their head: at most 110 names",
+    // Issue 31 added two for the API a pi harness calls: SessionReader (the
+    // read half of Session, its base class) and SessionTreeNode (getTree).
+    "a surface a user can hold in their head: at most 112 names",
     async () => {
       const count = (await exportedNames()).length;
       ok(
-        count <= 110,
-        `mod.ts exports ${count} names, over 110: drop one (and list it in ` +
+        count <= 112,
+        `mod.ts exports ${count} names, over 112: drop one (and list it in ` +
           `CHANGELOG.md) before adding another`,
       );
     },

@@ -74,16 +74,23 @@ export function textWidth(text: string): number {
  *
  * @param text The text.
  * @param width The cells available.
- * @param from Which end is cut: `end` keeps the start, `start` the end.
+ * @param from Which part is cut: `end` keeps the start, `start` the end,
+ * `middle` both ends (so rows that differ only at their end stay apart).
  * @returns The text, whole when it fits.
  */
 export function truncate(
   text: string,
   width: number,
-  from: "start" | "end" = "end",
+  from: "start" | "end" | "middle" = "end",
 ): string {
   if (textWidth(text) <= width) return text;
   if (width <= 0) return "";
+  if (from === "middle") {
+    // Half the width for the start, the ellipsis in it; the rest for the end.
+    const head = truncate(text, Math.ceil(width / 2), "end").slice(0, -1);
+    const tail = truncate(text, width - textWidth(head), "start");
+    return head + tail;
+  }
   const graphemes = Array.from(_graphemes(text));
   if (from === "start") graphemes.reverse();
   const kept: string[] = [];

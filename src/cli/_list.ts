@@ -8,7 +8,7 @@ import { statOrUndefined } from "../_fs.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { SessionIndex } from "../index/session_index.ts";
 import { listSessions, type ListSessionsOptions } from "../store/list.ts";
-import { sessionsDir } from "../store/places.ts";
+import { parseSessionFileName, sessionsDir } from "../store/places.ts";
 import type { SessionInfo } from "../store/session_info.ts";
 import {
   attempt,
@@ -18,16 +18,18 @@ import {
   noteSkipped,
   writeJson,
 } from "./_command.ts";
-import { formatBytes, localMinute } from "./_format.ts";
+import { localMinute } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
 import type { CliIo } from "./_io.ts";
 import { formatTable } from "./_table.ts";
 
 const ABOUT =
-  `List the sessions under <data dir>/sessions, newest first. Through the
-session index (<data dir>/index.sqlite, made on first use): a stat of each
-file, and the first 4 KiB of a file only when it changed since it was
-listed. Without it: the first 4 KiB of every file.
+  `List the sessions under <data dir>/sessions, last active first (by each
+session's last entry), as a session picker shows them: the title, or the
+first user message of an untitled session; how many messages; the session
+it was forked from. Through the session index (<data dir>/index.sqlite,
+made on first use): a stat of each file, its head read only when it
+changed. Each file's entries are read for its summary.
 `;
 
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */
@@ -36,29 +38,38 @@ const _SHORT_ID = 8;
 /** `cli list`. */
 export const command: Command = defineCommand({
   name: "list",
-  summary: "The sessions of a data dir, newest first.",
+  summary: "The sessions of a data dir, last active first.",
   about: ABOUT,
   flags: {
     "data-dir": DATA_DIR_FLAG,
     cwd: { value: "C", help: "only the sessions started in the folder C" },
+    limit: { value: "N", help: "the N sessions last active only" },
     all: { help: "include subagent sessions" },
     "no-index": {
-      help: "read every file's head; neither use nor make the index",
+      help: "read the files alone; neither use nor make the index",
     },
-    json: { help: "print an array of objects instead of a table" },
+    json: {
+      help: "print an array of objects (full id and path) instead of a table",
+    },
   },
   run: async (call, io) => {
     const dataDir = call.value("data-dir") ?? await resolveDataDir();
     const cwd = call.value("cwd");
+    const limit = call.value("limit");
+    if (limit !== undefined && !/^[1-9]\d*$/.test(limit)) {
+      throw call.usageError("--limit must be a positive whole number");
+    }
     const options = {
       ...(cwd === undefined ? {} : { cwd }),
       includeSubagents: call.has("all"),
+      summary: true,
       onSkip: noteSkipped(io),
     };
-    const sessions = await attempt(
+    const all = await attempt(
       `list the sessions in "${dataDir}"`,
       () => _list(dataDir, options, !call.has("no-index"), io),
     );
+    const sessions = limit === undefined ? all : all.slice(0, Number(limit));
     if (call.has("json")) writeJson(io, sessions.map(_json));
     else if (sessions.length === 0) io.stdout(`No sessions in ${dataDir}\n`);
     else io.stdout(`${_table(sessions, io.columns)}\n`);
@@ -87,23 +98,52 @@ async function _list(
 function _table(sessions: SessionInfo[], width: number): string {
   const idLength = _uniquePrefix(sessions.map((s) => s.id));
   const rows = sessions.map((s) => [
-    localMinute(s.mtime),
+    localMinute(_lastActive(s)),
     s.id.slice(0, idLength),
-    s.title ?? "(untitled)",
+    s.title ??
+      (s.firstMessage === undefined ? "(untitled)" : `“${s.firstMessage}”`),
+    String(s.messageCount ?? ""),
+    _parent(s.parentSession),
     s.cwd,
-    formatBytes(s.size),
   ]);
   return formatTable(
     [
-      { header: "modified" },
+      { header: "last active" },
       { header: "id" },
-      { header: "title", shrink: "end", priority: 1, min: 12 },
+      {
+        header: "title or first message",
+        shrink: "middle",
+        priority: 1,
+        min: 30,
+      },
+      { header: "msgs", right: true },
+      { header: "parent", optional: true, shrink: "end", priority: 0, min: 8 },
       { header: "cwd", shrink: "start", priority: 0, min: 12, optional: true },
-      { header: "size", right: true },
     ],
     rows,
     width,
   );
+}
+
+/** When a session was last active (the list's order): its last entry's time, else its header's, else its file's. */
+function _lastActive(s: SessionInfo): Date {
+  const t = Date.parse(s.lastActivity ?? s.timestamp);
+  return Number.isNaN(t) ? s.mtime : new Date(t);
+}
+
+/**
+ * A parent as a column shows it: the first 8 characters of its id (a
+ * fork's parent is an id; a subagent's, its parent's file, whose name holds
+ * the id), else the file's name.
+ */
+function _parent(parent: string | undefined): string {
+  if (parent === undefined) return "";
+  if (!parent.includes("/") && !parent.includes("\\")) {
+    return parent.slice(0, _SHORT_ID);
+  }
+  const name = parent.split(/[\\/]/).pop()!;
+  const parsed = parseSessionFileName(name);
+  return parsed === undefined ? name : parsed.id.slice(0, _SHORT_ID);
 }
 
 function _json(s: SessionInfo): Record<string, unknown> {
@@ -112,6 +152,9 @@ function _json(s: SessionInfo): Record<string, unknown> {
     id: s.id,
     title: s.title ?? null,
     titleSource: s.titleSource ?? null,
+    firstMessage: s.firstMessage ?? null,
+    messageCount: s.messageCount ?? null,
+    lastActivity: s.lastActivity ?? null,
     cwd: s.cwd,
     parentSession: s.parentSession ?? null,
     timestamp: s.timestamp,

@@ -18,7 +18,7 @@ export interface TableColumn {
    * `end` cuts a cell's end, `start` its start (paths keep their tail).
    * Columns without it never shrink.
    */
-  shrink?: "end" | "start";
+  shrink?: "end" | "start" | "middle";
   /** Shrink order: lower gives way first. Default 0. */
   priority?: number;
   /** Narrowest the column shrinks to, in cells. Default 8. */

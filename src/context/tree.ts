@@ -106,3 +106,59 @@ export function pathTo(
   entries.reverse();
   return { entries, end };
 }
+
+/**
+ * The links of a tree of `n` nodes in file order: each node's parent's
+ * index (-1 for a root, a missing parent or a node naming itself), and
+ * each node's children, in file order, as one flat list
+ * (`childList[childStart[i], childStart[i + 1])`). The one tree builder:
+ * `SessionTree`'s table and a session's `getTree()` both call it.
+ */
+export interface TreeLinks {
+  /** Node index → its parent's index, -1 for none. */
+  parents: Int32Array<ArrayBuffer>;
+  /** Where each node's children start in `childList`; `n + 1` long. */
+  childStart: Int32Array<ArrayBuffer>;
+  /** Every node with a parent, grouped by parent, in file order. */
+  childList: Int32Array<ArrayBuffer>;
+}
+
+/**
+ * Link `n` nodes to their parents (two counting passes, no per-node
+ * arrays).
+ *
+ * @example Two children of a root, and an orphan
+ * ```ts
+ * import { linkTree } from "./tree.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const parentOf = [-1, 0, 0, -1];
+ * const links = linkTree(4, (i) => parentOf[i]!);
+ * deepEqual([...links.parents], [-1, 0, 0, -1]);
+ * deepEqual([...links.childList.subarray(links.childStart[0], links.childStart[1])], [1, 2]);
+ * ```
+ *
+ * @param n How many nodes.
+ * @param parentOf Node index → its parent's index, or -1.
+ * @returns The links.
+ */
+export function linkTree(
+  n: number,
+  parentOf: (i: number) => number,
+): TreeLinks {
+  const parents = new Int32Array(n).fill(-1);
+  const childStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const at = parentOf(i);
+    if (at < 0 || at === i || at >= n) continue;
+    parents[i] = at;
+    childStart[at + 1]!++;
+  }
+  for (let i = 0; i < n; i++) childStart[i + 1]! += childStart[i]!;
+  const childList = new Int32Array(childStart[n]!);
+  const next = childStart.slice(0, n);
+  for (let i = 0; i < n; i++) {
+    const p = parents[i]!;
+    if (p >= 0) childList[next[p]!++] = i;
+  }
+  return { parents, childStart, childList };
+}

@@ -16,7 +16,9 @@ import {
   type SessionInfo,
   sessionInfo,
   sortNewestFirst,
+  withSummary,
 } from "../store/session_info.ts";
+import { summarizeFile } from "../store/list.ts";
 import type { IndexStore } from "./_index_store.ts";
 import type { HeadRow } from "./_rows.ts";
 import { headRow, infoOfRow, sameStat } from "./_row_values.ts";
@@ -29,6 +31,11 @@ export interface IndexListOptions {
   includeSubagents?: boolean | undefined;
   /** Called for each file skipped, with path and reason. */
   onSkip?: ((path: string, reason: string) => void) | undefined;
+  /**
+   * Each entry's summary, as `listSessions` gives it: read from each file
+   * by the same fold (not kept in the index yet: a `summary` facet would).
+   */
+  summary?: boolean | undefined;
 }
 
 /** Heads read at once (as the list without the index reads them), and stats asked at once. */
@@ -102,6 +109,16 @@ export async function listFromIndex(
   if (fresh.length > 0) {
     store.keep(() => {
       for (const row of fresh) store.rows.putHead(row, readAt);
+    });
+  }
+  if (options.summary === true) {
+    await mapLimit(out, _HEAD_READS, async (info) => {
+      try {
+        withSummary(info, await summarizeFile(info.path));
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        options.onSkip?.(info.path, `cannot read its entries: ${why}`);
+      }
     });
   }
   return sortNewestFirst(out);

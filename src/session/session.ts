@@ -6,15 +6,12 @@
  * @module
  */
 
-import type { SessionContext } from "../context/context.ts";
 import type {
   CustomEntry,
   SessionEntry,
   TitleChangeEntry,
 } from "../format/entries.ts";
-import type { SessionHeader } from "../format/header.ts";
-import type { LoadIssue } from "../format/issues.ts";
-import type { TitleSlot, TitleSource } from "../format/title_slot.ts";
+import type { TitleSource } from "../format/title_slot.ts";
 import { Appender } from "./_appender.ts";
 import {
   createParts,
@@ -25,23 +22,16 @@ import {
 import { renameSession } from "./_title.ts";
 import type { LoadedSession } from "../read/_records.ts";
 import type { ResumeFrom } from "../read/_resume.ts";
-import {
-  watchSession,
-  type WatchSessionOptions,
-} from "../watch/watch_session.ts";
 import { SessionView } from "./_view.ts";
-import {
-  type AppendOptions,
-  EntryAppender,
-  type EntryPayload,
-} from "./entry_appender.ts";
+import type { AppendOptions, EntryPayload } from "./entry_appender.ts";
 import type {
-  SessionBuildContextOptions,
   SessionCreateOptions,
   SessionFromStreamOptions,
   SessionOpenOptions,
-  WindowStats,
 } from "./options.ts";
+import { attachView, SessionReader } from "./session_reader.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { listSessions } from "../store/list.ts";
 
 /** Makes a session of its parts (set by the class's static block). */
 let _fromParts: (parts: SessionParts) => Session;
@@ -100,7 +90,7 @@ export async function openSessionResumed(
  * }
  * ```
  */
-export class Session extends EntryAppender implements AsyncDisposable {
+export class Session extends SessionReader implements AsyncDisposable {
   readonly #path: string | undefined;
   readonly #view: SessionView;
   readonly #appender: Appender;
@@ -113,6 +103,7 @@ export class Session extends EntryAppender implements AsyncDisposable {
     super();
     this.#path = parts.path;
     this.#view = new SessionView(parts.loaded, parts.blobs);
+    attachView(this, this.#view);
     this.#appender = new Appender(parts, this.#view);
   }
 
@@ -197,6 +188,40 @@ export class Session extends EntryAppender implements AsyncDisposable {
     return new Session(await createParts(options));
   }
 
+  /**
+   * Continue where `cwd` left off (pi's `continueRecent`): open the session
+   * of that folder last active (its last entry's time), subagents left out;
+   * or, when the folder has none, create one in memory.
+   *
+   * @example No session yet, then the one just written
+   * ```ts
+   * import { Session } from "@xdev/session";
+   * import { equal } from "node:assert/strict";
+   * const dataDir = await Deno.makeTempDir();
+   * const first = await Session.continueRecent("/app", { dataDir });
+   * equal(first.onDisk, false);
+   * await first.appendMessage({ role: "user", content: "Hi" });
+   * await first.ensureOnDisk();
+   * await first.close();
+   * await using again = await Session.continueRecent("/app", { dataDir });
+   * equal(again.path, first.path);
+   * await Deno.remove(dataDir, { recursive: true });
+   * ```
+   *
+   * @param cwd The working directory whose sessions are looked at.
+   * @param options Those of {@linkcode Session.open} and {@linkcode Session.create}.
+   */
+  static async continueRecent(
+    cwd: string,
+    options: Omit<SessionCreateOptions, "cwd"> & SessionOpenOptions = {},
+  ): Promise<Session> {
+    const dataDir = options.dataDir ?? await resolveDataDir();
+    const [recent] = await listSessions(dataDir, { cwd, summary: true });
+    return recent === undefined
+      ? await Session.create({ ...options, cwd, dataDir })
+      : await Session.open(recent.path, { ...options, dataDir });
+  }
+
   /** The file's absolute path (also before a new session reaches disk); undefined for a stream. */
   get path(): string | undefined {
     return this.#path;
@@ -208,125 +233,10 @@ export class Session extends EntryAppender implements AsyncDisposable {
   }
 
   /**
-   * The header as on disk (unknown fields kept). A version 1 or 2 file
-   * keeps its header until the first write migrates the file to version 3.
-   */
-  get header(): SessionHeader {
-    return this.#view.loaded.header;
-  }
-
-  /** The title slot, when line 1 holds a valid one. */
-  get titleSlot(): TitleSlot | undefined {
-    return this.#view.loaded.slot;
-  }
-
-  /**
-   * The title: the slot's when there is a slot (an empty slot title means
-   * none), else the header's.
-   */
-  get title(): string | undefined {
-    return this.#view.title;
-  }
-
-  /** Who set the title, from the slot (else the header). */
-  get titleSource(): TitleSource | undefined {
-    return this.#view.titleSource;
-  }
-
-  /** The active leaf (DESIGN §3.6), or null for a session without entries. */
-  get leafId(): string | null {
-    return this.#view.leafId;
-  }
-
-  /**
-   * Whether the file was version 1 or 2 when opened, and migrated in memory.
-   * The first append or rename migrates the file itself, in place and whole
-   * (as omp does): after it, `header.version` is 3.
-   */
-  get migrated(): boolean {
-    return this.#view.loaded.migrated;
-  }
-
-  /** Damage the loader read around, in file order. */
-  get issues(): readonly LoadIssue[] {
-    return this.#view.loaded.issues;
-  }
-
-  /** The entries in memory (the window, then what was appended), in file order. */
-  get entries(): readonly SessionEntry[] {
-    return this.#view.loaded.entries;
-  }
-
-  /** An entry by id, if it is in memory. */
-  getEntry(id: string): SessionEntry | undefined {
-    return this.#view.loaded.byId.get(id);
-  }
-
-  /**
-   * Rebuild what the model sees on resume (DESIGN §3.7).
-   *
-   * @example Rebuilding the context of a fixture
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
-   * await using session = await Session.open(url.pathname);
-   * const ctx = session.buildContext();
-   * equal(ctx.model, "openai/gpt-5.1-codex");
-   * equal(ctx.thinkingLevel, "high");
-   * equal(ctx.messages[0]?.role, "compactionSummary");
-   * equal(session.buildContext({ leafId: null }).messages.length, 0);
-   * ```
-   *
-   * @param options Another leaf, or omp's reset rule for comparison.
-   */
-  buildContext(options: SessionBuildContextOptions = {}): SessionContext {
-    return this.#view.context(options.leafId, {
-      resetRule: options.resetRule ?? "xdev",
-    });
-  }
-
-  /**
-   * What the loader kept and looked at, as of the open: the entries kept,
-   * the lines looked at, the distinct bytes read (never more than the
-   * file's size) and whether some were left unread.
-   *
-   * @returns The figures of the open.
-   *
-   * @example What the windowed open kept
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal, ok } from "node:assert/strict";
-   * const path = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url).pathname;
-   * const size = (await Deno.stat(path)).size;
-   * const stats = (await Session.open(path)).windowStats();
-   * // A small file comes whole in the first read: every byte read once,
-   * // nothing left out, yet only the window is kept.
-   * equal(stats.bytesRead, size);
-   * equal(stats.windowed, false);
-   * ok(stats.retained < stats.seen);
-   * equal((await Session.open(path, { window: false })).windowStats().retained, 60);
-   * ```
-   */
-  windowStats(): WindowStats {
-    return this.#view.stats();
-  }
-
-  /**
    * Write a new session's file now: title slot, header and every entry so
    * far (files 0600, folders 0700). Does nothing when it is on disk.
    *
-   * @example Writing a session and reading it back
-   * ```ts
-   * import { Session } from "@xdev/session";
-   * import { equal } from "node:assert/strict";
-   * const dataDir = await Deno.makeTempDir();
-   * await using session = await Session.create({ cwd: "/app", dataDir });
-   * await session.appendMessage({ role: "user", content: "Hi" });
-   * await session.ensureOnDisk();
-   * equal((await Session.open(session.path!)).entries.length, 1);
-   * await Deno.remove(dataDir, { recursive: true });
-   * ```
+   * (The class example and {@linkcode Session.continueRecent}'s write one.)
    *
    * @throws {TypeError} For a session read from a stream (it has no path).
    */
@@ -450,25 +360,6 @@ export class Session extends EntryAppender implements AsyncDisposable {
   branch(entryId: string): Promise<CustomEntry> {
     const appender = this.#appender;
     return appender.exclusive(() => appender.branch(entryId));
-  }
-
-  /**
-   * Follow this session's file: the entries any writer appends from now on
-   * (this session's own appends included), as {@linkcode watchSession}
-   * yields them. The session's loaded entries do not change.
-   *
-   * (See {@linkcode watchSession} for an example.)
-   *
-   * @throws {Error} When the session is not on disk yet.
-   */
-  watch(
-    options?: WatchSessionOptions,
-  ): AsyncGenerator<SessionEntry, void, undefined> {
-    const path = this.path;
-    if (path === undefined || !this.onDisk) {
-      throw new Error("Cannot watch the session: it is not on disk yet");
-    }
-    return watchSession(path, options);
   }
 
   /** Whether {@linkcode Session.close} was called. */

@@ -154,6 +154,27 @@ export async function copyMigrated(
   return out.written;
 }
 
+/**
+ * Write parsed entries, one line each, envelope first (a fork at an entry:
+ * the path to it, and what its labels need).
+ *
+ * @param entries The entries, in the order to write.
+ * @param write Where the bytes go.
+ * @returns Bytes written.
+ */
+export async function writeEntries(
+  entries: Iterable<SessionEntry>,
+  write: ForkSink,
+): Promise<number> {
+  const out = new _Batch(write);
+  for (const e of entries) {
+    const bytes = _enc.encode(_envelopeFirst(e));
+    if (!out.put(bytes)) await out.add(bytes);
+  }
+  await out.flush();
+  return out.written;
+}
+
 /** The entry as one line of JSON, `type, id, parentId, timestamp` first. */
 function _envelopeFirst(e: SessionEntry): string {
   const { type, id, parentId, timestamp, ...rest } = e;

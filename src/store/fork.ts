@@ -29,7 +29,11 @@ import {
   FORK_BUFFER_BYTES,
   type ForkSink,
   type ForkSource,
+  writeEntries,
 } from "./_fork_body.ts";
+import { pathTo } from "../context/tree.ts";
+import { labelsAfterPath } from "./_fork_labels.ts";
+import { readSessionFile } from "../read/_session_file.ts";
 import { sessionFileName } from "./places.ts";
 
 /** Options for {@linkcode forkSession}. */
@@ -40,6 +44,16 @@ export interface ForkSessionOptions {
   cwd?: string;
   /** syncData before the rename. Default false. */
   sync?: boolean;
+  /**
+   * Fork at this entry (pi's `createBranchedSession`): the fork holds the
+   * path from the root to it and nothing else, and its leaf is that entry.
+   * The labels in effect on the path's entries are kept: a label set off
+   * the path is written again after the path, followed by a branch marker
+   * back to the entry (DESIGN §3.6). The source is then read whole, in
+   * memory, and its entries written envelope first (a version 1 or 2 one
+   * migrated, as without `at`).
+   */
+  at?: string;
 }
 
 /** What {@linkcode forkSession} wrote. */
@@ -169,6 +183,9 @@ export async function forkSession(
     await _assertFolder(src, dst);
     await _assertAbsent(src, dst);
   }
+  if (options.at !== undefined) {
+    return await _forkAt(src, dst, options, options.at, label);
+  }
   const action = `Cannot fork ${quote(src)}`;
   await using file = await openRegular(src, action);
   const size = (await file.stat()).size; // the moment the fork copies
@@ -208,6 +225,60 @@ export async function forkSession(
     bytes,
     migrated,
     issues: log.issues,
+  };
+}
+
+/** A fork whose leaf is `options.at`: the path to it, and its labels. */
+async function _forkAt(
+  src: string,
+  dst: string | undefined,
+  options: ForkSessionOptions,
+  at: string,
+  label: string | undefined,
+): Promise<ForkResult> {
+  const issues: LoadIssue[] = [];
+  const loaded = await readSessionFile(src, {
+    window: false,
+    onIssue: (i) => issues.push(i),
+  });
+  const path = pathTo(at, loaded.byId).entries;
+  if (path.length === 0) {
+    throw new RangeError(
+      `Cannot fork ${quote(src)} at "${at}": no entry has that id`,
+    );
+  }
+  const migrated = headerVersion(loaded.header) < SESSION_VERSION;
+  const fork = _forkHead(
+    loaded.header,
+    loaded.slot,
+    label,
+    options.cwd,
+    migrated,
+  );
+  const entries = [
+    ...path,
+    ...labelsAfterPath(path, loaded.entries, fork.timestamp),
+  ];
+  const target = dst ??
+    join(dirname(src), sessionFileName(fork.timestamp, fork.id));
+  let bytes = 0;
+  await writeAtomically(target, async (out) => {
+    const write: ForkSink = (b) => writeAll(out, b);
+    const forkHead = encodeHead(fork.slot, fork.record);
+    await write(forkHead);
+    bytes = forkHead.length + await writeEntries(entries, write);
+  }, {
+    action: `Cannot fork ${quote(src)} to ${quote(target)}`,
+    sync: options.sync === true,
+    noClobber: true,
+  });
+  return {
+    path: target,
+    id: fork.id,
+    parentSession: loaded.header.id,
+    bytes,
+    migrated,
+    issues,
   };
 }
 

@@ -17,7 +17,15 @@ import {
   type SessionInfo,
   sessionInfo,
   sortNewestFirst,
+  withSummary,
 } from "./session_info.ts";
+import { type SessionSummary, SummaryTally } from "../context/summary.ts";
+import { quote } from "../format/errors.ts";
+import { openRegular } from "../read/_open.ts";
+import { IssueLog } from "../read/_decode.ts";
+import { sessionRecords } from "../read/_records.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
+import { readLines } from "../read/lines.ts";
 
 export type { SessionInfo } from "./session_info.ts";
 
@@ -48,6 +56,13 @@ export interface ListSessionsOptions {
   cwd?: string;
   /** Include subagent sessions. Default false. */
   includeSubagents?: boolean;
+  /**
+   * Give each entry `firstMessage`, `messageCount` and `lastActivity`, and
+   * sort by `lastActivity`. Default false. Without an index this reads
+   * every file whole (streamed, one at a time per reader); a
+   * `SessionIndex` keeps them and reads only what changed.
+   */
+  summary?: boolean;
   /**
    * Called for each file skipped (unreadable prefix, no header within the
    * prefix, not a session), with path and reason.
@@ -121,5 +136,42 @@ async function _listed(
   if (info.titleSource === "subagent" && options.includeSubagents !== true) {
     return undefined;
   }
-  return info;
+  if (options.summary !== true) return info;
+  try {
+    return withSummary(info, await summarizeFile(path));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    options.onSkip?.(path, `cannot read its entries: ${why}`);
+    return info;
+  }
+}
+
+/**
+ * A file's summary (`SessionInfo.firstMessage`, `messageCount`,
+ * `lastActivity`): its entries streamed in file order through the one
+ * fold ({@linkcode SummaryTally}) the index's `summary` facet runs too.
+ * Damage is read around as `Session.open` reads it.
+ *
+ * @example The summary of a session omp wrote
+ * ```ts
+ * import { summarizeFile } from "./list.ts";
+ * import { equal } from "node:assert/strict";
+ * const url = new URL("../../fixtures/omp/s1-main.jsonl", import.meta.url);
+ * const s = await summarizeFile(url.pathname);
+ * equal(s.messageCount, 47);
+ * equal(s.firstMessage?.startsWith("Explain what src/session/store.ts does"), true);
+ * ```
+ *
+ * @param path The session file.
+ * @returns The summary.
+ * @throws {Error} When the file cannot be read; {@linkcode SessionSyntaxError} without a header.
+ */
+export async function summarizeFile(path: string): Promise<SessionSummary> {
+  await using file = await openRegular(path, `Cannot summarize ${quote(path)}`);
+  const tally = new SummaryTally();
+  const lines = readLines(file, { maxLineBytes: DEFAULT_MAX_LINE_BYTES });
+  for await (const r of sessionRecords(lines, path, new IssueLog())) {
+    if (r.kind === "entry") tally.take(r.value);
+  }
+  return tally.summary;
 }

@@ -6,6 +6,7 @@
  */
 
 import type { FileInfo } from "../_fs.ts";
+import type { SessionSummary } from "../context/summary.ts";
 import { headerTitleSource, headerVersion } from "../format/header.ts";
 import type { TitleSource } from "../format/title_slot.ts";
 import type { Head } from "../read/_head.ts";
@@ -32,6 +33,15 @@ export interface SessionInfo {
   mtime: Date;
   /** The header's version (1 when it has none). */
   version: number;
+  /**
+   * With the list's `summary` option: the first user message's text, cut
+   * to 200 characters (see `SessionSummary`); absent when none has text.
+   */
+  firstMessage?: string;
+  /** With `summary`: the `message` entries in the file, every branch. */
+  messageCount?: number;
+  /** With `summary`: the last entry's timestamp (the list sorts by it). */
+  lastActivity?: string;
 }
 
 /**
@@ -69,7 +79,9 @@ export function sessionInfo(
 }
 
 /**
- * Sort in the list's order: newest mtime first, then newest header time,
+ * Sort in the list's order: newest last activity first (where the list
+ * read the entries: the last entry's time, else the header's for a
+ * session without entries; else the mtime), then newest header time,
  * then path (each key computed once, not at every comparison).
  *
  * @param sessions The sessions.
@@ -78,7 +90,9 @@ export function sessionInfo(
 export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
   const keys = sessions.map((s) => ({
     s,
-    mtime: s.mtime.getTime(),
+    mtime: s.messageCount === undefined
+      ? s.mtime.getTime()
+      : _time(s.lastActivity ?? s.timestamp, s.mtime.getTime()),
     time: _time(s.timestamp),
   }));
   keys.sort((a, b) =>
@@ -89,8 +103,29 @@ export function sortNewestFirst(sessions: SessionInfo[]): SessionInfo[] {
   return sessions;
 }
 
-/** A timestamp's milliseconds; one that does not parse sorts oldest. */
-function _time(timestamp: string): number {
+/** A timestamp's milliseconds; one that does not parse gives `fallback` (sorts oldest). */
+function _time(timestamp: string, fallback = -Infinity): number {
   const t = Date.parse(timestamp);
-  return Number.isNaN(t) ? -Infinity : t;
+  return Number.isNaN(t) ? fallback : t;
+}
+
+/**
+ * Put a summary's fields on a list entry.
+ *
+ * @param info The entry (changed).
+ * @param summary What the fold gave.
+ * @returns The entry.
+ */
+export function withSummary(
+  info: SessionInfo,
+  summary: SessionSummary,
+): SessionInfo {
+  if (summary.firstMessage !== undefined) {
+    info.firstMessage = summary.firstMessage;
+  }
+  info.messageCount = summary.messageCount;
+  if (summary.lastActivity !== undefined) {
+    info.lastActivity = summary.lastActivity;
+  }
+  return info;
 }

@@ -12,6 +12,7 @@
 import { branchMarkerTarget, type SessionEntry } from "../format/entries.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";
+import { linkTree } from "../context/tree.ts";
 import { decodeEntry, type IssueLog } from "../read/_decode.ts";
 import { EnvelopeAt, readEnvelope } from "../read/_envelope.ts";
 import { KeyTable, readJsonPrefix } from "../read/_json_prefix.ts";
@@ -264,25 +265,16 @@ export class TreeTable {
     const n = this.ids.length;
     const byId = this.byId;
     const flags = this.flags = this.flags.slice(0, n);
-    const parents = this.parents = new Int32Array(n).fill(-1);
-    const childStart = this.childStart = new Int32Array(n + 1);
-    for (let i = 0; i < n; i++) {
+    const links = linkTree(n, (i) => {
       const p = this.parentIds[i];
-      if (p === null || p === undefined) continue;
+      if (p === null || p === undefined) return -1;
       const at = byId.get(p);
       if (at === undefined) flags[i]! |= MISSING_PARENT;
-      else if (at !== i) {
-        parents[i] = at;
-        childStart[at + 1]!++;
-      }
-    }
-    for (let i = 0; i < n; i++) childStart[i + 1]! += childStart[i]!;
-    const childList = this.childList = new Int32Array(childStart[n]!);
-    const next = childStart.slice(0, n);
-    for (let i = 0; i < n; i++) {
-      const p = parents[i]!;
-      if (p >= 0) childList[next[p]!++] = i;
-    }
+      return at ?? -1;
+    });
+    const parents = this.parents = links.parents;
+    this.childStart = links.childStart;
+    this.childList = links.childList;
     // The last entry, or a last branch marker's target (`resolveLeaf`'s rule).
     const to = this.#lastBranchTo;
     const leaf = this.leaf = to === undefined ? n - 1 : byId.get(to) ?? n - 1;

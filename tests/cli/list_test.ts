@@ -1,6 +1,6 @@
 import { equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { textWidth } from "../../src/cli/_format.ts";
+import { textWidth, truncate } from "../../src/cli/_format.ts";
 import {
   cli,
   cliCases,
@@ -12,22 +12,98 @@ import {
   writeHostileSession,
 } from "../_cli.ts";
 
-Deno.test("cli list prints the sessions newest first as a table", async () => {
+Deno.test("cli list prints the sessions last active first, by their last entry, as a picker shows them", async () => {
   await using d = await makeDataDir();
-  // Make s1-edge the newest.
+  // A file touched last is not the session last active.
   await Deno.utime(d.session("s1-edge.jsonl"), new Date(), new Date(2030, 0));
   const r = await cli(["list", "--data-dir", d.root]);
   equal(r.code, 0, r.stderr);
   equal(r.stderr, "");
   const lines = r.stdout.trimEnd().split("\n");
-  ok(/^modified +id +title +cwd +size$/.test(lines[0]!), lines[0]);
+  ok(
+    /^last active +id +title or first message +msgs +parent +cwd$/.test(
+      lines[0]!,
+    ),
+    lines[0],
+  );
   equal(lines.length, 1 + FIXTURE_SESSIONS);
-  ok(lines[1]!.startsWith("2030-01-01 00:00  01a0e77f-"), lines[1]);
-  ok(lines[1]!.includes("edge case with control chars 1 ✓"));
-  ok(lines[1]!.includes("/tmp/omp-oracle/s1-medium/home/src/lumen-api"));
+  const json: { lastActivity: string | null; timestamp: string; id: string }[] =
+    JSON.parse(
+      (await cli(["list", "--data-dir", d.root, "--json"])).stdout,
+    );
+  const times = json.map((s) => Date.parse(s.lastActivity ?? s.timestamp));
+  ok(
+    times.every((t, i) => i === 0 || times[i - 1]! >= t),
+    "sorted by last activity",
+  );
+  ok(!lines[1]!.startsWith("2030-01-01"), lines[1]);
+  // An untitled session shows its first user message, quoted.
+  ok(r.stdout.includes("“Find every caller of appendEntry.”"), r.stdout);
+  // A subagent's parent is a file: its name's id is shown.
+  const child = lines.find((l) => l.includes("“Find every caller"))!;
+  ok(/ 4 {2}01a0e7(75|ab) /.test(child), child);
+  // Message counts, and a fork's parent by its id's first 8 characters.
+  const main = lines.find((l) => l.includes(" 47  "));
+  ok(main !== undefined, r.stdout);
+  ok(lines.some((l) => / 49 {2}01a0e775 /.test(l)), r.stdout);
   // Not a terminal: full titles, never cut.
   ok(r.stdout.includes("beyond the slot width limit"));
   ok(!r.stdout.includes("…"));
+});
+
+Deno.test('truncate(…, "middle") keeps both ends, the start\'s half the larger', () => {
+  equal(truncate("abcdefghij", 5, "middle"), "ab…ij");
+  equal(truncate("abcdefghij", 6, "middle"), "ab…hij");
+  equal(truncate("abc", 6, "middle"), "abc");
+  equal(
+    textWidth(truncate("去掉全局状态保持行为一致", 9, "middle")) <= 9,
+    true,
+  );
+});
+
+Deno.test("cli list --limit N keeps the N last active; a bad N is exit code 2", async () => {
+  await using d = await makeDataDir();
+  const all = JSON.parse(
+    (await cli(["list", "--data-dir", d.root, "--json"])).stdout,
+  );
+  const two = JSON.parse(
+    (await cli(["list", "--data-dir", d.root, "--json", "--limit", "2"]))
+      .stdout,
+  );
+  equal(two.length, 2);
+  equal(JSON.stringify(two), JSON.stringify(all.slice(0, 2)));
+  for (const bad of ["0", "-1", "x", "1.5"]) {
+    const r = await cli(["list", "--data-dir", d.root, "--limit", bad]);
+    equal(r.code, 2, bad);
+    ok(
+      r.stderr.startsWith(
+        "error: list: --limit must be a positive whole number",
+      ),
+      r.stderr,
+    );
+  }
+});
+
+Deno.test("cli list --json is complete: full id, path, summary fields, the same with and without the index", async () => {
+  await using d = await makeDataDir();
+  const indexed = JSON.parse(
+    (await cli(["list", "--data-dir", d.root, "--json"])).stdout,
+  );
+  const scanned = JSON.parse(
+    (await cli(["list", "--data-dir", d.root, "--json", "--no-index"])).stdout,
+  );
+  equal(JSON.stringify(indexed), JSON.stringify(scanned));
+  for (const s of indexed) {
+    ok(/^[0-9a-f-]{36}$/.test(s.id), s.id);
+    ok(s.path.endsWith(".jsonl") && s.path.startsWith("/"), s.path);
+    ok(typeof s.messageCount === "number");
+    ok("firstMessage" in s && "lastActivity" in s);
+  }
+  const main = indexed.find((s: { path: string }) =>
+    s.path.endsWith("s1-main.jsonl")
+  );
+  equal(main.messageCount, 47);
+  ok(main.firstMessage.startsWith("Explain what src/session/store.ts does"));
 });
 
 Deno.test("cli list shows ids by the shortest prefix (8 at least) that tells them apart", async () => {
@@ -115,9 +191,24 @@ Deno.test("cli list fits the table to the terminal's width", async () => {
     const lines = r.stdout.trimEnd().split("\n");
     equal(lines.length, 1 + FIXTURE_SESSIONS);
     for (const line of lines) ok(textWidth(line) <= columns, `${columns}`);
-    // The title gives way, cut with an ellipsis; the size stays whole.
+    // The title gives way, cut in its middle; the counts stay whole.
     ok(lines.some((l) => l.includes("…")), `${columns}`);
-    ok(/ size$/.test(lines[0]!), `${columns}: ${lines[0]}`);
+    if (columns >= 80) ok(/ msgs/.test(lines[0]!), `${columns}: ${lines[0]}`);
+    // No two rows cut to the same text unless their titles are the same:
+    // the middle goes, both ends stay.
+    if (columns === 80) {
+      const cells = lines.slice(1).map((l) => l.split(/ {2,}/)[2]!);
+      const whole = new Map<string, Set<string>>();
+      const full = await cli(["list", "--data-dir", d.root]);
+      const titles = full.stdout.trimEnd().split("\n").slice(1).map((l) =>
+        l.split(/ {2,}/)[2]!
+      );
+      cells.forEach((c, i) => {
+        if (!whole.has(c)) whole.set(c, new Set());
+        whole.get(c)!.add(titles[i]!);
+      });
+      for (const [cell, from] of whole) equal(from.size, 1, cell);
+    }
   }
   // Too narrow for the columns: lines are cut, never wrapped.
   const r = await cliInProcess(["list", "--data-dir", d.root], { columns: 30 });

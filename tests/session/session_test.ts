@@ -6,6 +6,7 @@ import {
   type SessionEntry,
 } from "../../mod.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
+import { SessionReader } from "../../src/session/session_reader.ts";
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url).pathname;
 
@@ -74,9 +75,19 @@ Deno.test("Session is an EntryAppender: every typed helper goes through appendBa
   assert.equal(r.batches[1]![0]!.fromId, "root");
   assert.equal("label" in r.batches[2]![0]!, false);
   assert.equal(r.batches[3]![0]!.configured, "high");
+  // Session reads through SessionReader, which is the EntryAppender; no
+  // typed helper is overridden on the way.
   assert.ok(
-    Object.getPrototypeOf(Session.prototype) === EntryAppender.prototype,
+    Object.getPrototypeOf(Session.prototype) === SessionReader.prototype,
   );
+  assert.ok(
+    Object.getPrototypeOf(SessionReader.prototype) === EntryAppender.prototype,
+  );
+  const helpers = Object.getOwnPropertyNames(EntryAppender.prototype)
+    .filter((n) => n !== "constructor" && n !== "appendBatch");
+  for (const proto of [Session.prototype, SessionReader.prototype]) {
+    assert.deepEqual(helpers.filter((n) => Object.hasOwn(proto, n)), []);
+  }
 });
 
 Deno.test("Session calls run one at a time, in the order they were made", async () => {
