@@ -1,15 +1,16 @@
 /**
  * The index database: one SQLite file per data dir (`index.sqlite`, mode
- * 0600), opened through `node:sqlite` in WAL mode. It is a cache: a
- * missing, corrupt, locked, read-only, linked or newer-schema file never
- * stops an operation; it is rebuilt, waited for a bounded time, or left
- * alone, with a warning. SQLite's failures are told apart by its result
- * codes (`errcode` on a `node:sqlite` error), never by their wording.
+ * 0600), opened through the runtime's SQLite (`_sqlite.ts`: `node:sqlite`
+ * or `bun:sqlite`) in WAL mode. It is a cache: a missing, corrupt, locked,
+ * read-only, linked or newer-schema file, or no SQLite at all, never stops
+ * an operation; it is rebuilt, waited for a bounded time, or left alone,
+ * with a warning. SQLite's failures are told apart by its result codes
+ * (`errcode` on a `node:sqlite` error, `errno` on a `bun:sqlite` one),
+ * never by their wording.
  *
  * @module
  */
 
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { errorCode, fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
 import { quote } from "../format/errors.ts";
@@ -20,6 +21,13 @@ import {
   INDEX_UPGRADABLE_FROM,
   INDEX_UPGRADES,
 } from "./_schema.ts";
+import {
+  type IndexDb,
+  NoSqliteError,
+  sqlite,
+  type SqliteOpen,
+} from "./_sqlite.ts";
+import { isDamaged, isLocked } from "./_sqlite_errors.ts";
 
 /** The index file's name in a data dir. */
 export const INDEX_FILE = "index.sqlite";
@@ -51,16 +59,18 @@ export interface IndexDbOptions {
 export async function openIndexDb(
   dataDir: string,
   options: IndexDbOptions,
-): Promise<DatabaseSync | undefined> {
+): Promise<IndexDb | undefined> {
   const path = join(dataDir, INDEX_FILE);
   const until = performance.now() + (options.busyMs ?? INDEX_BUSY_MS);
+  const open = await _sqliteOr(options);
+  if (open === undefined) return undefined;
   try {
     const exists = await _exists(path);
     if (!exists && !options.create) return undefined;
     if (!exists) await _createFile(path);
     for (;;) {
       try {
-        return _open(path, options);
+        return _open(open, path, options);
       } catch (err) {
         // Switching a new file to WAL while another process does the same
         // fails at once ("database is locked": SQLite calls no busy handler
@@ -89,10 +99,11 @@ export async function openIndexDb(
 }
 
 function _open(
+  open: SqliteOpen,
   path: string,
   options: IndexDbOptions,
-): DatabaseSync | undefined {
-  const db = new DatabaseSync(path);
+): IndexDb | undefined {
+  const db = open(path);
   try {
     db.exec(`PRAGMA busy_timeout = ${options.busyMs ?? INDEX_BUSY_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
@@ -116,7 +127,7 @@ function _open(
 }
 
 /** The schema version recorded in the file; 0 for a new file. */
-function _version(db: DatabaseSync): number {
+function _version(db: IndexDb): number {
   const table = db.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
   ).get();
@@ -131,7 +142,7 @@ function _version(db: DatabaseSync): number {
  * Make the schema; an older one (a cache) is dropped and made anew, unless
  * only what this one adds is missing.
  */
-function _create(db: DatabaseSync, old: number): void {
+function _create(db: IndexDb, old: number): void {
   db.exec("BEGIN IMMEDIATE");
   try {
     if (old > 0 && old < INDEX_UPGRADABLE_FROM) {
@@ -167,8 +178,10 @@ function _create(db: DatabaseSync, old: number): void {
 export async function remakeIndexDb(
   dataDir: string,
   options: IndexDbOptions,
-): Promise<DatabaseSync | undefined> {
+): Promise<IndexDb | undefined> {
   const path = join(dataDir, INDEX_FILE);
+  const open = await _sqliteOr(options);
+  if (open === undefined) return undefined;
   try {
     await _refuseLinks(path);
     for (const suffix of ["", "-wal", "-shm"]) {
@@ -177,7 +190,7 @@ export async function remakeIndexDb(
       });
     }
     await _createFile(path);
-    return _open(path, options);
+    return _open(open, path, options);
   } catch (err) {
     options.onWarning(
       `Cannot rebuild the session index ${quote(path)}: ${
@@ -195,7 +208,7 @@ export async function remakeIndexDb(
  * @param db The database.
  * @returns `"ok"`, or what is wrong.
  */
-export function quickCheck(db: DatabaseSync): string {
+export function quickCheck(db: IndexDb): string {
   try {
     const row = db.prepare("PRAGMA quick_check(1)").get() as
       | { quick_check: string }
@@ -203,6 +216,22 @@ export function quickCheck(db: DatabaseSync): string {
     return row?.quick_check ?? "no answer";
   } catch (err) {
     return _why(err);
+  }
+}
+
+/**
+ * The runtime's SQLite, or undefined where it has none (said to
+ * `onWarning`: the index is skipped, and the caller reads the files).
+ */
+async function _sqliteOr(
+  options: IndexDbOptions,
+): Promise<SqliteOpen | undefined> {
+  try {
+    return await sqlite();
+  } catch (err) {
+    if (!(err instanceof NoSqliteError)) throw err;
+    options.onWarning(err.message);
+    return undefined;
   }
 }
 
@@ -245,58 +274,6 @@ async function _refuseLinks(path: string): Promise<void> {
       );
     }
   }
-}
-
-/**
- * SQLite's primary result codes the index tells apart. A `node:sqlite`
- * error carries SQLite's code as `errcode`, possibly an extended one,
- * whose low byte is its primary code.
- */
-const _SQLITE_BUSY = 5;
-const _SQLITE_LOCKED = 6;
-const _SQLITE_READONLY = 8;
-const _SQLITE_CORRUPT = 11;
-const _SQLITE_NOTADB = 26;
-
-/**
- * The texts SQLite gives its codes (`sqlite3_errstr`), for an error of
- * `node:sqlite` that lacks `errcode`: Deno's `exec()` of a statement that
- * gives a row (`PRAGMA journal_mode = WAL`) throws it without one.
- */
-const _SQLITE_TEXTS: readonly [string, number][] = [
-  ["database is locked", _SQLITE_BUSY],
-  ["database table is locked", _SQLITE_LOCKED],
-  ["attempt to write a readonly database", _SQLITE_READONLY],
-  ["database disk image is malformed", _SQLITE_CORRUPT],
-  ["file is not a database", _SQLITE_NOTADB],
-];
-
-/** SQLite's primary result code of an error, or undefined for an error of another kind. */
-export function sqliteCode(err: unknown): number | undefined {
-  const code = (err as { errcode?: unknown } | null)?.errcode;
-  if (typeof code === "number") return code & 0xff;
-  if ((err as { code?: unknown } | null)?.code !== "ERR_SQLITE_ERROR") {
-    return undefined;
-  }
-  const message = (err as Error).message;
-  return _SQLITE_TEXTS.find(([text]) => message === text)?.[1];
-}
-
-/** Whether SQLite says the file is damaged (`SQLITE_CORRUPT`) or not a database (`SQLITE_NOTADB`). */
-export function isDamaged(err: unknown): boolean {
-  const code = sqliteCode(err);
-  return code === _SQLITE_CORRUPT || code === _SQLITE_NOTADB;
-}
-
-/** Whether SQLite gave up waiting for another process's lock (`SQLITE_BUSY`, `SQLITE_LOCKED`). */
-export function isLocked(err: unknown): boolean {
-  const code = sqliteCode(err);
-  return code === _SQLITE_BUSY || code === _SQLITE_LOCKED;
-}
-
-/** Whether SQLite could not write because the file is read-only to it (`SQLITE_READONLY`). */
-export function isReadOnly(err: unknown): boolean {
-  return sqliteCode(err) === _SQLITE_READONLY;
 }
 
 function _why(err: unknown): string {

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { IndexDb } from "./_sqlite.ts";
 import { prepared } from "./_prepared.ts";
 import { type FileInfo, fs } from "../_fs.ts";
 import { readFull } from "../read/_open.ts";
@@ -38,7 +38,7 @@ export interface IndexFacet {
   /** The statements that make its tables (`IF NOT EXISTS`). */
   readonly schema: readonly string[];
   /** Take the next whole lines of `file`, in order (inside a write transaction). */
-  update(db: DatabaseSync, file: FacetFile, lines: readonly FacetLine[]): void;
+  update(db: IndexDb, file: FacetFile, lines: readonly FacetLine[]): void;
   /**
    * The file's last line when it has no "\n" and is whole JSON, or
    * undefined: called each time the file is read, after its whole lines
@@ -48,14 +48,14 @@ export interface IndexFacet {
    * without it leaves such a line out until it ends.
    */
   lastLine?(
-    db: DatabaseSync,
+    db: IndexDb,
     file: FacetFile,
     line: FacetLine | undefined,
   ): void;
   /** Drop what `path` gave: it is gone (`deleted`), or it is read again from its start. */
-  forget(db: DatabaseSync, path: string, deleted: boolean): void;
+  forget(db: IndexDb, path: string, deleted: boolean): void;
   /** Drop what every file gave, to read them all again (a rebuild): one statement, not a `forget` per file. */
-  forgetAll(db: DatabaseSync): void;
+  forgetAll(db: IndexDb): void;
 }
 
 /** The table of how far each facet has read each file. */
@@ -123,7 +123,7 @@ interface _Progress {
  * @returns Whether the first transaction was saved.
  */
 export async function feedFacets(
-  db: DatabaseSync,
+  db: IndexDb,
   write: WriteTransaction,
   facets: readonly IndexFacet[],
   file: FacetFile,
@@ -233,7 +233,7 @@ export async function feedFacets(
 }
 
 /** How far each facet has read a file, by facet. */
-function _progressOf(db: DatabaseSync, path: string): Map<string, _Progress> {
+function _progressOf(db: IndexDb, path: string): Map<string, _Progress> {
   const rows = prepared(
     db,
     "SELECT facet, version, offset, dev, ino, tailHash FROM facets WHERE path = ?",
@@ -250,7 +250,7 @@ function _key(p: Omit<_Progress, "facet"> | undefined): string {
 
 /** Whether each facet's progress in the index is the one `expected` holds for it. */
 function _readAsExpected(
-  db: DatabaseSync,
+  db: IndexDb,
   path: string,
   expected: ReadonlyMap<string, string>,
 ): boolean {
@@ -262,7 +262,7 @@ function _readAsExpected(
 }
 
 function _saveProgress(
-  db: DatabaseSync,
+  db: IndexDb,
   path: string,
   facet: IndexFacet,
   offset: number,
@@ -300,7 +300,7 @@ function _saveProgress(
  * @param path The file.
  */
 export function forgetFile(
-  db: DatabaseSync,
+  db: IndexDb,
   facets: readonly IndexFacet[],
   path: string,
 ): void {

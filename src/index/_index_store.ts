@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { IndexDb } from "./_sqlite.ts";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { type FileInfo, statOrUndefined } from "../_fs.ts";
 import { quote } from "../format/errors.ts";
@@ -18,13 +18,12 @@ import { sessionsDir } from "../store/places.ts";
 import {
   INDEX_FILE,
   type IndexDbOptions,
-  isDamaged,
-  isReadOnly,
   openIndexDb,
   quickCheck,
   remakeIndexDb,
 } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
+import { isDamaged, isReadOnly } from "./_sqlite_errors.ts";
 import { type FacetFile, feedFacets, forgetFile } from "./_facets.ts";
 import { type FreshMark, markOf, markText } from "./_fresh.ts";
 import { prepared } from "./_prepared.ts";
@@ -70,7 +69,7 @@ export class IndexStore {
    */
   readonly warn: (message: string) => void;
   readonly #options: IndexDbOptions;
-  #db: DatabaseSync;
+  #db: IndexDb;
   #rows: SessionRows;
   #writes: IndexWrites;
   #closed = false;
@@ -79,7 +78,7 @@ export class IndexStore {
 
   private constructor(
     dataDir: string,
-    db: DatabaseSync,
+    db: IndexDb,
     options: IndexDbOptions,
   ) {
     this.dataDir = dataDir;
@@ -336,7 +335,7 @@ export class IndexStore {
   }
 
   /** Run `work` over the database, to read a facet's tables; it must not write. */
-  read<T>(work: (db: DatabaseSync) => T): T {
+  read<T>(work: (db: IndexDb) => T): T {
     return work(this.#db);
   }
 

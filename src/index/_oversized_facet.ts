@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { IndexDb } from "./_sqlite.ts";
 import { prepared } from "./_prepared.ts";
 import type { FacetFile, FacetLine, IndexFacet } from "./_facets.ts";
 import type { OversizedLine } from "../format/issues.ts";
@@ -27,7 +27,7 @@ export const OVERSIZED_FACET: IndexFacet = {
     )`,
   ],
   update(
-    db: DatabaseSync,
+    db: IndexDb,
     file: FacetFile,
     lines: readonly FacetLine[],
   ): void {
@@ -39,10 +39,10 @@ export const OVERSIZED_FACET: IndexFacet = {
       ).run(file.path, line.offset, line.length);
     }
   },
-  forgetAll(db: DatabaseSync): void {
+  forgetAll(db: IndexDb): void {
     db.exec("DELETE FROM oversized_lines");
   },
-  forget(db: DatabaseSync, path: string): void {
+  forget(db: IndexDb, path: string): void {
     prepared(db, "DELETE FROM oversized_lines WHERE path = ?").run(path);
   },
 };
@@ -54,7 +54,7 @@ export const OVERSIZED_FACET: IndexFacet = {
  * @param db The index.
  * @returns The lines.
  */
-export function oversizedLines(db: DatabaseSync): OversizedLine[] {
+export function oversizedLines(db: IndexDb): OversizedLine[] {
   return (prepared(
     db,
     "SELECT path, offset, length FROM oversized_lines ORDER BY path, offset",

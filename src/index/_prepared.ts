@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { IndexDb, IndexStatement, SqlValue } from "./_sqlite.ts";
 
-const _statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+const _statements = new WeakMap<IndexDb, Map<string, IndexStatement>>();
 
 /**
  * A statement of `db`, prepared once and kept (preparing costs more than
@@ -17,7 +17,7 @@ const _statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
  * @param sql The statement.
  * @returns The prepared statement.
  */
-export function prepared(db: DatabaseSync, sql: string): StatementSync {
+export function prepared(db: IndexDb, sql: string): IndexStatement {
   let cache = _statements.get(db);
   if (cache === undefined) _statements.set(db, cache = new Map());
   let statement = cache.get(sql);
@@ -27,18 +27,16 @@ export function prepared(db: DatabaseSync, sql: string): StatementSync {
 
 /**
  * Have `statement` give its rows as arrays of the selected columns, which
- * cost about half the objects SQLite's binding makes on 10,000 rows (Deno
- * 2.9 has the method; its types do not list it yet).
+ * cost about half the objects SQLite's binding makes on 10,000 rows
+ * (`node:sqlite` has the method since Node 22.16 and in Deno 2.9, whose
+ * types do not list it yet; the `bun:sqlite` driver has it too).
  *
  * @param statement The statement.
  * @returns Whether its rows are arrays now (else they stay objects).
  */
-export function returnArrays(statement: StatementSync): boolean {
-  const s = statement as unknown as {
-    setReturnArrays?: (on: boolean) => void;
-  };
-  s.setReturnArrays?.(true);
-  return s.setReturnArrays !== undefined;
+export function returnArrays(statement: IndexStatement): boolean {
+  statement.setReturnArrays?.(true);
+  return statement.setReturnArrays !== undefined;
 }
 
 /**
@@ -48,7 +46,8 @@ export function returnArrays(statement: StatementSync): boolean {
  * statement is asked for the row after the last one given, which throws
  * where the walk failed (`get()` throws, as `all()` does), and is no row
  * where the walk did end. A walk the caller stops early costs nothing
- * more; a whole one is read twice.
+ * more; a whole one is read twice. (`bun:sqlite`'s walk throws there
+ * itself; the check after it costs the same and finds no row.)
  *
  * @param db The database.
  * @param sql A query without `LIMIT`.
@@ -59,9 +58,9 @@ export function returnArrays(statement: StatementSync): boolean {
  * again (another process's commit came between).
  */
 export function* checkedRows<T>(
-  db: DatabaseSync,
+  db: IndexDb,
   sql: string,
-  args: readonly SQLInputValue[],
+  args: readonly SqlValue[],
 ): Generator<T> {
   let given = 0;
   for (const row of db.prepare(sql).iterate(...args)) {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { IndexDb, IndexStatement } from "./_sqlite.ts";
 import { returnArrays } from "./_prepared.ts";
 
 /**
@@ -177,26 +177,26 @@ type _HeadArray = [
 
 /** The statements over the `sessions` table, prepared once per database. */
 export class SessionRows {
-  readonly #heads: StatementSync;
-  readonly #stats: StatementSync;
+  readonly #heads: IndexStatement;
+  readonly #stats: IndexStatement;
   readonly #arrays: boolean;
-  readonly #get: StatementSync;
-  readonly #offset: StatementSync;
-  readonly #stat: StatementSync;
-  readonly #putHead: StatementSync;
-  readonly #putState: StatementSync;
-  readonly #clearState: StatementSync;
-  readonly #remove: StatementSync;
-  readonly #paths: StatementSync;
-  readonly #shallow: StatementSync;
-  readonly #shallowOne: StatementSync;
-  readonly #unsettled: StatementSync;
-  readonly #unsettledOne: StatementSync;
-  readonly #unsettle: StatementSync;
-  readonly #settle: StatementSync;
-  readonly #checks: StatementSync;
+  readonly #get: IndexStatement;
+  readonly #offset: IndexStatement;
+  readonly #stat: IndexStatement;
+  readonly #putHead: IndexStatement;
+  readonly #putState: IndexStatement;
+  readonly #clearState: IndexStatement;
+  readonly #remove: IndexStatement;
+  readonly #paths: IndexStatement;
+  readonly #shallow: IndexStatement;
+  readonly #shallowOne: IndexStatement;
+  readonly #unsettled: IndexStatement;
+  readonly #unsettledOne: IndexStatement;
+  readonly #unsettle: IndexStatement;
+  readonly #settle: IndexStatement;
+  readonly #checks: IndexStatement;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: IndexDb) {
     this.#heads = db.prepare(
       `SELECT ${_HEAD_COLUMNS.join(", ")} FROM sessions`,
     );
@@ -326,7 +326,7 @@ export class SessionRows {
 
   /** A statement's rows by path: made from arrays where SQLite gives them. */
   #byPath<T extends { path: string }, A extends unknown[]>(
-    statement: StatementSync,
+    statement: IndexStatement,
     fromArray: (a: A) => T,
   ): Map<string, T> {
     const out = new Map<string, T>();

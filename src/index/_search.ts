@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { IndexDb } from "./_sqlite.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import { fold } from "../search/_fold.ts";
 import { storedLineText } from "../search/_text.ts";
@@ -66,7 +66,7 @@ export const SEARCH_FACET: IndexFacet = {
       USING fts5vocab(search_fts, 'row')`,
   ],
   update(
-    db: DatabaseSync,
+    db: IndexDb,
     file: FacetFile,
     lines: readonly FacetLine[],
   ): void {
@@ -100,11 +100,11 @@ export const SEARCH_FACET: IndexFacet = {
       fts.run(lastInsertRowid, fold(found.text) + FTS_END);
     }
   },
-  forgetAll(db: DatabaseSync): void {
+  forgetAll(db: IndexDb): void {
     db.exec("DELETE FROM search_entries");
     db.exec("INSERT INTO search_fts (search_fts) VALUES ('delete-all')");
   },
-  forget(db: DatabaseSync, path: string): void {
+  forget(db: IndexDb, path: string): void {
     prepared(
       db,
       `DELETE FROM search_fts WHERE rowid IN

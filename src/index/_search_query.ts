@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { IndexDb, SqlValue } from "./_sqlite.ts";
 import { PathSteps } from "../context/_path_steps.ts";
 import type { HitFilter } from "../search/_hits.ts";
 import type { SearchQuery } from "../search/_query.ts";
@@ -54,7 +54,7 @@ export type Narrowing = string | null | undefined;
  * @returns Their paths.
  */
 export function uncoveredFiles(
-  db: DatabaseSync,
+  db: IndexDb,
   scope: SearchScope,
   marked?: readonly string[],
 ): string[] {
@@ -64,7 +64,7 @@ export function uncoveredFiles(
       ? [...marked]
       : marked.filter((path) => path.startsWith(prefix));
   }
-  const args: SQLInputValue[] = [SEARCH_FACET.name, SEARCH_FACET.version];
+  const args: SqlValue[] = [SEARCH_FACET.name, SEARCH_FACET.version];
   const where = _scope(scope, args);
   const rows = db.prepare(
     `SELECT s.path AS path FROM ${_UNCOVERED}${
@@ -94,7 +94,7 @@ const _UNCOVERED = `sessions s
  * @param path The file.
  * @returns True when its row's search rows are not complete.
  */
-export function isUncovered(db: DatabaseSync, path: string): boolean {
+export function isUncovered(db: IndexDb, path: string): boolean {
   const row = prepared(db, `SELECT 1 FROM ${_UNCOVERED} AND s.path = ?`)
     .get(SEARCH_FACET.name, SEARCH_FACET.version, path);
   return row !== undefined;
@@ -108,7 +108,7 @@ export function isUncovered(db: DatabaseSync, path: string): boolean {
  * @returns Its id and title, or undefined.
  */
 export function sessionLabel(
-  db: DatabaseSync,
+  db: IndexDb,
   path: string,
 ): { id: string; title: string | null } | undefined {
   return db.prepare("SELECT id, title FROM sessions WHERE path = ?").get(
@@ -124,7 +124,7 @@ export function sessionLabel(
  * @returns The path's steps, or undefined when the row has none.
  */
 export function indexedPath(
-  db: DatabaseSync,
+  db: IndexDb,
   path: string,
 ): PathSteps | undefined {
   const row = db.prepare("SELECT pathSteps FROM sessions WHERE path = ?")
@@ -148,7 +148,7 @@ export function indexedPath(
  * @param query The query.
  * @returns The expression, or null (no row matches), or undefined (no narrowing).
  */
-export function narrowing(db: DatabaseSync, query: SearchQuery): Narrowing {
+export function narrowing(db: IndexDb, query: SearchQuery): Narrowing {
   const match = ftsMatch(query);
   if (match !== undefined) return match;
   const groups: string[] = [];
@@ -172,14 +172,14 @@ export function narrowing(db: DatabaseSync, query: SearchQuery): Narrowing {
  * @returns The lines.
  */
 export function* candidateRows(
-  db: DatabaseSync,
+  db: IndexDb,
   match: Narrowing,
   filter: HitFilter,
   scope: SearchScope,
 ): Generator<LocatedLine> {
   if (match === null) return;
   const where = ["e.skip IS NULL"];
-  const args: SQLInputValue[] = [];
+  const args: SqlValue[] = [];
   where.push(..._scope(scope, args));
   if (filter.role !== undefined) {
     where.push("e.role = ?");
@@ -208,7 +208,7 @@ export function* candidateRows(
  * @returns The lines.
  */
 export function* skippedRows(
-  db: DatabaseSync,
+  db: IndexDb,
   match: Narrowing,
   scope: SearchScope,
 ): Generator<LocatedLine> {
@@ -221,7 +221,7 @@ export function* skippedRows(
     "SELECT 1 FROM search_entries WHERE skip IS NOT NULL LIMIT 1",
   ).get();
   if (any === undefined) return;
-  const args: SQLInputValue[] = [];
+  const args: SqlValue[] = [];
   const where = [..._scope(scope, args), "e.skip IS NOT NULL"];
   if (match !== undefined) {
     where.push(
@@ -247,10 +247,10 @@ export function* skippedRows(
  * @returns The lines, by file then offset.
  */
 export function oversizedRows(
-  db: DatabaseSync,
+  db: IndexDb,
   scope: SearchScope,
 ): OversizedLine[] {
-  const args: SQLInputValue[] = [];
+  const args: SqlValue[] = [];
   const where = _scope(scope, args);
   const rows = prepared(
     db,
@@ -264,9 +264,9 @@ export function oversizedRows(
 
 /** The lines of a query's rows, as they come ({@linkcode checkedRows}). */
 function* _lines(
-  db: DatabaseSync,
+  db: IndexDb,
   sql: string,
-  args: readonly SQLInputValue[],
+  args: readonly SqlValue[],
 ): Generator<LocatedLine> {
   for (const r of checkedRows<_Row>(db, sql, args)) yield _located(r);
 }
@@ -291,7 +291,7 @@ const _COMPLETE = `JOIN sessions s ON s.path = e.path
     AND s.offset >= s.size`;
 
 /** The conditions of a scope over `sessions s`, their arguments added to `args`. */
-function _scope(scope: SearchScope, args: SQLInputValue[]): string[] {
+function _scope(scope: SearchScope, args: SqlValue[]): string[] {
   const where: string[] = [];
   if (scope.prefix !== undefined) {
     // The paths that start with the prefix (ending in a separator): a range.
@@ -339,7 +339,7 @@ const _LAST = String.fromCodePoint(0x10ffff);
  * up to one more than {@linkcode _TERMS}: a range of the list of terms, which
  * the text fills byte for byte (the tokenizer does not fold).
  */
-function _trigramsStarting(db: DatabaseSync, word: string): string[] {
+function _trigramsStarting(db: IndexDb, word: string): string[] {
   const rest = _TRIGRAM_CHARS - [...word].length;
   const rows = db.prepare(
     `SELECT term FROM search_vocab WHERE term >= ? AND term <= ?
@@ -355,9 +355,9 @@ function _trigramsStarting(db: DatabaseSync, word: string): string[] {
  * match.
  */
 function _from(
-  db: DatabaseSync,
+  db: IndexDb,
   match: string | undefined,
-  args: SQLInputValue[],
+  args: SqlValue[],
 ): { from: string; more: string[] } {
   const walk = "search_entries e INDEXED BY search_entries_time";
   if (match === undefined) return { from: walk, more: [] };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { IndexDb } from "./_sqlite.ts";
 import { prepared } from "./_prepared.ts";
 import { requestUsage } from "../format/usage.ts";
 import { holdsUsageKey } from "../usage/_line_call.ts";
@@ -18,7 +18,7 @@ export const TOTALS_FACET: IndexFacet = {
   version: 1,
   schema: [],
   update(
-    db: DatabaseSync,
+    db: IndexDb,
     file: FacetFile,
     lines: readonly FacetLine[],
   ): void {
@@ -45,13 +45,13 @@ export const TOTALS_FACET: IndexFacet = {
        WHERE path = ?`,
     ).run(input, output, cacheRead, cacheWrite, cost, file.path);
   },
-  forgetAll(db: DatabaseSync): void {
+  forgetAll(db: IndexDb): void {
     db.exec(
       `UPDATE sessions SET inputTokens = NULL, outputTokens = NULL,
          cacheReadTokens = NULL, cacheWriteTokens = NULL, cost = NULL`,
     );
   },
-  forget(db: DatabaseSync, path: string): void {
+  forget(db: IndexDb, path: string): void {
     prepared(
       db,
       `UPDATE sessions SET inputTokens = NULL, outputTokens = NULL,

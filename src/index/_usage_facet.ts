@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { IndexDb, IndexStatement } from "./_sqlite.ts";
 import { type RequestUsage, requestUsage } from "../format/usage.ts";
 import { compareRank, createdOf, type FileRank } from "../usage/_copies.ts";
 import { lineCall, mintsIds } from "../usage/_line_call.ts";
@@ -67,9 +67,9 @@ export const USAGE_SQL = {
   timeOf: "SELECT timestamp FROM usage WHERE file = ? AND entryId = ?",
 } as const;
 
-type _Statements = Record<keyof typeof USAGE_SQL, StatementSync>;
+type _Statements = Record<keyof typeof USAGE_SQL, IndexStatement>;
 
-function _prepared(db: DatabaseSync): _Statements {
+function _prepared(db: IndexDb): _Statements {
   const out = {} as _Statements;
   for (const [name, sql] of Object.entries(USAGE_SQL)) {
     out[name as keyof typeof USAGE_SQL] = prepared(db, sql);
@@ -130,7 +130,7 @@ export const USAGE_FACET: IndexFacet = {
   version: 3,
   schema: _SCHEMA,
   update(
-    db: DatabaseSync,
+    db: IndexDb,
     file: FacetFile,
     lines: readonly FacetLine[],
   ): void {
@@ -150,7 +150,7 @@ export const USAGE_FACET: IndexFacet = {
     }
   },
   lastLine(
-    db: DatabaseSync,
+    db: IndexDb,
     file: FacetFile,
     line: FacetLine | undefined,
   ): void {
@@ -175,7 +175,7 @@ export const USAGE_FACET: IndexFacet = {
     _insert(s, self, u);
     if (before === undefined) s.setLast.run(self.file, u.entryId);
   },
-  forgetAll(db: DatabaseSync): void {
+  forgetAll(db: IndexDb): void {
     // Every live file goes; the calls of deleted files stay, and one copy
     // of each among them is counted again.
     db.exec(`DELETE FROM usage WHERE file IN
@@ -203,7 +203,7 @@ export const USAGE_FACET: IndexFacet = {
       s.setFirst.run(1, file, entryId);
     }
   },
-  forget(db: DatabaseSync, path: string, deleted: boolean): void {
+  forget(db: IndexDb, path: string, deleted: boolean): void {
     const s = _prepared(db);
     if (deleted) {
       s.markDeleted.run(path);

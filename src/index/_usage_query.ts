@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
+import type { IndexDb } from "./_sqlite.ts";
 import { compareRank } from "../usage/_copies.ts";
 import { returnArrays } from "./_prepared.ts";
 import type { CountedUsage, TimeRange, UsageTally } from "../usage/_tally.ts";
@@ -77,7 +77,7 @@ function _toArray(r: _Row): _Call {
  * @param tally Where they are counted.
  */
 export function tallyIndex(
-  db: DatabaseSync,
+  db: IndexDb,
   range: TimeRange,
   excludeDeleted: boolean,
   tally: UsageTally,
@@ -159,7 +159,7 @@ interface _Copy extends CountedUsage {
  * counted in the earliest live file that holds it: few rows, one by one.
  */
 function _tallyOrphans(
-  db: DatabaseSync,
+  db: IndexDb,
   range: TimeRange,
   tally: UsageTally,
 ): void {

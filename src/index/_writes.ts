@@ -10,8 +10,8 @@
  * @module
  */
 
-import type { DatabaseSync } from "node:sqlite";
-import { isLocked } from "./_db.ts";
+import type { IndexDb } from "./_sqlite.ts";
+import { isLocked } from "./_sqlite_errors.ts";
 import { prepared } from "./_prepared.ts";
 import { FRESH_MARK_KEY } from "./_schema.ts";
 
@@ -29,7 +29,7 @@ const _QUEUE_MS = 100;
 
 /** The write transactions of one connection to an index. */
 export class IndexWrites {
-  readonly #db: DatabaseSync;
+  readonly #db: IndexDb;
   /** The index file, for the warning of a locked index. */
   readonly #path: string;
   readonly #warn: (message: string) => void;
@@ -39,7 +39,7 @@ export class IndexWrites {
   #unsaved = 0;
 
   constructor(
-    db: DatabaseSync,
+    db: IndexDb,
     path: string,
     warn: (message: string) => void,
   ) {

@@ -34,8 +34,9 @@ import {
   type UsageReport,
   type UsageReportOptions,
 } from "../usage/usage_report.ts";
-import { isDamaged, isReadOnly } from "./_db.ts";
+import { isDamaged, isReadOnly } from "./_sqlite_errors.ts";
 import { searchIndex } from "./_indexed_search.ts";
+import { sqlite } from "./_sqlite.ts";
 import { oversizedLines } from "./_oversized_facet.ts";
 import { listFromIndex } from "./_index_list.ts";
 import { IndexStore, type IndexStoreOptions } from "./_index_store.ts";
@@ -91,11 +92,14 @@ export class SessionIndex implements Disposable {
    * @returns The index.
    * @throws {Error} When it cannot be used (a newer schema, a lock held
    * past the wait, no file and `create: false`); the warning says why.
+   * A `NoSqliteError` (its `name`), with no warning, where the runtime
+   * has no SQLite (`node:sqlite` on Deno and Node ≥ 22.13, `bun:sqlite`).
    */
   static async open(
     dataDir: string,
     options: SessionIndexOptions = {},
   ): Promise<SessionIndex> {
+    await sqlite(); // the runtime's SQLite, or its NoSqliteError
     const index = await SessionIndex.tryOpen(dataDir, options);
     if (index === undefined) {
       throw new Error(

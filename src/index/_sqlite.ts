@@ -1,0 +1,132 @@
+/**
+ * The SQLite the index runs on: the few calls it makes on a database
+ * ({@linkcode IndexDb}), met by `node:sqlite` on Deno and Node and by
+ * `bun:sqlite` on Bun, picked by which runtime runs when the first index
+ * opens. Neither module is imported before then, and `bun:sqlite` only
+ * where `globalThis.Bun` is: a runtime without SQLite (Node before 22.13
+ * without `--experimental-sqlite`) imports the library, and its index is
+ * skipped ({@linkcode NoSqliteError}).
+ *
+ * Both drivers bind parameters by position only (`?`), give a row as an
+ * object keyed by column name, `undefined` where `get` finds none, and
+ * numbers for integers; their errors carry SQLite's result code, read by
+ * `sqliteCode` in `_db.ts`.
+ *
+ * @module
+ */
+
+import { bunDriver } from "./_sqlite_bun.ts";
+
+/** A value SQLite takes as a parameter. */
+export type SqlValue = null | number | bigint | string | Uint8Array;
+
+/** What a write statement did. */
+export interface SqlRunResult {
+  /** The rows it inserted, updated or deleted. */
+  changes: number | bigint;
+  /** The rowid of the last row it inserted. */
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement, bound by position (`?`). */
+export interface IndexStatement {
+  /** Run a statement that gives no rows. */
+  run(...args: SqlValue[]): SqlRunResult;
+  /** The first row, or undefined where there is none. */
+  get(...args: SqlValue[]): unknown;
+  /** Every row. */
+  all(...args: SqlValue[]): unknown[];
+  /**
+   * The rows as they come. `node:sqlite`'s walk ends quietly where a page
+   * does not read, `bun:sqlite`'s throws: `checkedRows` (`_prepared.ts`)
+   * reads both the same.
+   */
+  iterate(...args: SqlValue[]): Iterable<unknown>;
+  /** Rows as arrays of the selected columns from here on, where a driver can. */
+  setReturnArrays?(on: boolean): void;
+}
+
+/** An open database: what the index calls on it, and nothing else. */
+export interface IndexDb {
+  /** Prepare one statement. */
+  prepare(sql: string): IndexStatement;
+  /** Run statements that give no rows the caller wants. */
+  exec(sql: string): void;
+  /** Whether a transaction is open. */
+  readonly isTransaction: boolean;
+  /** Close it. */
+  close(): void;
+}
+
+/** Opens the database file at a path (made where it is missing). */
+export type SqliteOpen = (path: string) => IndexDb;
+
+/**
+ * No SQLite on this runtime: the index is skipped, and everything else
+ * reads the files.
+ *
+ * @example
+ * ```ts
+ * import { NoSqliteError } from "./_sqlite.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const err = new NoSqliteError("node:sqlite", new Error("not found"));
+ * equal(err.name, "NoSqliteError");
+ * equal(err.message, "no SQLite on this runtime: the index is skipped (node:sqlite: not found)");
+ * ```
+ */
+export class NoSqliteError extends Error {
+  /**
+   * @param module The module that would not import.
+   * @param cause Its failure.
+   */
+  constructor(module: string, cause: unknown) {
+    super(
+      `no SQLite on this runtime: the index is skipped (${module}: ${
+        cause instanceof Error ? cause.message : String(cause)
+      })`,
+      { cause },
+    );
+    this.name = "NoSqliteError";
+  }
+}
+
+let _driver: Promise<SqliteOpen> | undefined;
+
+/**
+ * This runtime's SQLite, imported once (a failed import, once too).
+ *
+ * @example
+ * ```ts
+ * import { sqlite } from "./_sqlite.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const db = (await sqlite())(":memory:");
+ * equal((db.prepare("SELECT ? + 1 AS n").get(1) as { n: number }).n, 2);
+ * equal(db.prepare("SELECT 1 WHERE 0").get(), undefined);
+ * db.close();
+ * ```
+ *
+ * @returns What opens a database file.
+ * @throws {NoSqliteError} Where the runtime has none.
+ */
+export function sqlite(): Promise<SqliteOpen> {
+  return _driver ??= _load();
+}
+
+async function _load(): Promise<SqliteOpen> {
+  if ((globalThis as { Bun?: unknown }).Bun !== undefined) {
+    try {
+      return await bunDriver();
+    } catch (err) {
+      throw new NoSqliteError("bun:sqlite", err);
+    }
+  }
+  try {
+    const { DatabaseSync } = await import("node:sqlite");
+    // Its statements meet IndexStatement as they are: no wrapper.
+    return (path) => new DatabaseSync(path);
+  } catch (err) {
+    throw new NoSqliteError("node:sqlite", err);
+  }
+}
