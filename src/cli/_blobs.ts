@@ -24,6 +24,7 @@ import {
 import { sanitizeLines } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
+import { userPathOf } from "./_user_path.ts";
 
 const HELP = `Usage: cli blobs verify [--data-dir D] [--json]
        cli blobs gc [--data-dir D] [--yes] [--grace T] [--keep-trash T] [--json]
@@ -97,7 +98,8 @@ export const command: Command = defineCommand({
     };
     const graceMs = duration("grace", GRACE_MS);
     const keepTrashMs = duration("keep-trash", KEEP_TRASH_MS);
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
+    const dataDir = userPathOf(call.value("data-dir")) ??
+      await resolveDataDir();
     const json = call.has("json");
     const { runGc, runRestore } = await import("./_blobs_gc.ts");
     switch (call.subcommand) {

@@ -49,8 +49,10 @@ export interface Call<F extends string> {
   readonly args: readonly string[];
   /** The positional argument at `index` (default 0). */
   arg(index?: number): string;
-  /** An option's value, when given. */
+  /** An option's value, when given (the last, when given more than once). */
   value(flag: F): string | undefined;
+  /** Every value an option was given, in order (`--data-dir A --data-dir B`). */
+  values(flag: F): readonly string[];
   /** Whether an option was given. */
   has(flag: F): boolean;
   /** A usage error in this command's name, `<name>: <message>`, to throw. */
@@ -115,6 +117,8 @@ export interface ParsedArgs {
   positional: string[];
   /** The options given: a value, or true for a switch. The last one wins. */
   flags: Map<string, string | true>;
+  /** Every value of each option that takes one, in order. */
+  repeated: Map<string, string[]>;
 }
 
 /**
@@ -133,6 +137,7 @@ export function parseArgs(
 ): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
+  const repeated = new Map<string, string[]>();
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === "--") {
@@ -157,8 +162,9 @@ export function parseArgs(
       throw new CliUsageError(`option "--${name}" needs a value`);
     }
     flags.set(name, value);
+    repeated.set(name, [...repeated.get(name) ?? [], value]);
   }
-  return { positional, flags };
+  return { positional, flags, repeated };
 }
 
 /**
@@ -235,6 +241,7 @@ function _call<F extends string>(
       const v = parsed.flags.get(flag);
       return typeof v === "string" ? v : undefined;
     },
+    values: (flag) => parsed.repeated.get(flag) ?? [],
     has: (flag) => parsed.flags.has(flag),
     usageError: (message) => new CliUsageError(`${name}: ${message}`),
   };

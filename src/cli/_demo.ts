@@ -18,6 +18,7 @@ import { openSession, renderMessage } from "./_context.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { formatTable } from "./_table.ts";
+import { userPathOf } from "./_user_path.ts";
 
 const HELP = `Usage: cli demo [--data-dir D]
 
@@ -44,7 +45,7 @@ export const command: Command = defineCommand({
   help: HELP,
   flags: { "data-dir": "value" },
   run: async (call, io) => {
-    const given = call.value("data-dir");
+    const given = userPathOf(call.value("data-dir"));
     if (given !== undefined) await checkFolder(given, "open the data dir");
     const dataDir = given ?? await _freshTempDir();
     io.stdout(

@@ -20,6 +20,7 @@ import {
 } from "./_command.ts";
 import { formatBytes } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
+import { userPath } from "./_user_path.ts";
 
 const HELP =
   `Usage: cli gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back] [--force] [--json]
@@ -53,7 +54,7 @@ export const command: Command = defineCommand({
     json: "switch",
   },
   run: async (call, io) => {
-    const out = call.value("out")!;
+    const out = userPath(call.value("out")!); // the user's folder, not the task's
     const size = _size(call);
     const seed = _seed(call);
     if (!call.has("force") && await _exists(out)) {

@@ -4,7 +4,6 @@
  * @module
  */
 
-import { resolveDataDir } from "../store/data_dir.ts";
 import { SessionIndex } from "../index/session_index.ts";
 import {
   attempt,
@@ -14,6 +13,7 @@ import {
   printNote,
   writeJson,
 } from "./_command.ts";
+import { coveredDataDirs, elsewhere, indexOptionsOf } from "./_data_dirs.ts";
 import { sanitize } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressPhases } from "./_progress.ts";
@@ -55,6 +55,7 @@ export async function existingIndex(
 ): Promise<SessionIndex | undefined> {
   if (!use) return undefined;
   return await SessionIndex.tryOpen(dataDir, {
+    ...await indexOptionsOf(dataDir),
     create: false,
     onWarning: indexWarnings(io),
   });
@@ -62,18 +63,22 @@ export async function existingIndex(
 
 const HELP = `Usage: cli index [--data-dir D] [--rebuild] [--json]
 
-Bring <data dir>/index.sqlite up to date with the session files: read the
+Bring the session index of each data dir up to date with its session
+files (by default every data dir there is among xdev's, omp's and pi's; see
+"cli list"; xdev's index is <data dir>/index.sqlite, omp's and pi's are
+kept under xdev's data dir, in indexes/): read the
 sessions that are new or were appended to since (only what was appended),
 forget the ones that are gone. The index is a cache the list, a reopen, the
 usage report and search use; the session files stay the only source of
 truth, and the index can be deleted at any time.
 
 Options:
-  --data-dir D   the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                 ~/.xdev/config.jsonc, else ~/.xdev/agent)
+  --data-dir D   only this data dir (repeatable); it must exist
   --rebuild      forget every row first and read every file again
-  --json         print { "sessions", "refreshed", "removed", "skipped", "ms",
-                 "fresh" } ("fresh": nothing had changed since the last refresh)
+  --json         print an array of { "agent", "dataDir", "index", "sessions",
+                 "refreshed", "removed", "skipped", "ms", "fresh" }, one per
+                 data dir ("fresh": nothing had changed since the last
+                 refresh)
 `;
 
 /** `cli index`. */
@@ -82,36 +87,49 @@ export const command: Command = defineCommand({
   help: HELP,
   flags: { "data-dir": "value", rebuild: "switch", json: "switch" },
   run: async (call, io) => {
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const db = await attempt(
-      `open the session index of "${dataDir}"`,
-      () => SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) }),
-    );
-    if (db === undefined) {
-      printError(io, `Cannot index "${dataDir}": the index cannot be used`);
+    const covered = await coveredDataDirs(call.values("data-dir"));
+    if (covered.length === 0) {
+      printError(io, `Cannot index: ${await elsewhere(covered)}`);
       return 1;
     }
-    using index = db;
-    const bar = progressPhases(io, { files: 50 });
-    const done = await attempt(
-      `index the sessions in "${dataDir}"`,
-      () =>
-        index.refresh({
-          rebuild: call.has("rebuild"),
-          onProgress: (n, total) => bar.update(n, total, "files"),
-        }),
-    );
-    bar.finish();
-    if (call.has("json")) {
-      writeJson(io, done);
-      return 0;
+    const results: Record<string, unknown>[] = [];
+    let code = 0;
+    for (const { agent, dataDir } of covered) {
+      const db = await attempt(
+        `open the session index of "${dataDir}"`,
+        async () =>
+          SessionIndex.tryOpen(dataDir, {
+            ...await indexOptionsOf(dataDir),
+            onWarning: indexWarnings(io),
+          }),
+      );
+      if (db === undefined) {
+        printError(io, `Cannot index "${dataDir}": the index cannot be used`);
+        code = 1;
+        continue;
+      }
+      using index = db;
+      const bar = progressPhases(io, { files: 50 });
+      const done = await attempt(
+        `index the sessions in "${dataDir}"`,
+        () =>
+          index.refresh({
+            rebuild: call.has("rebuild"),
+            onProgress: (n, total) => bar.update(n, total, "files"),
+          }),
+      );
+      bar.finish();
+      results.push({ agent, dataDir, index: index.path, ...done });
+      if (call.has("json")) continue;
+      const what = done.fresh
+        ? "up to date, nothing changed since the last refresh"
+        : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
+      const of = covered.length > 1 ? `${agent} ${dataDir}: ` : "";
+      const line =
+        `${of}${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
+      io.stdout(`${sanitize(line)}\n`);
     }
-    const what = done.fresh
-      ? "up to date, nothing changed since the last refresh"
-      : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
-    const line =
-      `${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
-    io.stdout(`${sanitize(line)}\n`);
-    return 0;
+    if (call.has("json")) writeJson(io, results);
+    return code;
   },
 });

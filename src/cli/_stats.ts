@@ -25,9 +25,11 @@ import {
 import { formatBytes, formatCount, plural, sanitizeLines } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
+import { refuseEntry, resolveSessionArg } from "./_session_arg.ts";
+import { userPathOf } from "./_user_path.ts";
 import { formatTable } from "./_table.ts";
 
-const HELP = `Usage: cli stats <file|dir> [--data-dir D] [--json]
+const HELP = `Usage: cli stats <session|dir> [--data-dir D] [--json]
 
 Count what a session file holds, reading it once in chunks: entries by type,
 messages by role, tokens, compactions, resets, branches, labels, blob
@@ -35,7 +37,8 @@ references and the bytes of the blobs they name. Then open it as a resume
 does and report the window: the bytes read and the entries kept against the
 file's size (the figures to look at when a session opens slowly).
 
-For a folder, every *.jsonl under it (recursively), then the totals.
+The session is a file, a session id or the start of one. For a folder,
+every *.jsonl under it (recursively), then the totals.
 
 Options:
   --data-dir D   where blobs/ lives (default: for each file, the nearest
@@ -48,10 +51,14 @@ export const command: Command = defineCommand({
   name: "stats",
   help: HELP,
   flags: { "data-dir": "value", json: "switch" },
-  args: ["<file|dir>"],
+  args: ["<session|dir>"],
   run: async (call, io) => {
-    const target = call.arg();
-    const dataDir = call.value("data-dir");
+    const arg = await resolveSessionArg(call.arg(), {
+      dataDirs: call.values("data-dir"),
+    });
+    refuseEntry(arg, call.name);
+    const target = arg.path;
+    const dataDir = userPathOf(call.value("data-dir")) ?? arg.dataDir;
     const json = call.has("json");
     const info = await attempt(`read "${target}"`, () => fs().stat(target));
     const sizes: BlobSizes = new Map();

@@ -11,10 +11,12 @@ import { attempt, type Command, defineCommand, printNote } from "./_command.ts";
 import { renderMessage } from "./_context.ts";
 import { sanitize } from "./_format.ts";
 import { type CliIo, onInterrupt } from "./_io.ts";
+import { refuseEntry, resolveSessionArg } from "./_session_arg.ts";
 
-const HELP = `Usage: cli tail <file> [-n N] [-f] [--json]
+const HELP = `Usage: cli tail <session> [-n N] [-f] [--json]
 
-Print the last N entries of a session file (read from its end: the cost is
+Print the last N entries of a session (a file, a session id or the start
+of one; read from its end: the cost is
 what they weigh, not the file), then, with -f, every entry any writer
 appends, as it is written. A line is printed once it is complete, never
 half-written. Messages are rendered as "context" renders them; other
@@ -34,9 +36,11 @@ const _tail = defineCommand({
   name: "tail",
   help: HELP,
   flags: { lines: "value", follow: "switch", json: "switch" },
-  args: ["<file>"],
+  args: ["<session>"],
   run: async (call, io) => {
-    const file = call.arg();
+    const arg = await resolveSessionArg(call.arg());
+    refuseEntry(arg, call.name);
+    const file = arg.path;
     const text = call.value("lines") ?? "10";
     const count = Number(text);
     if (!/^\d+$/.test(text) || !Number.isSafeInteger(count)) {

@@ -5,14 +5,19 @@
  * @module
  */
 
-import { resolveDataDir } from "../store/data_dir.ts";
 import {
   type UsageReport,
   usageReport,
   type UsageReportOptions,
   type UsageRow,
 } from "../usage/usage_report.ts";
+import {
+  type CoveredDataDir,
+  coveredDataDirs,
+  elsewhere,
+} from "./_data_dirs.ts";
 import { existingIndex } from "./_index.ts";
+import { mergeUsageReports } from "./_usage_merge.ts";
 import {
   attempt,
   type Call,
@@ -36,8 +41,9 @@ const HELP =
                  [--since YYYY-MM-DD] [--until YYYY-MM-DD] [--utc]
                  [--exclude-deleted] [--no-index] [--json | --csv]
 
-Tokens, requests and cost of every model call the sessions of a data dir
-record (subagents included), counted as omp's own statistics count them:
+Tokens, requests and cost of every model call the sessions of the data dirs
+(by default every one there is among xdev's, omp's and pi's: see "cli
+list"; one table each) record (subagents included), counted as omp's own statistics count them:
 each assistant message with a usage and each model_usage entry, once. An
 entry a fork copied from its parent (same id and time) counts once, in the
 session created first. Failed: stop reason "error"; aborted: "aborted".
@@ -50,8 +56,7 @@ deleted session files still count. It never makes one: without it, each
 file is read once, in chunks, which is faster than building an index.
 
 Options:
-  --data-dir D       the data dir (default: $XDEV_DATA_DIR, else "dataDir" in
-                     ~/.xdev/config.jsonc, else ~/.xdev/agent)
+  --data-dir D       only this data dir (repeatable); it must exist
   --by G             rows by day (default), week (weeks start on Monday; the
                      key is that Monday), month, session (its id), model
                      (provider/model) or project (the session's cwd)
@@ -61,7 +66,9 @@ Options:
   --utc              days in UTC (default: the local time zone)
   --exclude-deleted  leave out the calls of deleted session files
   --no-index         read the files, even where there is an index
-  --json             print { totals, rows, ... } as JSON
+  --json             print { totals, rows, ... } as JSON: the data dirs'
+                     figures summed; each row names its "agent" and
+                     "dataDir", and "dataDirs" each one's totals
   --csv              print the rows as CSV, with a header line
 `;
 
@@ -124,28 +131,43 @@ export const command: Command = defineCommand<_Flag>({
     if (call.has("json") && call.has("csv")) {
       throw call.usageError("--json and --csv exclude each other");
     }
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
-    const options: UsageReportOptions = {
-      by: by as UsageReport["by"],
-      ...days,
-      ...(call.has("utc") ? { timeZone: "UTC" } : {}),
-      excludeDeleted: call.has("exclude-deleted"),
-      onProgress: bar.update,
-      onSkip: noteSkipped(io),
-    };
-    using index = await existingIndex(dataDir, !call.has("no-index"), io);
-    const report = await attempt(
-      `report the usage of "${dataDir}"`,
-      () =>
-        index === undefined
-          ? usageReport(dataDir, options)
-          : index.usageReport(options),
-    );
-    bar.finish();
-    if (call.has("json")) writeJson(io, report);
-    else if (call.has("csv")) io.stdout(_csv(report.rows));
-    else io.stdout(_text(report, io.columns));
+    const covered = await coveredDataDirs(call.values("data-dir"));
+    const reports: [CoveredDataDir, UsageReport][] = [];
+    for (const d of covered) {
+      const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
+      const options: UsageReportOptions = {
+        by: by as UsageReport["by"],
+        ...days,
+        ...(call.has("utc") ? { timeZone: "UTC" } : {}),
+        excludeDeleted: call.has("exclude-deleted"),
+        onProgress: bar.update,
+        onSkip: noteSkipped(io),
+      };
+      using index = await existingIndex(d.dataDir, !call.has("no-index"), io);
+      const report = await attempt(
+        `report the usage of "${d.dataDir}"`,
+        () =>
+          index === undefined
+            ? usageReport(d.dataDir, options)
+            : index.usageReport(options),
+      );
+      bar.finish();
+      reports.push([d, report]);
+    }
+    if (reports.length === 0) {
+      io.stdout(`No model calls found (${await elsewhere(covered)})\n`);
+    } else if (call.has("json")) writeJson(io, mergeUsageReports(reports));
+    else if (call.has("csv")) {
+      io.stdout(_csv(mergeUsageReports(reports).rows));
+    } else if (reports.length === 1) {
+      io.stdout(_text(reports[0]![1], io.columns));
+    } else {
+      io.stdout(
+        reports.map(([d, r]) =>
+          `${sanitize(`${d.agent}: ${d.dataDir}`)}\n${_text(r, io.columns)}`
+        ).join("\n"),
+      );
+    }
     return 0;
   },
 });

@@ -40,6 +40,11 @@ export interface ExportOptions {
   tree?: boolean;
   /** Only the last N turns of the active branch (a turn starts at a user message). */
   last?: number;
+  /**
+   * The branch as it was at this entry: the path from the root to it, as
+   * if it were the leaf (reads the whole file). Not with `tree`.
+   */
+  at?: string;
   /** Embed images as data URLs instead of writing them beside the export. */
   inlineImages?: boolean;
   /** Where `blobs/` lives. Default: the nearest ancestor of the file holding one. */
@@ -143,6 +148,11 @@ export async function exportSession(
   path: string,
   options: ExportOptions = {},
 ): Promise<ExportResult> {
+  if (options.at !== undefined && options.tree === true) {
+    throw new TypeError(
+      `Cannot export "${path}": at and tree exclude each other`,
+    );
+  }
   const name = _format(path, options);
   const out = resolve(
     options.out ?? `${basename(path, extname(path))}.${name}`,
@@ -185,7 +195,7 @@ export async function exportSession(
   };
   const { written, ...counts } = options.tree === true
     ? await exportTree(job)
-    : await _exportActive(job, options.last);
+    : await _exportActive(job, options.last, options.at);
   return {
     format: name,
     files: written.files,
@@ -209,12 +219,20 @@ export async function exportSession(
 async function _exportActive(
   job: ExportJob,
   last: number | undefined,
+  at: string | undefined,
 ): Promise<JobResult> {
   await using session = await Session.open(job.path, {
     resolveBlobs: false, // read one at a time as they are written
     ...(job.dataDir === undefined ? {} : { dataDir: job.dataDir }),
+    // An entry off the active path is outside the window: read it all.
+    ...(at === undefined ? {} : { window: false }),
   });
-  const ctx = session.buildContext();
+  if (at !== undefined && !session.entries.some((e) => e.id === at)) {
+    throw new Error(
+      `Cannot export "${job.path}" at "${at}": no entry has that id`,
+    );
+  }
+  const ctx = session.buildContext(at === undefined ? {} : { leafId: at });
   const from = lastTurnsStart(ctx.messages, last);
   const messages = ctx.messages.slice(from);
   let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
