@@ -4,8 +4,9 @@
  * (`store/_agent_dirs.ts`), each with whose it is; and where each one's
  * session index lives. The index of xdev's own data dir (or of any other
  * folder named with `--data-dir`) is `<dataDir>/index.sqlite`; that of
- * omp's or pi's lives under xdev's, `<xdev data dir>/indexes/<agent>-<hash
- * of the dir's real path>.sqlite`: nothing is written into their folders.
+ * omp's or pi's lives in xdev's cache folder (`$XDG_CACHE_HOME/xdev`, else
+ * `~/.cache/xdev`), `indexes/<agent>-<hash of the dir's real path>.sqlite`:
+ * nothing is written into their folders, and no xdev data dir is made.
  *
  * @module
  */
@@ -13,7 +14,11 @@
 import { join, resolve } from "node:path";
 import { fs, isNotFound, statOrUndefined } from "../_fs.ts";
 import { hashBytes } from "../index/_hash.ts";
-import { type AgentDataDir, agentDataDirs } from "../store/_agent_dirs.ts";
+import {
+  type AgentDataDir,
+  agentDataDirs,
+  xdevCacheDir,
+} from "../store/_agent_dirs.ts";
 import { quote } from "../format/errors.ts";
 import { SessionIndex } from "../index/session_index.ts";
 import { listSessions, type ListSessionsOptions } from "../store/list.ts";
@@ -78,8 +83,8 @@ export async function coveredDataDirs(
 
 /**
  * Where a data dir's session index is: `{}` (its own `index.sqlite`) for
- * xdev's and any other, `{ indexPath }` under xdev's data dir for omp's and
- * pi's.
+ * xdev's and any other, `{ indexPath }` in xdev's cache folder for omp's
+ * and pi's.
  *
  * @param dataDir The data dir.
  * @returns The options to open its index with.
@@ -90,14 +95,13 @@ export async function indexOptionsOf(
   const known = await knownDataDirs();
   const absolute = resolve(dataDir);
   const real = await fs().realPath(absolute).catch(() => absolute);
-  const xdev = known.find((k) => k.agent === "xdev")!;
   for (const k of known) {
     if (k.agent === "xdev") continue;
     const kReal = await fs().realPath(k.dataDir).catch(() => k.dataDir);
     if (absolute !== k.dataDir && real !== kReal) continue;
     const key = hashBytes(new TextEncoder().encode(real));
     return {
-      indexPath: join(xdev.dataDir, "indexes", `${k.agent}-${key}.sqlite`),
+      indexPath: join(xdevCacheDir(), "indexes", `${k.agent}-${key}.sqlite`),
     };
   }
   return {};

@@ -66,7 +66,7 @@ const HELP = `Usage: cli index [--data-dir D] [--rebuild] [--json]
 Bring the session index of each data dir up to date with its session
 files (by default every data dir there is among xdev's, omp's and pi's; see
 "cli list"; xdev's index is <data dir>/index.sqlite, omp's and pi's are
-kept under xdev's data dir, in indexes/): read the
+kept in xdev's cache folder, ~/.cache/xdev/indexes/): read the
 sessions that are new or were appended to since (only what was appended),
 forget the ones that are gone. The index is a cache the list, a reopen, the
 usage report and search use; the session files stay the only source of

@@ -34,8 +34,8 @@ and pi's (~/.pi/agent, or PI_CODING_AGENT_DIR). Each row's id (or its
 path, in --json) is what show, context, tree, fork and export take.
 
 Through the session index (made on first use; xdev's own in
-<data dir>/index.sqlite, omp's and pi's under xdev's data dir, in
-indexes/: nothing is written into their folders): a stat of each file,
+<data dir>/index.sqlite, omp's and pi's in ~/.cache/xdev/indexes/ or
+$XDG_CACHE_HOME/xdev/indexes/: nothing is written into their folders): a stat of each file,
 and the first 4 KiB of a file only when it changed since it was listed.
 Without it: the first 4 KiB of every file.
 

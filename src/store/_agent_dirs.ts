@@ -85,6 +85,28 @@ export async function agentDataDirs(
   });
 }
 
+/**
+ * xdev's cache folder, where the indexes of data dirs that are not xdev's
+ * are kept: `$XDG_CACHE_HOME/xdev`, else `~/.cache/xdev`.
+ *
+ * @example The default
+ * ```ts
+ * import { xdevCacheDir } from "./_agent_dirs.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(xdevCacheDir({ env: {}, home: "/home/ann" }), "/home/ann/.cache/xdev");
+ * ```
+ *
+ * @param options Environment and home directory, injectable for tests.
+ * @returns The folder (which may not exist yet).
+ */
+export function xdevCacheDir(options: ResolveDataDirOptions = {}): string {
+  const env = options.env ?? process.env;
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg) return join(resolve(xdg), "xdev");
+  return join(options.home ?? homeDir(env), ".cache", "xdev");
+}
+
 async function _ompDataDir(
   env: Record<string, string | undefined>,
   home: string,

@@ -20,7 +20,7 @@ Deno.test("cli tree draws the outline: branches, the active path, the leaf, fold
   // Each entry's id in a column after the path marker (what --at takes).
   ok(drawn.includes("• 6f909b97 · compaction (86k tokens before)"));
   const lines = drawn.map((l, i) =>
-    i === 0 ? l : l.replace(/^(• |  )(?:[0-9a-f]{8}| {8}) /, "$1")
+    i === 0 ? l : l.replace(/^(• | {2})(?:[0-9a-f]{8}| {8}) /, "$1")
   );
   ok(lines[0]!.startsWith("# Refactor 🛠️"));
   ok(lines[0]!.endsWith("· 60 entries · leaf 5ce1f5f1"));
