@@ -28,22 +28,22 @@ Commands:
   search <query> [--data-dir D] [--regex] [--role R] [--cwd C]
          [--since YYYY-MM-DD] [--limit N] [--no-index] [--json]
       Search the text of every session, newest hits first.
-  show <file> [--data-dir D] [--full] [--json]
+  show <session> [--data-dir D] [--full] [--json]
       What opening a session finds: header, title, leaf, window, damage.
-  context <file> [--data-dir D] [--json] [--rule xdev|omp]
+  context <session> [--at E] [--data-dir D] [--json] [--rule xdev|omp]
       Rebuild what the model sees when the session resumes.
-  stats <file|dir> [--data-dir D] [--json]
+  stats <session|dir> [--data-dir D] [--json]
       Count entries, messages, tokens, blobs; what opening one reads.
   usage [--data-dir D] [--by day|week|month|session|model|project]
         [--since DAY] [--until DAY] [--utc] [--json | --csv]
       Tokens, requests and cost of every session, each call counted once.
-  tree <file> [--filter F] [--depth N] [--fold N] [--lineage] [--json]
+  tree <session> [--at E] [--filter F] [--depth N] [--fold N] [--lineage] [--json]
       The entry tree as an outline: branches, labels, the active path.
-  tail <file> [-n N] [-f] [--json]
+  tail <session> [-n N] [-f] [--json]
       The last N entries; with -f, every new one as it is written.
-  fork <file> [--to DST] [--label L] [--json]
+  fork <session> [--at E] [--to DST] [--label L] [--json]
       A new session starting with this one's entries.
-  export <file> [--format md|html] [--out F] [--tree | --last N] [--json]
+  export <session> [--at E] [--format md|html] [--out F] [--tree | --last N] [--json]
       A session as Markdown or self-contained HTML people can read.
   gen --size SIZE --out F [--seed N] [--no-checkpoints] [--branch-back]
       Write a synthetic transcript of a given size.
@@ -54,8 +54,12 @@ Commands:
   demo [--data-dir D]
       Copy the bundled sample sessions to a data dir and tour them.
 
-The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
-~/.xdev/config.jsonc, else ~/.xdev/agent.
+A <session> is a file, a session id or the start of one, or SESSION#ENTRY
+(as search prints it). Relative paths are the folder you typed in's.
+list, search, usage and index cover every data dir there is among xdev's
+($XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else
+~/.xdev/agent), omp's (~/.omp/agent) and pi's (~/.pi/agent); --data-dir D
+(repeatable) narrows them.
 
 Run "cli <command> --help" for a command's options.`;
 
