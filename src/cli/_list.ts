@@ -4,12 +4,7 @@
  * @module
  */
 
-import { statOrUndefined } from "../_fs.ts";
-import { resolveDataDir } from "../store/data_dir.ts";
-import { SessionIndex } from "../index/session_index.ts";
-import { listSessions, type ListSessionsOptions } from "../store/list.ts";
-import { sessionsDir } from "../store/places.ts";
-import type { SessionInfo } from "../store/session_info.ts";
+import { type SessionInfo, sortNewestFirst } from "../store/session_info.ts";
 import {
   attempt,
   type Command,
@@ -18,16 +13,30 @@ import {
   noteSkipped,
   writeJson,
 } from "./_command.ts";
+import {
+  type CoveredDataDir,
+  coveredDataDirs,
+  elsewhere,
+  sessionsIn,
+} from "./_data_dirs.ts";
 import { formatBytes, localMinute } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
-import type { CliIo } from "./_io.ts";
+import { userPathOf } from "./_user_path.ts";
 import { formatTable } from "./_table.ts";
 
 const ABOUT =
-  `List the sessions under <data dir>/sessions, newest first. Through the
-session index (<data dir>/index.sqlite, made on first use): a stat of each
-file, and the first 4 KiB of a file only when it changed since it was
-listed. Without it: the first 4 KiB of every file.
+  `List the sessions under <data dir>/sessions, newest first: by default of
+every data dir there is among xdev's ($XDEV_DATA_DIR, else "dataDir" in
+~/.xdev/config.jsonc, else ~/.xdev/agent), omp's (~/.omp/agent, or as
+PI_CODING_AGENT_DIR, OMP_PROFILE, PI_CONFIG_DIR or XDG_DATA_HOME move it)
+and pi's (~/.pi/agent, or PI_CODING_AGENT_DIR). Each row's id (or its
+path, in --json) is what show, context, tree, fork and export take.
+
+Through the session index (made on first use; xdev's own in
+<data dir>/index.sqlite, omp's and pi's in ~/.cache/xdev/indexes/ or
+$XDG_CACHE_HOME/xdev/indexes/: nothing is written into their folders): a
+stat of each file, and the first 4 KiB of a file only when it changed since
+it was listed. Without it: the first 4 KiB of every file.
 `;
 
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */
@@ -36,7 +45,7 @@ const _SHORT_ID = 8;
 /** `cli list`. */
 export const command: Command = defineCommand({
   name: "list",
-  summary: "The sessions of a data dir, newest first.",
+  summary: "The sessions of every data dir, newest first.",
   about: ABOUT,
   flags: {
     "data-dir": DATA_DIR_FLAG,
@@ -48,46 +57,51 @@ export const command: Command = defineCommand({
     json: { help: "print an array of objects instead of a table" },
   },
   run: async (call, io) => {
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const cwd = call.value("cwd");
+    const covered = await coveredDataDirs(call.values("data-dir"));
+    const cwd = userPathOf(call.value("cwd"));
     const options = {
       ...(cwd === undefined ? {} : { cwd }),
       includeSubagents: call.has("all"),
       onSkip: noteSkipped(io),
     };
-    const sessions = await attempt(
-      `list the sessions in "${dataDir}"`,
-      () => _list(dataDir, options, !call.has("no-index"), io),
-    );
-    if (call.has("json")) writeJson(io, sessions.map(_json));
-    else if (sessions.length === 0) io.stdout(`No sessions in ${dataDir}\n`);
-    else io.stdout(`${_table(sessions, io.columns)}\n`);
+    const use = { indexed: !call.has("no-index"), create: true };
+    const from = new Map<SessionInfo, CoveredDataDir>();
+    for (const d of covered) {
+      const found = await attempt(
+        `list the sessions in "${d.dataDir}"`,
+        () => sessionsIn(d.dataDir, options, use, indexWarnings(io)),
+      );
+      for (const s of found) from.set(s, d);
+    }
+    const sessions = sortNewestFirst([...from.keys()]);
+    if (call.has("json")) {
+      writeJson(io, sessions.map((s) => _json(s, from.get(s)!)));
+    } else if (sessions.length === 0) {
+      const where = covered.map((d) => d.dataDir).join(", ");
+      io.stdout(
+        `No sessions${where === "" ? "" : ` in ${where}`} (${await elsewhere(
+          covered,
+        )})\n`,
+      );
+    } else {
+      const agents = covered.length > 1
+        ? (s: SessionInfo) => from.get(s)!.agent
+        : undefined;
+      io.stdout(`${_table(sessions, io.columns, agents)}\n`);
+    }
     return 0;
   },
 });
 
-/**
- * Through the data dir's index (made when missing) when it can be used,
- * else from the files. A data dir without sessions gets no index: nothing
- * to index, no file to leave behind.
- */
-async function _list(
-  dataDir: string,
-  options: ListSessionsOptions,
-  indexed: boolean,
-  io: CliIo,
-): Promise<SessionInfo[]> {
-  using index = indexed && await statOrUndefined(sessionsDir(dataDir))
-    ? await SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) })
-    : undefined;
-  if (index !== undefined) return await index.list(options);
-  return await listSessions(dataDir, options);
-}
-
-function _table(sessions: SessionInfo[], width: number): string {
+function _table(
+  sessions: SessionInfo[],
+  width: number,
+  agent: ((s: SessionInfo) => string) | undefined,
+): string {
   const idLength = _uniquePrefix(sessions.map((s) => s.id));
   const rows = sessions.map((s) => [
     localMinute(s.mtime),
+    ...(agent === undefined ? [] : [agent(s)]),
     s.id.slice(0, idLength),
     s.title ?? "(untitled)",
     s.cwd,
@@ -96,6 +110,7 @@ function _table(sessions: SessionInfo[], width: number): string {
   return formatTable(
     [
       { header: "modified" },
+      ...(agent === undefined ? [] : [{ header: "from" }]),
       { header: "id" },
       { header: "title", shrink: "end", priority: 1, min: 12 },
       { header: "cwd", shrink: "start", priority: 0, min: 12, optional: true },
@@ -106,9 +121,11 @@ function _table(sessions: SessionInfo[], width: number): string {
   );
 }
 
-function _json(s: SessionInfo): Record<string, unknown> {
+function _json(s: SessionInfo, d: CoveredDataDir): Record<string, unknown> {
   return {
     path: s.path,
+    agent: d.agent,
+    dataDir: d.dataDir,
     id: s.id,
     title: s.title ?? null,
     titleSource: s.titleSource ?? null,

@@ -38,6 +38,26 @@ export interface IndexDbOptions {
   onWarning: (message: string) => void;
   /** How long to wait for a lock, in ms. Default {@linkcode INDEX_BUSY_MS}. */
   busyMs?: number;
+  /**
+   * The index file. Default `<dataDir>/index.sqlite`; the CLI keeps the
+   * index of a data dir that is not xdev's (omp's, pi's) under its own.
+   */
+  indexPath?: string;
+}
+
+/**
+ * Where the index of a data dir is: `options.indexPath`, else
+ * `<dataDir>/index.sqlite`.
+ *
+ * @param dataDir The data dir.
+ * @param options The index file, when chosen.
+ * @returns The index file.
+ */
+export function indexFile(
+  dataDir: string,
+  options: { indexPath?: string | undefined } = {},
+): string {
+  return options.indexPath ?? join(dataDir, INDEX_FILE);
 }
 
 /**
@@ -52,7 +72,7 @@ export async function openIndexDb(
   dataDir: string,
   options: IndexDbOptions,
 ): Promise<DatabaseSync | undefined> {
-  const path = join(dataDir, INDEX_FILE);
+  const path = indexFile(dataDir, options);
   const until = performance.now() + (options.busyMs ?? INDEX_BUSY_MS);
   try {
     const exists = await _exists(path);
@@ -168,7 +188,7 @@ export async function remakeIndexDb(
   dataDir: string,
   options: IndexDbOptions,
 ): Promise<DatabaseSync | undefined> {
-  const path = join(dataDir, INDEX_FILE);
+  const path = indexFile(dataDir, options);
   try {
     await _refuseLinks(path);
     for (const suffix of ["", "-wal", "-shm"]) {

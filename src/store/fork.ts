@@ -23,8 +23,10 @@ import { IssueLog } from "../read/_decode.ts";
 import { parseHead } from "../read/_head.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
 import { writeAll } from "../write/_files.ts";
+import { forkPath } from "./_fork_path.ts";
 import {
   copyMigrated,
+  copyRanges,
   copyWholeLines,
   FORK_BUFFER_BYTES,
   type ForkSink,
@@ -40,6 +42,13 @@ export interface ForkSessionOptions {
   cwd?: string;
   /** syncData before the rename. Default false. */
   sync?: boolean;
+  /**
+   * Fork at this entry: the fork holds only the path from the root to it,
+   * which becomes its leaf (pi's `createBranchedSession`). For a version 1
+   * or 2 source, the id `Session.open` mints for the entry. Default: every
+   * entry, the source's leaf kept.
+   */
+  at?: string;
 }
 
 /** What {@linkcode forkSession} wrote. */
@@ -187,6 +196,12 @@ export async function forkSession(
   // The migration reads the head again, and reports what it finds there.
   const log = migrated ? new IssueLog() : headLog;
   const from: ForkSource = { file, name: src, size, action, log };
+  // A fork at an entry: a first pass finds its path; its own reading of
+  // the file is the damage reported, unless the migration reads it again.
+  const path = options.at === undefined
+    ? undefined
+    : await forkPath(from, options.at);
+  const issues = path !== undefined && !migrated ? path.issues : log;
   let bytes = 0;
   await writeAtomically(target, async (out) => {
     const write: ForkSink = (b) => writeAll(out, b);
@@ -194,7 +209,9 @@ export async function forkSession(
     await write(forkHead);
     bytes = forkHead.length +
       (migrated
-        ? await copyMigrated(from, write)
+        ? await copyMigrated(from, write, path?.ids)
+        : path !== undefined
+        ? await copyRanges(from, path.ranges, write)
         : await copyWholeLines(from, head.bodyStart, head.lines, write));
   }, {
     action: `Cannot fork ${quote(src)} to ${quote(target)}`,
@@ -207,7 +224,7 @@ export async function forkSession(
     parentSession: head.header.id,
     bytes,
     migrated,
-    issues: log.issues,
+    issues: issues.issues,
   };
 }
 
