@@ -39,8 +39,13 @@ export type { CliIo } from "./src/cli/_io.ts";
  */
 const VERSION = `${deno.name} ${deno.version}`;
 
-const NOTES = `The data dir defaults to $XDEV_DATA_DIR, else "dataDir" in
-~/.xdev/config.jsonc, else ~/.xdev/agent.
+const NOTES =
+  `A <session> is a file, a session id or the start of one, or SESSION#ENTRY
+(as search prints it). Relative paths are the folder you typed in's.
+list, search, usage and index cover every data dir there is among xdev's
+($XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else
+~/.xdev/agent), omp's (~/.omp/agent) and pi's (~/.pi/agent); --data-dir D
+(repeatable) narrows them.
 
 Exit codes: 0 success, 1 the work failed (search: no hits), 2 bad usage.
 Colours only on a terminal, and never with NO_COLOR set.`;

@@ -26,6 +26,8 @@ export interface ParsedArgs {
   positional: string[];
   /** The options given: a value, or true for a switch. The last one wins. */
   flags: Map<string, string | true>;
+  /** Every value of each option that takes one, in the order given. */
+  repeated: Map<string, string[]>;
 }
 
 /**
@@ -48,6 +50,13 @@ export function parseArgs(
 ): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
+  const repeated = new Map<string, string[]>();
+  const set = (name: string, value: string | true) => {
+    flags.set(name, value);
+    if (value !== true) {
+      repeated.set(name, [...repeated.get(name) ?? [], value]);
+    }
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === "--") {
@@ -55,7 +64,7 @@ export function parseArgs(
       break;
     }
     if (/^-[^-]/.test(a) && Object.hasOwn(shorts, a[1]!)) {
-      i = _shorts(args, i, spec, shorts, flags);
+      i = _shorts(args, i, spec, shorts, set);
       continue;
     }
     if (!a.startsWith("--")) {
@@ -68,16 +77,16 @@ export function parseArgs(
       throw new CliUsageError(`unknown option "--${name}"`);
     }
     if (!spec[name]) {
-      flags.set(name, true);
+      set(name, true);
       continue;
     }
     const value = eq > 0 ? a.slice(eq + 1) : args[++i];
     if (value === undefined) {
       throw new CliUsageError(`option "--${name}" needs a value`);
     }
-    flags.set(name, value);
+    set(name, value);
   }
-  return { positional, flags };
+  return { positional, flags, repeated };
 }
 
 /** `-fn5` at `args[i]`: its letters' options; returns the last index used. */
@@ -86,7 +95,7 @@ function _shorts(
   i: number,
   spec: Readonly<Record<string, boolean>>,
   shorts: Readonly<Record<string, string>>,
-  flags: Map<string, string | true>,
+  set: (name: string, value: string | true) => void,
 ): number {
   const a = args[i]!;
   for (let j = 1; j < a.length; j++) {
@@ -95,14 +104,14 @@ function _shorts(
       throw new CliUsageError(`unknown option "-${a[j]}" in "${a}"`);
     }
     if (!spec[name]) {
-      flags.set(name, true);
+      set(name, true);
       continue;
     }
     const value = j + 1 < a.length ? a.slice(j + 1) : args[++i];
     if (value === undefined) {
       throw new CliUsageError(`option "-${a[j]}" needs a value`);
     }
-    flags.set(name, value);
+    set(name, value);
     break;
   }
   return i;

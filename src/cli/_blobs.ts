@@ -16,7 +16,6 @@ import { resolveDataDir } from "../store/data_dir.ts";
 import { walkFiles } from "../store/_gc_sources.ts";
 import {
   type Command,
-  DATA_DIR_FLAG,
   defineCommand,
   failure,
   printError,
@@ -25,6 +24,7 @@ import {
 import { sanitizeLines } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
+import { userPathOf } from "./_user_path.ts";
 
 const ABOUT =
   `verify   Re-hash every blob in <data dir>/blobs and report those whose bytes
@@ -61,7 +61,11 @@ export const command: Command = defineCommand({
   summary: "Re-hash the blobs, trash those no session names, or put them back.",
   about: ABOUT,
   flags: {
-    "data-dir": DATA_DIR_FLAG,
+    "data-dir": {
+      value: "D",
+      help:
+        'the data dir (default: $XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else ~/.xdev/agent)',
+    },
     yes: { help: "gc: move what it found to the trash" },
     grace: {
       value: "T",
@@ -94,7 +98,8 @@ export const command: Command = defineCommand({
     };
     const graceMs = duration("grace", GRACE_MS);
     const keepTrashMs = duration("keep-trash", KEEP_TRASH_MS);
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
+    const dataDir = userPathOf(call.value("data-dir")) ??
+      await resolveDataDir();
     const json = call.has("json");
     const { runGc, runRestore } = await import("./_blobs_gc.ts");
     switch (call.subcommand) {

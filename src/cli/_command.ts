@@ -26,11 +26,15 @@ export { CliUsageError, parseArgs } from "./_args.ts";
 export type { ParsedArgs } from "./_args.ts";
 export type { CommandHelp, FlagSpec } from "./_help.ts";
 
-/** `--data-dir`, as the commands that read a whole data dir declare it. */
+/**
+ * `--data-dir`, as the commands that read every data dir there is declare
+ * it (list, index, search, usage): repeatable, each one must exist.
+ */
 export const DATA_DIR_FLAG: FlagSpec = {
   value: "D",
+  repeat: true,
   help:
-    'the data dir (default: $XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else ~/.xdev/agent)',
+    `only this data dir (repeatable; each must exist). Default: every one there is among xdev's ($XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else ~/.xdev/agent), omp's (~/.omp/agent) and pi's (~/.pi/agent)`,
 };
 
 /** A command as declared: what it takes, and its work. */
@@ -55,8 +59,14 @@ export interface Call<F extends string> {
   readonly args: readonly string[];
   /** The positional argument at `index` (default 0). */
   arg(index?: number): string;
-  /** An option's value, when given. */
+  /** An option's value, when given (the last, when given more than once). */
   value(flag: F): string | undefined;
+  /**
+   * Every value an option declared with `repeat` was given, in order
+   * (`--data-dir A --data-dir B`); for another option, the one that counts
+   * (the last), or none.
+   */
+  values(flag: F): readonly string[];
   /** Whether an option was given. */
   has(flag: F): boolean;
   /** A usage error in this command's name, `<name>: <message>`, to throw. */
@@ -171,7 +181,10 @@ export function defineCommand<F extends string>(
           throw new CliUsageError(`${name}: missing --${flag}`);
         }
       }
-      return await spec.run(_call(name, subcommand, rest, parsed), io);
+      return await spec.run(
+        _call(name, subcommand, rest, parsed, spec.flags),
+        io,
+      );
     },
   };
 }
@@ -196,6 +209,7 @@ function _call<F extends string>(
   subcommand: string | undefined,
   args: readonly string[],
   parsed: ParsedArgs,
+  flags: Readonly<Record<F, FlagSpec>>,
 ): Call<F> {
   return {
     name,
@@ -205,6 +219,10 @@ function _call<F extends string>(
     value: (flag) => {
       const v = parsed.flags.get(flag);
       return typeof v === "string" ? v : undefined;
+    },
+    values: (flag) => {
+      const all = parsed.repeated.get(flag) ?? [];
+      return flags[flag].repeat === true ? all : all.slice(-1);
     },
     has: (flag) => parsed.flags.has(flag),
     usageError: (message) => new CliUsageError(`${name}: ${message}`),

@@ -6,20 +6,23 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import { contextToJson } from "../context/context_json.ts";
 import type { ContextMessage } from "../context/messages.ts";
 import type { ContentBlock } from "../format/messages.ts";
 import type { SessionOpenOptions } from "../session/options.ts";
 import { SessionIndex } from "../index/session_index.ts";
 import { Session } from "../session/session.ts";
+import { findDataDir } from "../store/data_dir.ts";
 import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { sanitize, sanitizeLines } from "./_format.ts";
+import { indexOptionsOf } from "./_data_dirs.ts";
 import { indexWarnings } from "./_index.ts";
+import { entryToStopAt, resolveSessionArg } from "./_session_arg.ts";
 
 const ABOUT =
-  `Rebuild the context of a session file: the messages the model sees on
-resume, the models, the thinking level and the labels.
+  `Rebuild the context of a session: the messages the model sees on resume,
+the models, the thinking level and the labels. The session is a file, a
+session id or the start of one, or SESSION#ENTRY (as search prints it).
 `;
 
 /** `cli context`. */
@@ -28,10 +31,15 @@ export const command: Command = defineCommand({
   summary: "Rebuild what the model sees when the session resumes.",
   about: ABOUT,
   flags: {
+    at: {
+      value: "ENTRY",
+      help:
+        "the context as it was at that entry: the path from the root to it, as if it were the leaf (SESSION#ENTRY too)",
+    },
     "data-dir": {
       value: "D",
       help:
-        "where blobs/ lives (default: the nearest ancestor of the file that holds blobs/)",
+        "where blobs/ lives, and where an id is looked up (default: the nearest ancestor of the file that holds blobs/; ids: every data dir of xdev, omp and pi)",
     },
     json: {
       help:
@@ -43,7 +51,7 @@ export const command: Command = defineCommand({
         "xdev (default) or omp: how a compaction reaching back past a reset is settled",
     },
   },
-  args: ["<file>"],
+  args: ["<session>"],
   run: async (call, io) => {
     const rule = call.value("rule") ?? "xdev";
     if (rule !== "xdev" && rule !== "omp") {
@@ -51,12 +59,24 @@ export const command: Command = defineCommand({
     }
     // --json is for comparing with omp: walk the whole active path.
     const json = call.has("json");
-    await using session = await openSession(call.arg(), {
-      dataDir: call.value("data-dir"),
-      checkpoints: !json,
-      onWarning: indexWarnings(io),
+    const onWarning = indexWarnings(io);
+    const arg = await resolveSessionArg(call.arg(), {
+      dataDirs: call.values("data-dir"),
+      onWarning,
     });
-    const ctx = session.buildContext({ resetRule: rule });
+    const at = entryToStopAt(arg, call.value("at"), call.name);
+    await using session = await openSession(arg.path, {
+      dataDir: call.value("data-dir") ?? arg.dataDir,
+      checkpoints: !json,
+      // An entry off the active path is outside the window: read it all.
+      ...(at === undefined ? {} : { window: false }),
+      onWarning,
+    });
+    if (at !== undefined) assertEntry(session, at);
+    const ctx = session.buildContext({
+      resetRule: rule,
+      ...(at === undefined ? {} : { leafId: at }),
+    });
     if (json) {
       writeJson(
         io,
@@ -104,15 +124,31 @@ export function openSession(
   const { dataDir, onWarning, ...rest } = options;
   const opts = dataDir === undefined ? rest : { ...rest, dataDir };
   return attempt(`open "${file}"`, async () => {
-    const indexed = dataDir ?? await SessionIndex.dataDirOf(resolve(file));
+    const indexed = dataDir ?? await findDataDir(file);
     using index = indexed === undefined
       ? undefined
       : await SessionIndex.tryOpen(indexed, {
+        ...await indexOptionsOf(indexed),
         create: false,
         onWarning: onWarning ?? (() => {}),
       });
     return await (index?.openSession(file, opts) ?? Session.open(file, opts));
   });
+}
+
+/**
+ * Fail with `Cannot find the entry "<id>" in "<file>"` unless the session
+ * (read whole) holds it.
+ *
+ * @param session The session, opened with `window: false`.
+ * @param entryId The entry.
+ * @throws {Error} When it holds no such entry.
+ */
+export function assertEntry(session: Session, entryId: string): void {
+  if (session.entries.some((e) => e.id === entryId)) return;
+  throw new Error(
+    `Cannot find the entry "${entryId}" in "${session.path}": no entry has that id`,
+  );
 }
 
 /**

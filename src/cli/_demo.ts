@@ -18,6 +18,7 @@ import { openSession, renderMessage } from "./_context.ts";
 import { formatBytes, sanitize } from "./_format.ts";
 import { type CliIo, DEFAULT_PROGRAM } from "./_io.ts";
 import { formatTable } from "./_table.ts";
+import { userPathOf } from "./_user_path.ts";
 
 const ABOUT =
   `Write a realistic set of sessions through the library's public API: a main
@@ -51,7 +52,7 @@ export const command: Command = defineCommand({
     },
   },
   run: async (call, io) => {
-    const given = call.value("data-dir");
+    const given = userPathOf(call.value("data-dir"));
     if (given !== undefined) await checkFolder(given, "open the data dir");
     const dataDir = given ?? await _freshTempDir();
     io.stdout(

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { basename, extname } from "node:path";
 import {
   type ExportOptions,
   type ExportResult,
@@ -13,11 +14,15 @@ import {
 import { attempt, type Command, defineCommand, writeJson } from "./_command.ts";
 import { formatBytes, plural, sanitize } from "./_format.ts";
 import { progressPhases } from "./_progress.ts";
+import { entryToStopAt, resolveSessionArg } from "./_session_arg.ts";
+import { userPath, userPathOf } from "./_user_path.ts";
 
-const ABOUT = `Write a session as a document people can read: Markdown, or one
-self-contained HTML page (no script, no request; past 5 MB, pages linked to
-each other). By default the active branch as the model sees it on resume.
-Images are copied beside the export; damaged lines are counted at the end.
+const ABOUT =
+  `Write a session (a file, a session id or the start of one) as a document
+people can read: Markdown, or one self-contained HTML page (no script, no
+request; past 5 MB, pages linked to each other). By default the active
+branch as the model sees it on resume. Images are copied beside the export;
+damaged lines are counted at the end.
 `;
 
 /** `cli export`. */
@@ -33,11 +38,16 @@ export const command: Command = defineCommand({
     out: {
       value: "F",
       help:
-        "the file to write (default: the session's name with the format's extension, in the current directory); images go to <stem>-files/ beside it",
+        "the file to write (default: the session's name with the format's extension, in the folder the command was typed in); images go to <stem>-files/ beside it",
     },
     tree: {
       help:
         "every branch, nested under its branch point, the active path marked (reads the whole file)",
+    },
+    at: {
+      value: "ENTRY",
+      help:
+        "the branch as it was at that entry (the path from the root to it; SESSION#ENTRY too); not with --tree",
     },
     last: {
       value: "N",
@@ -49,13 +59,20 @@ export const command: Command = defineCommand({
     "data-dir": {
       value: "D",
       help:
-        "where blobs/ lives (default: the nearest ancestor of the file that holds blobs/)",
+        "where blobs/ lives, and where an id is looked up (default: the nearest ancestor of the file that holds blobs/; ids: every data dir of xdev, omp and pi)",
     },
     json: { help: "print what was written as one object" },
   },
-  args: ["<file>"],
+  args: ["<session>"],
   run: async (call, io) => {
-    const file = call.arg();
+    const arg = await resolveSessionArg(call.arg(), {
+      dataDirs: call.values("data-dir"),
+    });
+    const at = entryToStopAt(arg, call.value("at"), call.name);
+    if (at !== undefined && call.has("tree")) {
+      throw call.usageError("--at and --tree cannot be combined");
+    }
+    const file = arg.path;
     const format = call.value("format");
     if (format !== undefined && format !== "md" && format !== "html") {
       throw call.usageError(`--format must be md or html, not "${format}"`);
@@ -75,9 +92,15 @@ export const command: Command = defineCommand({
     };
     if (format !== undefined) options.format = format;
     if (last !== undefined) options.last = Number(last);
+    if (at !== undefined) options.at = at;
+    // Output lands in the user's folder, not the task's (the default too).
     const out = call.value("out");
-    if (out !== undefined) options.out = out;
-    const dataDir = call.value("data-dir");
+    if (out !== undefined) options.out = userPath(out);
+    else {
+      const name = basename(file, extname(file));
+      options.out = userPath(`${name}.${format ?? "html"}`);
+    }
+    const dataDir = userPathOf(call.value("data-dir")) ?? arg.dataDir;
     if (dataDir !== undefined) options.dataDir = dataDir;
     // Bytes read (a tree), or messages rendered, from which a bar is drawn.
     const bar = progressPhases(io, { bytes: 16 << 20, messages: 2000 });

@@ -20,6 +20,7 @@ import {
 } from "./_command.ts";
 import { formatBytes } from "./_format.ts";
 import { progressBar } from "./_progress.ts";
+import { userPath } from "./_user_path.ts";
 
 const ABOUT =
   `Write a synthetic, deterministic session transcript shaped like a long omp
@@ -54,7 +55,7 @@ export const command: Command = defineCommand({
     json: { help: "print the summary as an object" },
   },
   run: async (call, io) => {
-    const out = call.value("out")!;
+    const out = userPath(call.value("out")!); // the user's folder, not the task's
     const size = _size(call);
     const seed = _seed(call);
     if (!call.has("force") && await _exists(out)) {

@@ -22,6 +22,12 @@ export interface FlagSpec {
    * `--lines 5`; switches may be bundled (`-fn 5`).
    */
   readonly short?: string;
+  /**
+   * Whether it may be given more than once (`--data-dir A --data-dir B`),
+   * each value kept: the usage shows `[--data-dir D]...`, and the command
+   * reads them with `Call.values`. Default false: given twice, the last wins.
+   */
+  readonly repeat?: boolean;
   /** What it does, in one sentence; `--help` wraps it. */
   readonly help: string;
 }
@@ -78,7 +84,8 @@ export function usageLine(
     const word = flag.value === undefined
       ? spelled
       : `${spelled} ${flag.value}`;
-    words.push(flag.required ? word : `[${word}]`);
+    const once = flag.required ? word : `[${word}]`;
+    words.push(flag.repeat ? `${once}...` : once);
   }
   const hang = Math.min(indent + head.length + 1, _MAX_HANG);
   return _fill(head, words, hang, indent);

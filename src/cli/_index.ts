@@ -4,7 +4,6 @@
  * @module
  */
 
-import { resolveDataDir } from "../store/data_dir.ts";
 import { SessionIndex } from "../index/session_index.ts";
 import {
   attempt,
@@ -15,6 +14,7 @@ import {
   printNote,
   writeJson,
 } from "./_command.ts";
+import { coveredDataDirs, elsewhere, indexOptionsOf } from "./_data_dirs.ts";
 import { sanitize } from "./_format.ts";
 import type { CliIo } from "./_io.ts";
 import { progressPhases } from "./_progress.ts";
@@ -56,13 +56,17 @@ export async function existingIndex(
 ): Promise<SessionIndex | undefined> {
   if (!use) return undefined;
   return await SessionIndex.tryOpen(dataDir, {
+    ...await indexOptionsOf(dataDir),
     create: false,
     onWarning: indexWarnings(io),
   });
 }
 
 const ABOUT =
-  `Bring <data dir>/index.sqlite up to date with the session files: read the
+  `Bring the session index of each data dir up to date with its session
+files (by default every data dir there is among xdev's, omp's and pi's; see
+the list command; xdev's index is <data dir>/index.sqlite, omp's and pi's
+are kept in xdev's cache folder, ~/.cache/xdev/indexes/): read the
 sessions that are new or were appended to since (only what was appended),
 forget the ones that are gone. The index is a cache the list, a reopen, the
 usage report and search use; the session files stay the only source of
@@ -72,47 +76,60 @@ truth, and the index can be deleted at any time.
 /** `cli index`. */
 export const command: Command = defineCommand({
   name: "index",
-  summary: "Bring the data dir's session index up to date.",
+  summary: "Bring each data dir's session index up to date.",
   about: ABOUT,
   flags: {
     "data-dir": DATA_DIR_FLAG,
     rebuild: { help: "forget every row first and read every file again" },
     json: {
       help:
-        'print { "sessions", "refreshed", "removed", "skipped", "ms", "fresh" } ("fresh": nothing had changed since the last refresh)',
+        'print an array of { "agent", "dataDir", "index", "sessions", "refreshed", "removed", "skipped", "ms", "fresh" }, one per data dir ("fresh": nothing had changed since the last refresh)',
     },
   },
   run: async (call, io) => {
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const db = await attempt(
-      `open the session index of "${dataDir}"`,
-      () => SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) }),
-    );
-    if (db === undefined) {
-      printError(io, `Cannot index "${dataDir}": the index cannot be used`);
+    const covered = await coveredDataDirs(call.values("data-dir"));
+    if (covered.length === 0) {
+      printError(io, `Cannot index: ${await elsewhere(covered)}`);
       return 1;
     }
-    using index = db;
-    const bar = progressPhases(io, { files: 50 });
-    const done = await attempt(
-      `index the sessions in "${dataDir}"`,
-      () =>
-        index.refresh({
-          rebuild: call.has("rebuild"),
-          onProgress: (n, total) => bar.update(n, total, "files"),
-        }),
-    );
-    bar.finish();
-    if (call.has("json")) {
-      writeJson(io, done);
-      return 0;
+    const results: Record<string, unknown>[] = [];
+    let code = 0;
+    for (const { agent, dataDir } of covered) {
+      const db = await attempt(
+        `open the session index of "${dataDir}"`,
+        async () =>
+          SessionIndex.tryOpen(dataDir, {
+            ...await indexOptionsOf(dataDir),
+            onWarning: indexWarnings(io),
+          }),
+      );
+      if (db === undefined) {
+        printError(io, `Cannot index "${dataDir}": the index cannot be used`);
+        code = 1;
+        continue;
+      }
+      using index = db;
+      const bar = progressPhases(io, { files: 50 });
+      const done = await attempt(
+        `index the sessions in "${dataDir}"`,
+        () =>
+          index.refresh({
+            rebuild: call.has("rebuild"),
+            onProgress: (n, total) => bar.update(n, total, "files"),
+          }),
+      );
+      bar.finish();
+      results.push({ agent, dataDir, index: index.path, ...done });
+      if (call.has("json")) continue;
+      const what = done.fresh
+        ? "up to date, nothing changed since the last refresh"
+        : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
+      const of = covered.length > 1 ? `${agent} ${dataDir}: ` : "";
+      const line =
+        `${of}${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
+      io.stdout(`${sanitize(line)}\n`);
     }
-    const what = done.fresh
-      ? "up to date, nothing changed since the last refresh"
-      : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
-    const line =
-      `${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
-    io.stdout(`${sanitize(line)}\n`);
-    return 0;
+    if (call.has("json")) writeJson(io, results);
+    return code;
   },
 });

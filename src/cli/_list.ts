@@ -4,12 +4,8 @@
  * @module
  */
 
-import { statOrUndefined } from "../_fs.ts";
-import { resolveDataDir } from "../store/data_dir.ts";
-import { SessionIndex } from "../index/session_index.ts";
-import { listSessions, type ListSessionsOptions } from "../store/list.ts";
-import { parseSessionFileName, sessionsDir } from "../store/places.ts";
-import type { SessionInfo } from "../store/session_info.ts";
+import { parseSessionFileName } from "../store/places.ts";
+import { type SessionInfo, sortNewestFirst } from "../store/session_info.ts";
 import {
   attempt,
   type Command,
@@ -18,18 +14,33 @@ import {
   noteSkipped,
   writeJson,
 } from "./_command.ts";
+import {
+  type CoveredDataDir,
+  coveredDataDirs,
+  elsewhere,
+  sessionsIn,
+} from "./_data_dirs.ts";
 import { localMinute } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
-import type { CliIo } from "./_io.ts";
+import { userPathOf } from "./_user_path.ts";
 import { formatTable } from "./_table.ts";
 
 const ABOUT =
   `List the sessions under <data dir>/sessions, last active first (by each
 session's last entry), as a session picker shows them: the title, or the
 first user message of an untitled session; how many messages; the session
-it was forked from. Through the session index (<data dir>/index.sqlite,
-made on first use): a stat of each file, its head read only when it
-changed. Each file's entries are read for its summary.
+it was forked from. By default of every data dir there is among xdev's
+($XDEV_DATA_DIR, else "dataDir" in ~/.xdev/config.jsonc, else
+~/.xdev/agent), omp's (~/.omp/agent, or as PI_CODING_AGENT_DIR, OMP_PROFILE,
+PI_CONFIG_DIR or XDG_DATA_HOME move it) and pi's (~/.pi/agent, or
+PI_CODING_AGENT_DIR). Each row's id (or its path, in --json) is what show,
+context, tree, fork and export take.
+
+Through the session index (made on first use; xdev's own in
+<data dir>/index.sqlite, omp's and pi's in ~/.cache/xdev/indexes/ or
+$XDG_CACHE_HOME/xdev/indexes/: nothing is written into their folders): a
+stat of each file, its head read only when it changed. Without it: every
+file is read.
 `;
 
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */
@@ -38,7 +49,7 @@ const _SHORT_ID = 8;
 /** `cli list`. */
 export const command: Command = defineCommand({
   name: "list",
-  summary: "The sessions of a data dir, last active first.",
+  summary: "The sessions of every data dir, last active first.",
   about: ABOUT,
   flags: {
     "data-dir": DATA_DIR_FLAG,
@@ -53,8 +64,8 @@ export const command: Command = defineCommand({
     },
   },
   run: async (call, io) => {
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const cwd = call.value("cwd");
+    const covered = await coveredDataDirs(call.values("data-dir"));
+    const cwd = userPathOf(call.value("cwd"));
     const limit = call.value("limit");
     if (limit !== undefined && !/^[1-9]\d*$/.test(limit)) {
       throw call.usageError("--limit must be a positive whole number");
@@ -65,40 +76,45 @@ export const command: Command = defineCommand({
       summary: true,
       onSkip: noteSkipped(io),
     };
-    const all = await attempt(
-      `list the sessions in "${dataDir}"`,
-      () => _list(dataDir, options, !call.has("no-index"), io),
-    );
+    const use = { indexed: !call.has("no-index"), create: true };
+    const from = new Map<SessionInfo, CoveredDataDir>();
+    for (const d of covered) {
+      const found = await attempt(
+        `list the sessions in "${d.dataDir}"`,
+        () => sessionsIn(d.dataDir, options, use, indexWarnings(io)),
+      );
+      for (const s of found) from.set(s, d);
+    }
+    const all = sortNewestFirst([...from.keys()]);
     const sessions = limit === undefined ? all : all.slice(0, Number(limit));
-    if (call.has("json")) writeJson(io, sessions.map(_json));
-    else if (sessions.length === 0) io.stdout(`No sessions in ${dataDir}\n`);
-    else io.stdout(`${_table(sessions, io.columns)}\n`);
+    if (call.has("json")) {
+      writeJson(io, sessions.map((s) => _json(s, from.get(s)!)));
+    } else if (sessions.length === 0) {
+      const where = covered.map((d) => d.dataDir).join(", ");
+      io.stdout(
+        `No sessions${where === "" ? "" : ` in ${where}`} (${await elsewhere(
+          covered,
+        )})\n`,
+      );
+    } else {
+      const agents = covered.length > 1
+        ? (s: SessionInfo) => from.get(s)!.agent
+        : undefined;
+      io.stdout(`${_table(sessions, io.columns, agents)}\n`);
+    }
     return 0;
   },
 });
 
-/**
- * Through the data dir's index (made when missing) when it can be used,
- * else from the files. A data dir without sessions gets no index: nothing
- * to index, no file to leave behind.
- */
-async function _list(
-  dataDir: string,
-  options: ListSessionsOptions,
-  indexed: boolean,
-  io: CliIo,
-): Promise<SessionInfo[]> {
-  using index = indexed && await statOrUndefined(sessionsDir(dataDir))
-    ? await SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) })
-    : undefined;
-  if (index !== undefined) return await index.list(options);
-  return await listSessions(dataDir, options);
-}
-
-function _table(sessions: SessionInfo[], width: number): string {
+function _table(
+  sessions: SessionInfo[],
+  width: number,
+  agent: ((s: SessionInfo) => string) | undefined,
+): string {
   const idLength = _uniquePrefix(sessions.map((s) => s.id));
   const rows = sessions.map((s) => [
     localMinute(_lastActive(s)),
+    ...(agent === undefined ? [] : [agent(s)]),
     s.id.slice(0, idLength),
     s.title ??
       (s.firstMessage === undefined ? "(untitled)" : `“${s.firstMessage}”`),
@@ -109,6 +125,7 @@ function _table(sessions: SessionInfo[], width: number): string {
   return formatTable(
     [
       { header: "last active" },
+      ...(agent === undefined ? [] : [{ header: "from" }]),
       { header: "id" },
       {
         header: "title or first message",
@@ -146,9 +163,11 @@ function _parent(parent: string | undefined): string {
   return parsed === undefined ? name : parsed.id.slice(0, _SHORT_ID);
 }
 
-function _json(s: SessionInfo): Record<string, unknown> {
+function _json(s: SessionInfo, d: CoveredDataDir): Record<string, unknown> {
   return {
     path: s.path,
+    agent: d.agent,
+    dataDir: d.dataDir,
     id: s.id,
     title: s.title ?? null,
     titleSource: s.titleSource ?? null,

@@ -4,14 +4,19 @@
  * @module
  */
 
-import { resolveDataDir } from "../store/data_dir.ts";
 import {
   type SearchHit,
   type SearchOptions,
   type SearchResult,
   searchSessions,
 } from "../search/search.ts";
+import {
+  type CoveredDataDir,
+  coveredDataDirs,
+  elsewhere,
+} from "./_data_dirs.ts";
 import { existingIndex } from "./_index.ts";
+import { userPathOf } from "./_user_path.ts";
 import {
   attempt,
   type Call,
@@ -29,17 +34,20 @@ import { progressPhases } from "./_progress.ts";
 import { SINCE_FLAG, timeBound, timeBoundError } from "./_time.ts";
 
 const ABOUT =
-  `Search the text of every session in a data dir: user and assistant text,
-tool results and harness messages (not thinking, tool-call arguments or
-images; the first 64 Ki characters of each entry). Hits come newest first.
+  `Search the text of every session in the data dirs (by default every one
+there is among xdev's, omp's and pi's: see the list command): user and
+assistant text, tool results and harness messages (not thinking, tool-call
+arguments or images; the first 64 Ki characters of each entry). Hits come
+newest first.
 
 Every word of the query must appear, in any case, anywhere in an entry
 (inside CJK text written without spaces too); "a phrase" matches its words
 in order; word* matches at the start of a word. Nothing else is special.
 
-With the data dir's session index (see the index command), the index is
+With a data dir's session index (see the index command), the index is
 brought up to date, then searched; without it, the files are read in bounded
-memory. The exit code is 0 with hits, 1 without (as grep's), 2 for bad usage.
+memory. Each hit ends with FILE#ENTRY, which context, tree, export and fork
+take. The exit code is 0 with hits, 1 without (as grep's), 2 for bad usage.
 
 A line longer than the loader's limit (64 MiB) is read by no command: it is
 named on stderr (and in --json), never searched.
@@ -77,36 +85,39 @@ export const command: Command = defineCommand<_Flag>({
     "no-index": { help: "read the files even when there is an index" },
     json: {
       help:
-        'print { "hits": [ ... ], "skipped": [ ... ], "oversizedLines": [ ... ] }',
+        'print { "hits": [ ... ], "skipped": [ ... ], "oversizedLines": [ ... ] }; each hit names its "agent" and "dataDir"',
     },
   },
   args: ["<query>"],
   run: async (call, io) => {
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const bar = progressPhases(io, { files: 8 });
+    const covered = await coveredDataDirs(call.values("data-dir"));
     const options: SearchOptions = {
       ..._filters(call),
       regex: call.has("regex"),
       onSkip: noteSkipped(io),
-      onProgress: (done, total) => bar.update(done, total, "files"),
     };
-    let result: SearchResult;
-    using index = await existingIndex(dataDir, !call.has("no-index"), io);
-    try {
-      result = await attempt(
-        `search the sessions in "${dataDir}"`,
-        () =>
-          index === undefined
-            ? searchSessions(dataDir, call.arg(), options)
-            : index.search(call.arg(), options),
-      );
-    } catch (err) {
-      if (err instanceof TypeError || err instanceof RangeError) {
-        throw call.usageError(err.message.replace(/^Cannot search: /, ""));
-      }
-      throw err;
-    } finally {
-      bar.finish();
+    const from = new Map<SearchHit, CoveredDataDir>();
+    const result: Pick<SearchResult, "hits" | "skipped" | "oversizedLines"> = {
+      hits: [],
+      skipped: [],
+      oversizedLines: [],
+    };
+    for (const d of covered) {
+      const one = await _searchOne(d.dataDir, call, options, io);
+      for (const h of one.hits) from.set(h, d);
+      result.hits.push(...one.hits);
+      result.skipped.push(...one.skipped);
+      result.oversizedLines.push(...one.oversizedLines);
+    }
+    // Each data dir's newest hits, merged: the newest of them all.
+    result.hits.sort((a, b) =>
+      a.timestamp !== b.timestamp
+        ? (a.timestamp > b.timestamp ? -1 : 1)
+        : (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+    );
+    result.hits.splice(options.limit ?? _LIMIT);
+    if (covered.length === 0) {
+      printNote(io, `No data dir to search: ${await elsewhere(covered)}`);
     }
     for (const s of result.skipped) {
       const what = s.reason === "damaged" ? "damaged" : "too long";
@@ -118,7 +129,7 @@ export const command: Command = defineCommand<_Flag>({
     noteOversized(io, result.oversizedLines, "its text is not searched");
     if (call.has("json")) {
       writeJson(io, {
-        hits: result.hits.map(_json),
+        hits: result.hits.map((h) => _json(h, from.get(h)!)),
         skipped: result.skipped,
         oversizedLines: result.oversizedLines,
       });
@@ -128,10 +139,44 @@ export const command: Command = defineCommand<_Flag>({
   },
 });
 
+/** The most hits shown by default (the search's own default). */
+const _LIMIT = 50;
+
+/** One data dir's hits: through its index when it has one. */
+async function _searchOne(
+  dataDir: string,
+  call: Call<_Flag>,
+  options: SearchOptions,
+  io: CliIo,
+): Promise<SearchResult> {
+  const bar = progressPhases(io, { files: 8 });
+  using index = await existingIndex(dataDir, !call.has("no-index"), io);
+  const opts: SearchOptions = {
+    ...options,
+    onProgress: (done, total) => bar.update(done, total, "files"),
+  };
+  try {
+    return await attempt(
+      `search the sessions in "${dataDir}"`,
+      () =>
+        index === undefined
+          ? searchSessions(dataDir, call.arg(), opts)
+          : index.search(call.arg(), opts),
+    );
+  } catch (err) {
+    if (err instanceof TypeError || err instanceof RangeError) {
+      throw call.usageError(err.message.replace(/^Cannot search: /, ""));
+    }
+    throw err;
+  } finally {
+    bar.finish();
+  }
+}
+
 /** The options that narrow the search, checked. */
 function _filters(call: Call<_Flag>): SearchOptions {
   const options: SearchOptions = {};
-  const cwd = call.value("cwd");
+  const cwd = userPathOf(call.value("cwd"));
   if (cwd !== undefined) options.cwd = cwd;
   const limit = call.value("limit");
   if (limit !== undefined) {
@@ -156,9 +201,11 @@ function _filters(call: Call<_Flag>): SearchOptions {
   return options;
 }
 
-function _json(h: SearchHit): Record<string, unknown> {
+function _json(h: SearchHit, d: CoveredDataDir): Record<string, unknown> {
   return {
     path: h.path,
+    agent: d.agent,
+    dataDir: d.dataDir,
     sessionId: h.sessionId,
     title: h.title ?? null,
     entryId: h.entryId,

@@ -11,12 +11,14 @@ import { type Command, defineCommand, writeJson } from "./_command.ts";
 import { openSession } from "./_context.ts";
 import { formatBytes, plural, sanitize } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
+import { refuseEntry, resolveSessionArg } from "./_session_arg.ts";
 import { formatTable } from "./_table.ts";
 
 const ABOUT =
-  `Open a session file (never modifying it) and print what the loader found:
-the header, the title and its slot, the entries in memory by type, the leaf,
-what the windowed open read, and every piece of damage it read around.
+  `Open a session (a file, a session id or the start of one; never modifying
+it) and print what the loader found: the header, the title and its slot,
+the entries in memory by type, the leaf, what the windowed open read, and
+every piece of damage it read around.
 `;
 
 /** The title slot as `show` reports it. */
@@ -34,7 +36,7 @@ export const command: Command = defineCommand({
     "data-dir": {
       value: "D",
       help:
-        "where blobs/ lives (default: the nearest ancestor of the file that holds blobs/)",
+        "where blobs/ lives, and where an id is looked up (default: the nearest ancestor of the file that holds blobs/; ids: every data dir of xdev, omp and pi)",
     },
     full: {
       help:
@@ -42,13 +44,19 @@ export const command: Command = defineCommand({
     },
     json: { help: "print one object instead of text" },
   },
-  args: ["<file>"],
+  args: ["<session>"],
   run: async (call, io) => {
-    const file = call.arg();
+    const onWarning = indexWarnings(io);
+    const arg = await resolveSessionArg(call.arg(), {
+      dataDirs: call.values("data-dir"),
+      onWarning,
+    });
+    refuseEntry(arg, call.name);
+    const file = arg.path;
     await using session = await openSession(file, {
-      dataDir: call.value("data-dir"),
+      dataDir: call.value("data-dir") ?? arg.dataDir,
       window: !call.has("full"),
-      onWarning: indexWarnings(io),
+      onWarning,
     });
     const report = await _report(session, file);
     if (call.has("json")) writeJson(io, report);

@@ -22,15 +22,12 @@ import {
   fileFigures,
   totalFigures,
 } from "./_file_figures.ts";
-import {
-  formatBytes,
-  formatCount,
-  formatMoney,
-  plural,
-  sanitizeLines,
-} from "./_format.ts";
+import { formatBytes, plural, sanitizeLines } from "./_format.ts";
+import { formatCount, formatMoney } from "../format/numbers.ts";
 import type { CliIo } from "./_io.ts";
 import { progressBar } from "./_progress.ts";
+import { refuseEntry, resolveSessionArg } from "./_session_arg.ts";
+import { userPathOf } from "./_user_path.ts";
 import { formatTable } from "./_table.ts";
 
 const ABOUT =
@@ -42,7 +39,8 @@ references and the bytes of the blobs they name. Then open it as a resume
 does and report the window: the bytes read and the entries kept against the
 file's size (the figures to look at when a session opens slowly).
 
-For a folder, every *.jsonl under it (recursively), then the totals.
+The session is a file, a session id or the start of one. For a folder,
+every *.jsonl under it (recursively), then the totals.
 `;
 
 /** `cli stats`. */
@@ -54,14 +52,18 @@ export const command: Command = defineCommand({
     "data-dir": {
       value: "D",
       help:
-        "where blobs/ lives (default: for each file, the nearest ancestor that holds blobs/)",
+        "where blobs/ lives, and where an id is looked up (default: for each file, the nearest ancestor that holds blobs/; ids: every data dir of xdev, omp and pi)",
     },
     json: { help: "print an object (a folder: { files, totals, errors })" },
   },
-  args: ["<file|dir>"],
+  args: ["<session|dir>"],
   run: async (call, io) => {
-    const target = call.arg();
-    const dataDir = call.value("data-dir");
+    const arg = await resolveSessionArg(call.arg(), {
+      dataDirs: call.values("data-dir"),
+    });
+    refuseEntry(arg, call.name);
+    const target = arg.path;
+    const dataDir = userPathOf(call.value("data-dir")) ?? arg.dataDir;
     const json = call.has("json");
     const info = await attempt(`read "${target}"`, () => fs().stat(target));
     const sizes: BlobSizes = new Map();

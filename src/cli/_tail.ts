@@ -12,11 +12,12 @@ import { attempt, type Command, defineCommand, printNote } from "./_command.ts";
 import { renderMessage } from "./_context.ts";
 import { sanitize } from "./_format.ts";
 import { type CliIo, onInterrupt } from "./_io.ts";
+import { refuseEntry, resolveSessionArg } from "./_session_arg.ts";
 
 const ABOUT =
-  `Print the last N entries of a session file (read from its end: the cost is
-what they weigh, not the file), then, with -f, every entry any writer
-appends, as it is written. A line is printed once it is complete, never
+  `Print the last N entries of a session (a file, a session id or the start
+of one; read from its end: the cost is what they weigh, not the file),
+then, with -f, every entry any writer appends, as it is written. A line is printed once it is complete, never
 half-written. Messages are rendered as "context" renders them; other
 entries as one line.
 `;
@@ -39,9 +40,11 @@ export const command: Command = defineCommand({
     },
     json: { help: "one JSON object per line (the entries as written)" },
   },
-  args: ["<file>"],
+  args: ["<session>"],
   run: async (call, io) => {
-    const file = call.arg();
+    const arg = await resolveSessionArg(call.arg());
+    refuseEntry(arg, call.name);
+    const file = arg.path;
     const text = call.value("lines") ?? "10";
     const count = Number(text);
     if (!/^\d+$/.test(text) || !Number.isSafeInteger(count)) {

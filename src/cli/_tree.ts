@@ -17,15 +17,19 @@ import {
 } from "./_command.ts";
 import { plural, sanitize, textWidth, truncate } from "./_format.ts";
 import { type CliIo, colorOn } from "./_io.ts";
+import { entryToStopAt, resolveSessionArg } from "./_session_arg.ts";
+import { userPathOf } from "./_user_path.ts";
 
 const ABOUT =
-  `Draw the entry tree of a session file: branch points, labels, the active
-path (marked •) and the leaf, one line per entry with the start of its
-text. A branch goes on in its own column, as in "git log --graph": the
-active path reads straight down the first one, and the branches left
-behind hang off it ("├─ "), nested at most 12 levels deep. Long linear
-runs are folded ("… 120 entries …"). Only the first bytes of each line are
-read: a huge session draws in about the time of one pass over its bytes.
+  `Draw the entry tree of a session (a file, a session id or the start of
+one): branch points, labels, the active path (marked •) and the leaf, one
+line per entry with its id and the start of its text; an id is what
+"context --at", "export --at" and "fork --at" take. A branch goes on in its
+own column, as in "git log --graph": the active path reads straight down
+the first one, and the branches left behind hang off it ("├─ "), nested at
+most 12 levels deep. Long linear runs are folded ("… 120 entries …"). Only
+the first bytes of each line are read: a huge session draws in about the
+time of one pass over its bytes.
 `;
 
 /** The filters, each once: the type checks that none is missing. */
@@ -39,7 +43,14 @@ const _FILTERS = Object.keys(
   } satisfies Record<TreeFilter, true>,
 ) as TreeFilter[];
 
-type _Flags = "filter" | "depth" | "fold" | "lineage" | "data-dir" | "json";
+type _Flags =
+  | "at"
+  | "filter"
+  | "depth"
+  | "fold"
+  | "lineage"
+  | "data-dir"
+  | "json";
 
 /** `cli tree`. */
 export const command: Command = defineCommand<_Flags>({
@@ -47,6 +58,11 @@ export const command: Command = defineCommand<_Flags>({
   summary: "The entry tree as an outline: branches, labels, the active path.",
   about: ABOUT,
   flags: {
+    at: {
+      value: "ENTRY",
+      help:
+        "draw the tree as it was at that entry: the path from the root to it marked as the active one (SESSION#ENTRY too)",
+    },
     filter: {
       value: "F",
       help:
@@ -68,16 +84,20 @@ export const command: Command = defineCommand<_Flags>({
     "data-dir": {
       value: "D",
       help:
-        "the data dir --lineage searches (default: the one holding the file)",
+        "the data dir --lineage searches and an id is looked up in (default: the one holding the file; ids: every data dir of xdev, omp and pi)",
     },
     json: {
       help:
         "print the entries the filter shows as objects (id, parentId, type, role, preview, label, onActivePath, children) instead of an outline; --depth and --fold do not apply",
     },
   },
-  args: ["<file>"],
+  args: ["<session>"],
   run: async (call, io) => {
-    const file = call.arg();
+    const arg = await resolveSessionArg(call.arg(), {
+      dataDirs: call.values("data-dir"),
+    });
+    const at = entryToStopAt(arg, call.value("at"), call.name);
+    const file = arg.path;
     const filter = _filter(call);
     const depth = _number(call, "depth", Infinity);
     const foldAfter = _number(call, "fold", 10);
@@ -86,9 +106,13 @@ export const command: Command = defineCommand<_Flags>({
       `read the tree of "${file}"`,
       // The outline reads the previews of the rows it draws only; --json and
       // no-tools (which needs every turn's content) read them all.
-      () => SessionTree.read(file, { previews: !lazy }),
+      () =>
+        SessionTree.read(file, {
+          previews: !lazy,
+          ...(at === undefined ? {} : { leafId: at }),
+        }),
     );
-    const dataDir = call.value("data-dir");
+    const dataDir = userPathOf(call.value("data-dir")) ?? arg.dataDir;
     const lineage = call.has("lineage")
       ? await attempt(
         `read the lineage of "${file}"`,
@@ -215,8 +239,11 @@ function _painter(io: CliIo): _Paint {
 function _row(row: TreeRow, paint: _Paint, columns: number): string {
   if (row.kind !== "entry") {
     const n = plural(row.entries, "entry", "entries");
-    if (row.kind === "folded") return `  ${row.prefix}${paint.dim(`… ${n} …`)}`;
-    return `  ${row.prefix}${
+    const blank = " ".repeat(_ID_WIDTH + 1);
+    if (row.kind === "folded") {
+      return `  ${blank}${row.prefix}${paint.dim(`… ${n} …`)}`;
+    }
+    return `  ${blank}${row.prefix}${
       paint.dim(
         `… ${plural(row.branches, "branch", "branches")}, ${n} (--depth)`,
       )
@@ -229,7 +256,8 @@ function _row(row: TreeRow, paint: _Paint, columns: number): string {
   const leaf = row.leaf ? " ← leaf" : "";
   // Cut the preview to what the line leaves of the width, then colour the
   // parts: escapes are never cut, nor counted.
-  const used = 2 + textWidth(row.prefix + label + who + leaf);
+  const id = `${sanitize(n.id).padEnd(_ID_WIDTH)} `;
+  const used = 2 + textWidth(id + row.prefix + label + who + leaf);
   const body = truncate(sanitize(n.preview), Math.max(8, columns - used));
   const colour = n.type !== "message"
     ? paint.dim
@@ -238,10 +266,13 @@ function _row(row: TreeRow, paint: _Paint, columns: number): string {
     : n.role === "assistant"
     ? paint.magenta
     : paint.dim;
-  return `${marker}${row.prefix}${paint.yellow(label)}${colour(who)}${
-    n.type === "message" ? body : paint.dim(body)
-  }${paint.bold(leaf)}`;
+  return `${marker}${paint.dim(id)}${row.prefix}${paint.yellow(label)}${
+    colour(who)
+  }${n.type === "message" ? body : paint.dim(body)}${paint.bold(leaf)}`;
 }
+
+/** The width of an entry id (8 hex digits), ids in a column before the drawing. */
+const _ID_WIDTH = 8;
 
 /** What a row names before the preview: the role, or the entry's type. */
 function _who(n: TreeNode): string {

@@ -5,14 +5,19 @@
  * @module
  */
 
-import { resolveDataDir } from "../store/data_dir.ts";
 import {
   type UsageReport,
   usageReport,
   type UsageReportOptions,
   type UsageRow,
 } from "../usage/usage_report.ts";
+import {
+  type CoveredDataDir,
+  coveredDataDirs,
+  elsewhere,
+} from "./_data_dirs.ts";
 import { existingIndex } from "./_index.ts";
+import { mergeUsageReports } from "./_usage_merge.ts";
 import {
   attempt,
   type Call,
@@ -23,30 +28,26 @@ import {
   writeJson,
 } from "./_command.ts";
 import { noteOversized } from "./_oversized.ts";
-import {
-  formatCompact,
-  formatCount,
-  formatMoney,
-  sanitize,
-  textWidth,
-} from "./_format.ts";
+import { sanitize, textWidth } from "./_format.ts";
+import { formatCompact, formatCount, formatMoney } from "../format/numbers.ts";
 import { progressPhases } from "./_progress.ts";
 import { SINCE_FLAG, timeBound, timeBoundError, UNTIL_FLAG } from "./_time.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
 
 const ABOUT =
-  `Tokens, requests and cost of every model call the sessions of a data dir
-record (subagents included), counted as omp's own statistics count them:
-each assistant message with a usage and each model_usage entry, once. An
-entry a fork copied from its parent (same id and time) counts once, in the
-session created first. Failed: stop reason "error"; aborted: "aborted".
+  `Tokens, requests and cost of every model call the sessions of the data
+dirs record (by default every one there is among xdev's, omp's and pi's:
+see the list command; one table each; subagents included), counted as omp's
+own statistics count them: each assistant message with a usage and each
+model_usage entry, once. An entry a fork copied from its parent (same id
+and time) counts once, in the session created first. Failed: stop reason "error"; aborted: "aborted".
 The cost is what each call recorded (usage.cost.total); calls that record
 none count 0 and are reported (omp prices them from its catalog). A line
 longer than the loader's limit (64 MiB) is read by no command: it is named
 on stderr (and in --json), and a call on it is not counted.
 
-Uses the data dir's session index when it has one (index.sqlite, made by
-the index or the list command): only what changed is read, and the calls of
+Uses each data dir's session index when it has one (made by the index or
+the list command): only what changed is read, and the calls of
 deleted session files still count. It never makes one: without it, each
 file is read once, in chunks, which is faster than building an index.
 `;
@@ -105,7 +106,10 @@ export const command: Command = defineCommand<_Flag>({
     },
     "exclude-deleted": { help: "leave out the calls of deleted session files" },
     "no-index": { help: "read the files, even where there is an index" },
-    json: { help: "print { totals, rows, ... } as JSON" },
+    json: {
+      help:
+        'print { totals, rows, ... } as JSON: the data dirs\' figures summed; each row names its "agent" and "dataDir", and "dataDirs" each one\'s totals',
+    },
     csv: { help: "print the rows as CSV, with a header line" },
   },
   run: async (call, io) => {
@@ -119,29 +123,44 @@ export const command: Command = defineCommand<_Flag>({
     if (call.has("json") && call.has("csv")) {
       throw call.usageError("--json and --csv exclude each other");
     }
-    const dataDir = call.value("data-dir") ?? await resolveDataDir();
-    const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
-    const options: UsageReportOptions = {
-      by: by as UsageReport["by"],
-      ...days,
-      ...(call.has("utc") ? { timeZone: "UTC" } : {}),
-      excludeDeleted: call.has("exclude-deleted"),
-      onProgress: bar.update,
-      onSkip: noteSkipped(io),
-    };
-    using index = await existingIndex(dataDir, !call.has("no-index"), io);
-    const report = await attempt(
-      `report the usage of "${dataDir}"`,
-      () =>
-        index === undefined
-          ? usageReport(dataDir, options)
-          : index.usageReport(options),
-    );
-    bar.finish();
-    noteOversized(io, report.oversizedLines, "a call on it is not counted");
-    if (call.has("json")) writeJson(io, report);
-    else if (call.has("csv")) io.stdout(_csv(report.rows));
-    else io.stdout(_text(report, io.columns));
+    const covered = await coveredDataDirs(call.values("data-dir"));
+    const reports: [CoveredDataDir, UsageReport][] = [];
+    for (const d of covered) {
+      const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
+      const options: UsageReportOptions = {
+        by: by as UsageReport["by"],
+        ...days,
+        ...(call.has("utc") ? { timeZone: "UTC" } : {}),
+        excludeDeleted: call.has("exclude-deleted"),
+        onProgress: bar.update,
+        onSkip: noteSkipped(io),
+      };
+      using index = await existingIndex(d.dataDir, !call.has("no-index"), io);
+      const report = await attempt(
+        `report the usage of "${d.dataDir}"`,
+        () =>
+          index === undefined
+            ? usageReport(d.dataDir, options)
+            : index.usageReport(options),
+      );
+      bar.finish();
+      noteOversized(io, report.oversizedLines, "a call on it is not counted");
+      reports.push([d, report]);
+    }
+    if (reports.length === 0) {
+      io.stdout(`No model calls found (${await elsewhere(covered)})\n`);
+    } else if (call.has("json")) writeJson(io, mergeUsageReports(reports));
+    else if (call.has("csv")) {
+      io.stdout(_csv(mergeUsageReports(reports).rows));
+    } else if (reports.length === 1) {
+      io.stdout(_text(reports[0]![1], io.columns));
+    } else {
+      io.stdout(
+        reports.map(([d, r]) =>
+          `${sanitize(`${d.agent}: ${d.dataDir}`)}\n${_text(r, io.columns)}`
+        ).join("\n"),
+      );
+    }
     return 0;
   },
 });

@@ -38,17 +38,28 @@ export async function pageFormat(name: "md" | "html"): Promise<Format> {
  * The active branch (or its last `last` turns), as the model sees it on
  * resume: exactly `buildContext().messages` of a windowed open, so memory
  * is the window's. Each message is shown with its entry (its anchor, its
- * usage); an assistant's tool results are shown under its calls.
+ * usage); an assistant's tool results are shown under its calls. With
+ * `at`, the branch as it was at that entry: the path from the root to it,
+ * as if it were the leaf (the whole file is read: it may be off the
+ * active path, outside the window).
  */
 export async function exportActive(
   job: ExportJob,
   last: number | undefined,
+  at?: string,
 ): Promise<JobResult> {
   await using session = await Session.open(job.path, {
     resolveBlobs: false, // read one at a time as they are written
     ...(job.dataDir === undefined ? {} : { dataDir: job.dataDir }),
+    // An entry off the active path is outside the window: read it all.
+    ...(at === undefined ? {} : { window: false }),
   });
-  const ctx = session.buildContext();
+  if (at !== undefined && !session.entries.some((e) => e.id === at)) {
+    throw new Error(
+      `Cannot export "${job.path}" at "${at}": no entry has that id`,
+    );
+  }
+  const ctx = session.buildContext(at === undefined ? {} : { leafId: at });
   const from = lastTurnsStart(ctx.messages, last);
   const shown = messageEntries(session, ctx).slice(from);
   let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { formatCount, formatMoney } from "../cli/_format.ts";
+import { formatCount, formatMoney } from "../format/numbers.ts";
 import type { ContextMessage } from "../context/messages.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import type { LoadIssue, LoadIssueKind } from "../format/issues.ts";

@@ -34,6 +34,11 @@ export interface ExportOptions {
   tree?: boolean;
   /** Only the last N turns of the active branch (a turn starts at a user message). */
   last?: number;
+  /**
+   * The branch as it was at this entry: the path from the root to it, as
+   * if it were the leaf (reads the whole file). Not with `tree`.
+   */
+  at?: string;
   /** Embed images as data URLs instead of writing them beside the export. */
   inlineImages?: boolean;
   /** Where `blobs/` lives. Default: the nearest ancestor of the file holding one. */
@@ -137,6 +142,11 @@ export async function exportSession(
   path: string,
   options: ExportOptions = {},
 ): Promise<ExportResult> {
+  if (options.at !== undefined && options.tree === true) {
+    throw new TypeError(
+      `Cannot export "${path}": at and tree exclude each other`,
+    );
+  }
   const name = _format(path, options);
   const out = resolve(
     options.out ?? `${basename(path, extname(path))}.${name}`,
@@ -182,7 +192,7 @@ export async function exportSession(
   };
   const { written, ...counts } = options.tree === true
     ? await render.exportTree(job)
-    : await render.exportActive(job, options.last);
+    : await render.exportActive(job, options.last, options.at);
   return {
     format: name,
     files: written.files,

@@ -46,6 +46,26 @@ export interface IndexDbOptions {
   onWarning: (message: string) => void;
   /** How long to wait for a lock, in ms. Default {@linkcode INDEX_BUSY_MS}. */
   busyMs?: number;
+  /**
+   * The index file. Default `<dataDir>/index.sqlite`; the CLI keeps the
+   * index of a data dir that is not xdev's (omp's, pi's) under its own.
+   */
+  indexPath?: string;
+}
+
+/**
+ * Where the index of a data dir is: `options.indexPath`, else
+ * `<dataDir>/index.sqlite`.
+ *
+ * @param dataDir The data dir.
+ * @param options The index file, when chosen.
+ * @returns The index file.
+ */
+export function indexFile(
+  dataDir: string,
+  options: { indexPath?: string | undefined } = {},
+): string {
+  return options.indexPath ?? join(dataDir, INDEX_FILE);
 }
 
 /**
@@ -60,7 +80,7 @@ export async function openIndexDb(
   dataDir: string,
   options: IndexDbOptions,
 ): Promise<IndexDb | undefined> {
-  const path = join(dataDir, INDEX_FILE);
+  const path = indexFile(dataDir, options);
   const until = performance.now() + (options.busyMs ?? INDEX_BUSY_MS);
   const open = await _sqliteOr(options);
   if (open === undefined) return undefined;
@@ -179,7 +199,7 @@ export async function remakeIndexDb(
   dataDir: string,
   options: IndexDbOptions,
 ): Promise<IndexDb | undefined> {
-  const path = join(dataDir, INDEX_FILE);
+  const path = indexFile(dataDir, options);
   const open = await _sqliteOr(options);
   if (open === undefined) return undefined;
   try {

@@ -18,6 +18,7 @@ import { sessionsDir } from "../store/places.ts";
 import {
   INDEX_FILE,
   type IndexDbOptions,
+  indexFile,
   openIndexDb,
   quickCheck,
   remakeIndexDb,
@@ -42,6 +43,12 @@ export interface IndexStoreOptions {
   onWarning?: (message: string) => void;
   /** How long a write waits for another process's lock, in ms. Default 3000. */
   busyMs?: number;
+  /**
+   * The index file. Default `<dataDir>/index.sqlite`. The CLI keeps the
+   * index of omp's and pi's data dirs under xdev's, so that nothing is
+   * written into their folders unasked.
+   */
+  indexPath?: string;
 }
 
 /** Where the facets of a file read: its entries' start, an end, and the hash before it when known. */
@@ -107,6 +114,9 @@ export class IndexStore {
       create: options.create !== false,
       onWarning: warn,
       ...(options.busyMs === undefined ? {} : { busyMs: options.busyMs }),
+      ...(options.indexPath === undefined
+        ? {}
+        : { indexPath: resolve(options.indexPath) }),
     };
     const db = await openIndexDb(dataDir, dbOptions);
     if (db === undefined) return undefined;
@@ -117,9 +127,9 @@ export class IndexStore {
       db.close();
       if (!isDamaged(err)) throw err;
       warn(
-        `The session index ${quote(join(dataDir, INDEX_FILE))} is damaged (${
-          _why(err)
-        }); rebuilding it`,
+        `The session index ${
+          quote(indexFile(dataDir, dbOptions))
+        } is damaged (${_why(err)}); rebuilding it`,
       );
       const made = await remakeIndexDb(dataDir, dbOptions);
       return made === undefined
@@ -240,7 +250,7 @@ export class IndexStore {
 
   /** The index file. */
   get path(): string {
-    return join(this.dataDir, INDEX_FILE);
+    return indexFile(this.dataDir, this.#options);
   }
 
   /** How deep `path` sits below its cwd folder (0: directly in it). */

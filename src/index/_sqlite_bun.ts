@@ -22,7 +22,7 @@ import type {
   IndexStatement,
   SqlRunResult,
   SqlValue,
-} from "./_sqlite.ts";
+} from "./_sqlite_types.ts";
 
 /** The part of `bun:sqlite`'s `Statement` the index calls. */
 interface _BunStatement {

@@ -122,6 +122,36 @@ async function _copyLast(
 }
 
 /**
+ * Copy the given lines of the source byte for byte, in the order given
+ * (what a fork at an entry keeps); a last line without its "\n" (one the
+ * record reader took as whole) is given one.
+ *
+ * @param from The source.
+ * @param ranges Each line's offset and size, terminator included.
+ * @param write Where the bytes go.
+ * @returns Bytes written.
+ * @throws {Error} When the source shrinks while it is copied.
+ */
+export async function copyRanges(
+  from: ForkSource,
+  ranges: readonly { offset: number; size: number }[],
+  write: ForkSink,
+): Promise<number> {
+  const out = new _Batch(write);
+  const last = new Uint8Array(1);
+  for (const { offset, size } of ranges) {
+    await out.copy(from, offset, size);
+    if (size === 0) continue;
+    if (await readFull(from.file, last, offset + size - 1) < 1) {
+      _shrank(from, offset + size - 1);
+    }
+    if (last[0] !== 0x0a) await out.add(_TERMINATORS[1]!);
+  }
+  await out.flush();
+  return out.written;
+}
+
+/**
  * Write the source's entries migrated to version 3, as the reader migrates
  * them in memory (`read/_records.ts`): ids minted in file order, parent
  * links, `firstKeptEntryId`, role `custom`; the envelope first. Lines the
@@ -129,12 +159,14 @@ async function _copyLast(
  *
  * @param from The source; read again from its start.
  * @param write Where the bytes go.
+ * @param keep The ids to keep (a fork at an entry); default every entry.
  * @returns Bytes written.
  * @throws {Error} When the source shrinks while it is copied.
  */
 export async function copyMigrated(
   from: ForkSource,
   write: ForkSink,
+  keep?: ReadonlySet<string>,
 ): Promise<number> {
   const out = new _Batch(write);
   let end = 0;
@@ -145,7 +177,7 @@ export async function copyMigrated(
     }
   };
   for await (const r of sessionRecords(lines(), from.name, from.log)) {
-    if (r.kind !== "entry") continue;
+    if (r.kind !== "entry" || keep?.has(r.value.id) === false) continue;
     const bytes = _enc.encode(_envelopeFirst(r.value));
     if (!out.put(bytes)) await out.add(bytes);
   }

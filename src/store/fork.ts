@@ -25,15 +25,15 @@ import { writeAtomically } from "../write/_atomic_file.ts";
 import { writeAll } from "../write/_files.ts";
 import {
   copyMigrated,
+  copyRanges,
   copyWholeLines,
   FORK_BUFFER_BYTES,
   type ForkSink,
   type ForkSource,
   writeEntries,
 } from "./_fork_body.ts";
-import { pathTo } from "../context/tree.ts";
 import { labelsAfterPath } from "./_fork_labels.ts";
-import { readSessionFile } from "../read/_session_file.ts";
+import { forkPath } from "./_fork_path.ts";
 import { sessionFileName } from "./places.ts";
 
 /** Options for {@linkcode forkSession}. */
@@ -47,11 +47,12 @@ export interface ForkSessionOptions {
   /**
    * Fork at this entry (pi's `createBranchedSession`): the fork holds the
    * path from the root to it and nothing else, and its leaf is that entry.
-   * The labels in effect on the path's entries are kept: a label set off
-   * the path is written again after the path, followed by a branch marker
-   * back to the entry (DESIGN §3.6). The source is then read whole, in
-   * memory, and its entries written envelope first (a version 1 or 2 one
-   * migrated, as without `at`).
+   * Its lines are the source's, byte for byte (a version 1 or 2 source's
+   * migrated, as without `at`; the entry named by the id `Session.open`
+   * mints). The labels in effect on the path's entries are kept: a label
+   * set off the path is written again after the path, followed by a branch
+   * marker back to the entry (DESIGN §3.6). A first pass over the source
+   * finds the path, holding each entry's envelope only.
    */
   at?: string;
 }
@@ -183,9 +184,6 @@ export async function forkSession(
     await _assertFolder(src, dst);
     await _assertAbsent(src, dst);
   }
-  if (options.at !== undefined) {
-    return await _forkAt(src, dst, options, options.at, label);
-  }
   const action = `Cannot fork ${quote(src)}`;
   await using file = await openRegular(src, action);
   const size = (await file.stat()).size; // the moment the fork copies
@@ -204,6 +202,13 @@ export async function forkSession(
   // The migration reads the head again, and reports what it finds there.
   const log = migrated ? new IssueLog() : headLog;
   const from: ForkSource = { file, name: src, size, action, log };
+  // A fork at an entry: a first pass finds its path (and the labels in
+  // effect on it); its own reading of the file is the damage reported,
+  // unless the migration reads it again.
+  const at = options.at === undefined
+    ? undefined
+    : await forkPath(from, options.at);
+  const issues = at !== undefined && !migrated ? at.issues : log;
   let bytes = 0;
   await writeAtomically(target, async (out) => {
     const write: ForkSink = (b) => writeAll(out, b);
@@ -211,8 +216,14 @@ export async function forkSession(
     await write(forkHead);
     bytes = forkHead.length +
       (migrated
-        ? await copyMigrated(from, write)
+        ? await copyMigrated(from, write, at?.ids)
+        : at !== undefined
+        ? await copyRanges(from, at.ranges, write)
         : await copyWholeLines(from, head.bodyStart, head.lines, write));
+    if (at !== undefined) {
+      const labels = labelsAfterPath(at.path, at.all, fork.timestamp);
+      bytes += await writeEntries(labels, write);
+    }
   }, {
     action: `Cannot fork ${quote(src)} to ${quote(target)}`,
     sync: options.sync === true,
@@ -224,61 +235,7 @@ export async function forkSession(
     parentSession: head.header.id,
     bytes,
     migrated,
-    issues: log.issues,
-  };
-}
-
-/** A fork whose leaf is `options.at`: the path to it, and its labels. */
-async function _forkAt(
-  src: string,
-  dst: string | undefined,
-  options: ForkSessionOptions,
-  at: string,
-  label: string | undefined,
-): Promise<ForkResult> {
-  const issues: LoadIssue[] = [];
-  const loaded = await readSessionFile(src, {
-    window: false,
-    onIssue: (i) => issues.push(i),
-  });
-  const path = pathTo(at, loaded.byId).entries;
-  if (path.length === 0) {
-    throw new RangeError(
-      `Cannot fork ${quote(src)} at "${at}": no entry has that id`,
-    );
-  }
-  const migrated = headerVersion(loaded.header) < SESSION_VERSION;
-  const fork = _forkHead(
-    loaded.header,
-    loaded.slot,
-    label,
-    options.cwd,
-    migrated,
-  );
-  const entries = [
-    ...path,
-    ...labelsAfterPath(path, loaded.entries, fork.timestamp),
-  ];
-  const target = dst ??
-    join(dirname(src), sessionFileName(fork.timestamp, fork.id));
-  let bytes = 0;
-  await writeAtomically(target, async (out) => {
-    const write: ForkSink = (b) => writeAll(out, b);
-    const forkHead = encodeHead(fork.slot, fork.record);
-    await write(forkHead);
-    bytes = forkHead.length + await writeEntries(entries, write);
-  }, {
-    action: `Cannot fork ${quote(src)} to ${quote(target)}`,
-    sync: options.sync === true,
-    noClobber: true,
-  });
-  return {
-    path: target,
-    id: fork.id,
-    parentSession: loaded.header.id,
-    bytes,
-    migrated,
-    issues,
+    issues: issues.issues,
   };
 }
 

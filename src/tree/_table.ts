@@ -260,8 +260,13 @@ export class TreeTable {
     if (d.toolOnly) this.flags[i]! |= TOOL_ONLY;
   }
 
-  /** Settle parents, children, the leaf, the active path and the labels. */
-  settle(): void {
+  /**
+   * Settle parents, children, the leaf, the active path and the labels.
+   *
+   * @param leafId Another leaf than the file's (its index, when it holds
+   * it): the path drawn active is then the root to it.
+   */
+  settle(leafId?: string): void {
     const n = this.ids.length;
     const byId = this.byId;
     const flags = this.flags = this.flags.slice(0, n);
@@ -277,7 +282,10 @@ export class TreeTable {
     this.childList = links.childList;
     // The last entry, or a last branch marker's target (`resolveLeaf`'s rule).
     const to = this.#lastBranchTo;
-    const leaf = this.leaf = to === undefined ? n - 1 : byId.get(to) ?? n - 1;
+    const own = to === undefined ? n - 1 : byId.get(to) ?? n - 1;
+    const leaf = this.leaf = leafId === undefined
+      ? own
+      : byId.get(leafId) ?? own;
     const onPath = this.onPath = new Uint8Array(n);
     for (let i = leaf; i >= 0 && onPath[i] === 0; i = parents[i]!) {
       onPath[i] = 1;

@@ -66,6 +66,12 @@ export interface SessionTreeReadOptions {
    */
   onIssue?: (issue: LoadIssue) => void;
   /**
+   * Another leaf than the file's: the tree as it was at that entry (the
+   * path from the root to it drawn as the active path). An id the file
+   * does not hold is an error.
+   */
+  leafId?: string;
+  /**
    * Whether to read every message's preview now (default true). With
    * false, a message's role is read from its line's first bytes and its
    * `preview` (`""`) and `toolOnly` (false) wait for
@@ -172,7 +178,12 @@ export class SessionTree {
       }
     }
     const { header, slot } = head.finish(lines, end);
-    table!.settle();
+    table!.settle(options.leafId);
+    if (options.leafId !== undefined && !table!.byId.has(options.leafId)) {
+      throw new Error(
+        `Cannot read the tree of "${path}" at "${options.leafId}": no entry has that id`,
+      );
+    }
     return new SessionTree(path, header, slot?.title || undefined, end, table!);
   }
 

@@ -163,6 +163,41 @@ Options:
   equal(calls.length, 0, "--help needs no positional and runs nothing");
 });
 
+Deno.test("defineCommand() keeps every value of an option declared to repeat", async () => {
+  const calls: Call<"dir" | "to">[] = [];
+  const command = defineCommand({
+    name: "many",
+    summary: "Many dirs.",
+    about: "",
+    flags: {
+      dir: { value: "D", repeat: true, help: "a dir (repeatable)" },
+      to: { value: "DST", help: "where to" },
+    },
+    run: (call, _io) => {
+      calls.push(call);
+      return Promise.resolve(0);
+    },
+  });
+  const r = await run(
+    ["many", "--dir", "a", "--to", "x", "--dir=b", "--to", "y"],
+    command,
+  );
+  equal(r.code, 0, r.err);
+  const [call] = calls;
+  deepStrictEqual(call!.values("dir"), ["a", "b"]);
+  equal(call!.value("dir"), "b", "value() is the last");
+  // An option not declared to repeat: the value that counts, the last.
+  deepStrictEqual(call!.values("to"), ["y"]);
+  await run(["many"], command);
+  deepStrictEqual(calls[1]!.values("dir"), []);
+  // The usage line says it repeats.
+  const help = await run(["many", "--help"], command);
+  ok(
+    help.out.startsWith("Usage: cli many [--dir D]... [--to DST]\n"),
+    help.out,
+  );
+});
+
 Deno.test("defineCommand() words bad usage: exit code 2, then the usage", async () => {
   const cases: [string[], string][] = [
     [["--size", "1"], "probe: missing <file>"],

@@ -79,7 +79,7 @@ Deno.test("cli export refuses bad usage with exit code 2, a missing file with 1"
       "error: export: --last and --tree cannot be combined",
     ),
   );
-  ok(runs[5]!.stderr.startsWith("error: export: missing <file>"));
+  ok(runs[5]!.stderr.startsWith("error: export: missing <session>"));
 });
 
 Deno.test("cli export prints nothing that can drive a terminal", async () => {

@@ -3,12 +3,12 @@ import fc from "fast-check";
 import {
   formatBytes,
   formatBytesOf,
-  formatMoney,
   graphemeCells,
   sanitize,
   textWidth,
   truncate,
 } from "../../src/cli/_format.ts";
+import { formatMoney } from "../../src/format/numbers.ts";
 import { escapeMarkdownInline } from "../../src/export/_escape.ts";
 
 Deno.test("textWidth() counts terminal cells", () => {

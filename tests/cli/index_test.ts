@@ -6,8 +6,11 @@ Deno.test("cli index --json prints what the refresh did; a second run reads noth
   await using d = await makeDataDir();
   const first = await cli(["index", "--data-dir", d.root, "--json"]);
   equal(first.code, 0, first.stderr);
-  const done = JSON.parse(first.stdout);
+  const [done] = JSON.parse(first.stdout);
   deepEqual(Object.keys(done), [
+    "agent",
+    "dataDir",
+    "index",
     "sessions",
     "refreshed",
     "removed",
@@ -19,12 +22,12 @@ Deno.test("cli index --json prints what the refresh did; a second run reads noth
   equal(done.fresh, false);
   equal(done.refreshed, FIXTURE_SESSIONS);
   equal(typeof done.ms, "number");
-  const second = JSON.parse(
+  const [second] = JSON.parse(
     (await cli(["index", "--data-dir", d.root, "--json"])).stdout,
   );
   equal(second.refreshed, 0);
   equal(second.fresh, true);
-  const rebuilt = JSON.parse(
+  const [rebuilt] = JSON.parse(
     (await cli(["index", "--data-dir", d.root, "--rebuild", "--json"])).stdout,
   );
   equal(rebuilt.refreshed, FIXTURE_SESSIONS);

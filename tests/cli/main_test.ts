@@ -34,7 +34,7 @@ Deno.test("cli a usage error is one line, the command's usage line and a hint: e
   equal(r.stdout, "");
   const lines = r.stderr.trimEnd().split("\n");
   equal(lines[0], 'error: context: unknown option "--nope"');
-  ok(lines[1]!.startsWith("Usage: xdev-session context <file> "), lines[1]);
+  ok(lines[1]!.startsWith("Usage: xdev-session context <session> "), lines[1]);
   equal(lines.at(-1), 'Run "xdev-session context --help" for its options.');
   ok(lines.length <= 4, r.stderr);
   const bare = await cli("frob");

@@ -18,6 +18,8 @@ Deno.test("cli search --json prints the hits with their fields", async () => {
   for (const hit of hits) {
     deepEqual(Object.keys(hit), [
       "path",
+      "agent",
+      "dataDir",
       "sessionId",
       "title",
       "entryId",

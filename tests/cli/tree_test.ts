@@ -16,7 +16,12 @@ const MAIN = new URL("s1-main.jsonl", FIXTURES).pathname;
 Deno.test("cli tree draws the outline: branches, the active path, the leaf, folded runs", async () => {
   const r = await cli(["tree", MAIN]);
   equal(r.code, 0, r.stderr);
-  const lines = r.stdout.trimEnd().split("\n");
+  const drawn = r.stdout.trimEnd().split("\n");
+  // Each entry's id in a column after the path marker (what --at takes).
+  ok(drawn.includes("• 6f909b97 · compaction (86k tokens before)"));
+  const lines = drawn.map((l, i) =>
+    i === 0 ? l : l.replace(/^(• | {2})(?:[0-9a-f]{8}| {8}) /, "$1")
+  );
   ok(lines[0]!.startsWith("# Refactor 🛠️"));
   ok(lines[0]!.endsWith("· 60 entries · leaf 5ce1f5f1"));
   ok(

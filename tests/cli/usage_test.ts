@@ -50,7 +50,12 @@ Deno.test("cli usage --json prints the totals and the rows", async () => {
   equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   deepStrictEqual(Object.keys(out.totals), FIELDS);
-  deepStrictEqual(Object.keys(out.rows[0]), ["key", ...FIELDS]);
+  deepStrictEqual(Object.keys(out.rows[0]), [
+    "key",
+    ...FIELDS,
+    "agent",
+    "dataDir",
+  ]);
   equal(out.totals.requests, 36);
   equal(out.rows[0].key, "anthropic/claude-sonnet-4-5");
   equal(out.source, "files");
