@@ -29,7 +29,8 @@ session's last entry), as a session picker shows them: the title, or the
 first user message of an untitled session; how many messages; the session
 it was forked from. Through the session index (<data dir>/index.sqlite,
 made on first use): a stat of each file, its head read only when it
-changed. Each file's entries are read for its summary.
+changed; the index keeps each file's summary, so its entries are read once,
+and after an append only the new lines.
 `;
 
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */
