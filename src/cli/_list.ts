@@ -39,8 +39,9 @@ context, tree, fork and export take.
 Through the session index (made on first use; xdev's own in
 <data dir>/index.sqlite, omp's and pi's in ~/.cache/xdev/indexes/ or
 $XDG_CACHE_HOME/xdev/indexes/: nothing is written into their folders): a
-stat of each file, its head read only when it changed. Without it: every
-file is read.
+stat of each file, its head read only when it changed; the index keeps
+each file's summary, so its entries are read once, and after an append only
+the new lines. Without it: every file is read.
 `;
 
 /** Shortest id prefix shown; UUIDv7s made within a minute share more. */

@@ -150,7 +150,9 @@ export async function wholeLinesEnd(
   from: number,
 ): Promise<number> {
   await using file = await fs().open(path, { read: true });
-  const block = new Uint8Array(64 * 1024);
+  // A page first: the last line is most often short (a list asks this of
+  // every file that changed, and should not read a small file whole).
+  let block = new Uint8Array(4096);
   for (let end = size; end > from;) {
     const start = Math.max(from, end - block.length);
     const bytes = block.subarray(0, end - start);
@@ -158,6 +160,7 @@ export async function wholeLinesEnd(
     const lf = bytes.lastIndexOf(0x0a);
     if (lf !== -1) return start + lf + 1;
     end = start;
+    if (block.length < 64 * 1024) block = new Uint8Array(64 * 1024);
   }
   return from;
 }

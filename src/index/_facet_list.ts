@@ -7,6 +7,7 @@
 import type { IndexFacet } from "./_facets.ts";
 import { OVERSIZED_FACET } from "./_oversized_facet.ts";
 import { SEARCH_FACET } from "./_search.ts";
+import { SUMMARY_FACET } from "./_summary_facet.ts";
 import { TOTALS_FACET } from "./_totals.ts";
 import { USAGE_FACET } from "./_usage_facet.ts";
 
@@ -16,4 +17,5 @@ export const FACETS: readonly IndexFacet[] = [
   SEARCH_FACET,
   USAGE_FACET,
   OVERSIZED_FACET,
+  SUMMARY_FACET,
 ];

@@ -1,6 +1,7 @@
 /**
  * The list of a data dir's sessions through its index: a stat of each
- * file, and its first 4 KiB only where it changed since its row.
+ * file, and its first 4 KiB only where it changed since its row (with
+ * summaries, the lines appended since the `summary` facet read it).
  *
  * @module
  */
@@ -16,10 +17,9 @@ import {
   type SessionInfo,
   sessionInfo,
   sortNewestFirst,
-  withSummary,
 } from "../store/session_info.ts";
-import { summarizeFile } from "../store/list.ts";
 import type { IndexStore } from "./_index_store.ts";
+import { summarizeListed } from "./_index_summaries.ts";
 import type { HeadRow } from "./_rows.ts";
 import { headRow, infoOfRow, sameStat } from "./_row_values.ts";
 
@@ -32,8 +32,8 @@ export interface IndexListOptions {
   /** Called for each file skipped, with path and reason. */
   onSkip?: ((path: string, reason: string) => void) | undefined;
   /**
-   * Each entry's summary, as `listSessions` gives it: read from each file
-   * by the same fold (not kept in the index yet: a `summary` facet would).
+   * Each entry's summary, as `listSessions` gives it: the `summary`
+   * facet's, which the list brings up to date for the files that changed.
    */
   summary?: boolean | undefined;
 }
@@ -62,6 +62,7 @@ export async function listFromIndex(
   const unsettled = store.rows.unsettled();
   const out: SessionInfo[] = [];
   const changed: FoundFile[] = [];
+  const held = new Map<string, FileInfo>(); // files their rows hold, as they are
   const wanted = (row: HeadRow) =>
     row.titleSource !== "subagent" || options.includeSubagents === true;
   await mapLimit(files, _STATS, async (file) => {
@@ -77,7 +78,10 @@ export async function listFromIndex(
     if (
       row === undefined || !sameStat(row, info) || unsettled.has(file.path)
     ) changed.push(file);
-    else if (wanted(row)) out.push(infoOfRow(row, info));
+    else if (wanted(row)) {
+      out.push(infoOfRow(row, info));
+      held.set(file.path, info);
+    }
   });
   // Files new or changed since their row: their heads, read as the list
   // without the index reads them, then kept.
@@ -112,14 +116,8 @@ export async function listFromIndex(
     });
   }
   if (options.summary === true) {
-    await mapLimit(out, _HEAD_READS, async (info) => {
-      try {
-        withSummary(info, await summarizeFile(info.path));
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        options.onSkip?.(info.path, `cannot read its entries: ${why}`);
-      }
-    });
+    const places = new Map(files.map((f) => [f.path, f]));
+    await summarizeListed(store, out, places, held, options.onSkip);
   }
   return sortNewestFirst(out);
 }

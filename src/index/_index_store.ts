@@ -25,7 +25,12 @@ import {
 } from "./_db.ts";
 import { FACETS } from "./_facet_list.ts";
 import { isDamaged, isReadOnly } from "./_sqlite_errors.ts";
-import { type FacetFile, feedFacets, forgetFile } from "./_facets.ts";
+import {
+  type FacetFile,
+  feedFacets,
+  forgetFile,
+  type IndexFacet,
+} from "./_facets.ts";
 import { type FreshMark, markOf, markText } from "./_fresh.ts";
 import { prepared } from "./_prepared.ts";
 import { FRESH_MARK_KEY } from "./_schema.ts";
@@ -350,8 +355,8 @@ export class IndexStore {
   }
 
   /**
-   * Feed every facet the lines of `file` in `range` (each from where it
-   * stopped), `alongside` in the first transaction.
+   * Feed every facet (or those of `facets`) the lines of `file` in `range`
+   * (each from where it stopped), `alongside` in the first transaction.
    *
    * @returns Whether the first transaction was saved.
    */
@@ -360,11 +365,12 @@ export class IndexStore {
     info: FileInfo,
     range: FeedRange,
     alongside?: () => void,
+    facets: readonly IndexFacet[] = FACETS,
   ): Promise<boolean> {
     return feedFacets(
       this.#db,
       (work, bytes) => this.write(work, bytes),
-      FACETS,
+      facets,
       file,
       info,
       range,

@@ -16,7 +16,7 @@ export const FRESH_MARK_KEY = "fresh";
  * {@linkcode INDEX_UPGRADABLE_FROM}, given what it lacks), a newer one left
  * alone. A new facet or a facet's new tables raise it.
  */
-export const INDEX_SCHEMA_VERSION = 10;
+export const INDEX_SCHEMA_VERSION = 11;
 
 /**
  * The oldest version whose tables are this version's: it is brought up to
@@ -36,7 +36,10 @@ export const INDEX_SCHEMA_VERSION = 10;
  * ({@linkcode INDEX_UPGRADES}) and read again by the next refresh.
  * Version 10 adds the `oversized` facet (`oversized_lines`: the lines over
  * the loader's limit); having no progress yet, it is fed every file once
- * by the next refresh.
+ * by the next refresh. Version 11 adds the `summary` facet (`summaries`:
+ * each file's first user message, message count and last activity, what
+ * a list with summaries shows), fed every file once the same way (or by
+ * the next list with summaries, for the files it lists).
  */
 export const INDEX_UPGRADABLE_FROM = 4;
 
