@@ -51,32 +51,36 @@ export const command: Command = defineCommand({
     }
     // --json is for comparing with omp: walk the whole active path.
     const json = call.has("json");
-    await using session = await openSession(call.arg(), {
+    const session = await openSession(call.arg(), {
       dataDir: call.value("data-dir"),
       checkpoints: !json,
       onWarning: indexWarnings(io),
     });
-    const ctx = session.buildContext({ resetRule: rule });
-    if (json) {
-      writeJson(
-        io,
-        await contextToJson(ctx, session.title, session.titleSource),
-      );
+    try {
+      const ctx = session.buildContext({ resetRule: rule });
+      if (json) {
+        writeJson(
+          io,
+          await contextToJson(ctx, session.title, session.titleSource),
+        );
+        return 0;
+      }
+      const head = [
+        `# ${session.title ?? "(untitled)"}`,
+        `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
+          ctx.leafId ?? "-"
+        } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
+      ];
+      if (ctx.pathEnd !== "root") {
+        head.push(`(the path stops early: ${ctx.pathEnd})`);
+      }
+      for (const issue of session.issues) head.push(`! ${issue.message}`);
+      io.stdout(`${head.map(sanitize).join("\n")}\n`);
+      for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
       return 0;
+    } finally {
+      await session[Symbol.asyncDispose]();
     }
-    const head = [
-      `# ${session.title ?? "(untitled)"}`,
-      `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
-        ctx.leafId ?? "-"
-      } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
-    ];
-    if (ctx.pathEnd !== "root") {
-      head.push(`(the path stops early: ${ctx.pathEnd})`);
-    }
-    for (const issue of session.issues) head.push(`! ${issue.message}`);
-    io.stdout(`${head.map(sanitize).join("\n")}\n`);
-    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-    return 0;
   },
 });
 
@@ -105,13 +109,17 @@ export function openSession(
   const opts = dataDir === undefined ? rest : { ...rest, dataDir };
   return attempt(`open "${file}"`, async () => {
     const indexed = dataDir ?? await SessionIndex.dataDirOf(resolve(file));
-    using index = indexed === undefined
+    const index = indexed === undefined
       ? undefined
       : await SessionIndex.tryOpen(indexed, {
         create: false,
         onWarning: onWarning ?? (() => {}),
       });
-    return await (index?.openSession(file, opts) ?? Session.open(file, opts));
+    try {
+      return await (index?.openSession(file, opts) ?? Session.open(file, opts));
+    } finally {
+      index?.[Symbol.dispose]();
+    }
   });
 }
 

@@ -64,19 +64,23 @@ export const command: Command = defineCommand({
       () => writeDemo(dataDir),
     );
     await _list(dataDir, io);
-    await using main = await openSession(files.main);
-    const ctx = main.buildContext();
-    io.stdout(
-      `\n${
-        sanitize(
-          `Context of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens`,
-        )
-      }\n`,
-    );
-    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-    const program = io.program ?? DEFAULT_PROGRAM;
-    io.stdout(`\nNext: ${program} context ${files.main} --json\n`);
-    return 0;
+    const main = await openSession(files.main);
+    try {
+      const ctx = main.buildContext();
+      io.stdout(
+        `\n${
+          sanitize(
+            `Context of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens`,
+          )
+        }\n`,
+      );
+      for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
+      const program = io.program ?? DEFAULT_PROGRAM;
+      io.stdout(`\nNext: ${program} context ${files.main} --json\n`);
+      return 0;
+    } finally {
+      await main[Symbol.asyncDispose]();
+    }
   },
 });
 

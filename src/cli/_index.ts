@@ -92,27 +92,31 @@ export const command: Command = defineCommand({
       printError(io, `Cannot index "${dataDir}": the index cannot be used`);
       return 1;
     }
-    using index = db;
-    const bar = progressPhases(io, { files: 50 });
-    const done = await attempt(
-      `index the sessions in "${dataDir}"`,
-      () =>
-        index.refresh({
-          rebuild: call.has("rebuild"),
-          onProgress: (n, total) => bar.update(n, total, "files"),
-        }),
-    );
-    bar.finish();
-    if (call.has("json")) {
-      writeJson(io, done);
+    const index = db;
+    try {
+      const bar = progressPhases(io, { files: 50 });
+      const done = await attempt(
+        `index the sessions in "${dataDir}"`,
+        () =>
+          index.refresh({
+            rebuild: call.has("rebuild"),
+            onProgress: (n, total) => bar.update(n, total, "files"),
+          }),
+      );
+      bar.finish();
+      if (call.has("json")) {
+        writeJson(io, done);
+        return 0;
+      }
+      const what = done.fresh
+        ? "up to date, nothing changed since the last refresh"
+        : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
+      const line =
+        `${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
+      io.stdout(`${sanitize(line)}\n`);
       return 0;
+    } finally {
+      index[Symbol.dispose]();
     }
-    const what = done.fresh
-      ? "up to date, nothing changed since the last refresh"
-      : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
-    const line =
-      `${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
-    io.stdout(`${sanitize(line)}\n`);
-    return 0;
   },
 });

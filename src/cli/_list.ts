@@ -77,11 +77,15 @@ async function _list(
   indexed: boolean,
   io: CliIo,
 ): Promise<SessionInfo[]> {
-  using index = indexed && await statOrUndefined(sessionsDir(dataDir))
+  const index = indexed && await statOrUndefined(sessionsDir(dataDir))
     ? await SessionIndex.tryOpen(dataDir, { onWarning: indexWarnings(io) })
     : undefined;
-  if (index !== undefined) return await index.list(options);
-  return await listSessions(dataDir, options);
+  try {
+    if (index !== undefined) return await index.list(options);
+    return await listSessions(dataDir, options);
+  } finally {
+    index?.[Symbol.dispose]();
+  }
 }
 
 function _table(sessions: SessionInfo[], width: number): string {

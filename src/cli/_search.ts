@@ -91,40 +91,44 @@ export const command: Command = defineCommand<_Flag>({
       onProgress: (done, total) => bar.update(done, total, "files"),
     };
     let result: SearchResult;
-    using index = await existingIndex(dataDir, !call.has("no-index"), io);
+    const index = await existingIndex(dataDir, !call.has("no-index"), io);
     try {
-      result = await attempt(
-        `search the sessions in "${dataDir}"`,
-        () =>
-          index === undefined
-            ? searchSessions(dataDir, call.arg(), options)
-            : index.search(call.arg(), options),
-      );
-    } catch (err) {
-      if (err instanceof TypeError || err instanceof RangeError) {
-        throw call.usageError(err.message.replace(/^Cannot search: /, ""));
+      try {
+        result = await attempt(
+          `search the sessions in "${dataDir}"`,
+          () =>
+            index === undefined
+              ? searchSessions(dataDir, call.arg(), options)
+              : index.search(call.arg(), options),
+        );
+      } catch (err) {
+        if (err instanceof TypeError || err instanceof RangeError) {
+          throw call.usageError(err.message.replace(/^Cannot search: /, ""));
+        }
+        throw err;
+      } finally {
+        bar.finish();
       }
-      throw err;
+      for (const s of result.skipped) {
+        const what = s.reason === "damaged" ? "damaged" : "too long";
+        printNote(
+          io,
+          `skipped a ${what} line that matches, at byte ${s.offset} of "${s.path}"`,
+        );
+      }
+      noteOversized(io, result.oversizedLines, "its text is not searched");
+      if (call.has("json")) {
+        writeJson(io, {
+          hits: result.hits.map(_json),
+          skipped: result.skipped,
+          oversizedLines: result.oversizedLines,
+        });
+      } else if (result.hits.length === 0) io.stdout("No matches\n");
+      else io.stdout(result.hits.map((h) => _text(h, io)).join("\n"));
+      return result.hits.length === 0 ? 1 : 0; // as grep: 1 for no hits
     } finally {
-      bar.finish();
+      index?.[Symbol.dispose]();
     }
-    for (const s of result.skipped) {
-      const what = s.reason === "damaged" ? "damaged" : "too long";
-      printNote(
-        io,
-        `skipped a ${what} line that matches, at byte ${s.offset} of "${s.path}"`,
-      );
-    }
-    noteOversized(io, result.oversizedLines, "its text is not searched");
-    if (call.has("json")) {
-      writeJson(io, {
-        hits: result.hits.map(_json),
-        skipped: result.skipped,
-        oversizedLines: result.oversizedLines,
-      });
-    } else if (result.hits.length === 0) io.stdout("No matches\n");
-    else io.stdout(result.hits.map((h) => _text(h, io)).join("\n"));
-    return result.hits.length === 0 ? 1 : 0; // as grep: 1 for no hits
   },
 });
 

@@ -45,15 +45,19 @@ export const command: Command = defineCommand({
   args: ["<file>"],
   run: async (call, io) => {
     const file = call.arg();
-    await using session = await openSession(file, {
+    const session = await openSession(file, {
       dataDir: call.value("data-dir"),
       window: !call.has("full"),
       onWarning: indexWarnings(io),
     });
-    const report = await _report(session, file);
-    if (call.has("json")) writeJson(io, report);
-    else io.stdout(`${_text(report, io.columns, call.has("full"))}\n`);
-    return 0;
+    try {
+      const report = await _report(session, file);
+      if (call.has("json")) writeJson(io, report);
+      else io.stdout(`${_text(report, io.columns, call.has("full"))}\n`);
+      return 0;
+    } finally {
+      await session[Symbol.asyncDispose]();
+    }
   },
 });
 

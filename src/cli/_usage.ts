@@ -129,20 +129,24 @@ export const command: Command = defineCommand<_Flag>({
       onProgress: bar.update,
       onSkip: noteSkipped(io),
     };
-    using index = await existingIndex(dataDir, !call.has("no-index"), io);
-    const report = await attempt(
-      `report the usage of "${dataDir}"`,
-      () =>
-        index === undefined
-          ? usageReport(dataDir, options)
-          : index.usageReport(options),
-    );
-    bar.finish();
-    noteOversized(io, report.oversizedLines, "a call on it is not counted");
-    if (call.has("json")) writeJson(io, report);
-    else if (call.has("csv")) io.stdout(_csv(report.rows));
-    else io.stdout(_text(report, io.columns));
-    return 0;
+    const index = await existingIndex(dataDir, !call.has("no-index"), io);
+    try {
+      const report = await attempt(
+        `report the usage of "${dataDir}"`,
+        () =>
+          index === undefined
+            ? usageReport(dataDir, options)
+            : index.usageReport(options),
+      );
+      bar.finish();
+      noteOversized(io, report.oversizedLines, "a call on it is not counted");
+      if (call.has("json")) writeJson(io, report);
+      else if (call.has("csv")) io.stdout(_csv(report.rows));
+      else io.stdout(_text(report, io.columns));
+      return 0;
+    } finally {
+      index?.[Symbol.dispose]();
+    }
   },
 });
 

@@ -94,15 +94,19 @@ export async function generateFile(
   options: GenerateOptions,
 ): Promise<GenerateResult> {
   _shape(options); // fail before touching the file
-  using file = await Deno.open(path, {
+  const file = await Deno.open(path, {
     write: true,
     create: true,
     truncate: true,
     mode: 0o600,
   });
-  // `mode` only applies to a new file; an existing one keeps its bits.
-  if (Deno.build.os !== "windows") await Deno.chmod(path, 0o600);
-  return await generateTranscript(file, options);
+  try {
+    // `mode` only applies to a new file; an existing one keeps its bits.
+    if (Deno.build.os !== "windows") await Deno.chmod(path, 0o600);
+    return await generateTranscript(file, options);
+  } finally {
+    file[Symbol.dispose]();
+  }
 }
 
 /**

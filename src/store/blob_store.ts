@@ -298,24 +298,28 @@ export class BlobStore {
     if (!await this.has(ref)) return undefined;
     const path = this.path(ref);
     const action = `Cannot read blob ${parseBlobRef(ref)}`;
-    await using file = await openRegular(path, action).catch((err) => {
+    const file = await openRegular(path, action).catch((err) => {
       if (isNotFound(err)) return undefined; // just removed
       throw err;
     });
-    if (file === undefined) return undefined;
-    const size = (await file.stat()).size;
-    if (size > max) {
-      throw new RangeError(
-        `${action}: it is ${size} bytes, more than the ${max}-byte bound`,
-      );
+    try {
+      if (file === undefined) return undefined;
+      const size = (await file.stat()).size;
+      if (size > max) {
+        throw new RangeError(
+          `${action}: it is ${size} bytes, more than the ${max}-byte bound`,
+        );
+      }
+      const bytes = new Uint8Array(size);
+      const n = await readFull(file, bytes, 0);
+      if (n < size) {
+        const why = `it shrank from ${size} to ${n} bytes while read`;
+        throw fs().error("EUNEXPECTEDEOF", `${action}: ${why}`);
+      }
+      return bytes;
+    } finally {
+      await file?.[Symbol.asyncDispose]();
     }
-    const bytes = new Uint8Array(size);
-    const n = await readFull(file, bytes, 0);
-    if (n < size) {
-      const why = `it shrank from ${size} to ${n} bytes while read`;
-      throw fs().error("EUNEXPECTEDEOF", `${action}: ${why}`);
-    }
-    return bytes;
   }
 
   async #ensureDir(): Promise<void> {

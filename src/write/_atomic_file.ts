@@ -50,13 +50,17 @@ export async function writeAtomically(
   fill: (out: FileHandle) => Promise<void>,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  await using atomic = await AtomicFile.create(target, options.action);
+  const atomic = await AtomicFile.create(target, options.action);
   try {
-    await fill(atomic.file);
-  } catch (err) {
-    throw await atomic.abandon(err);
+    try {
+      await fill(atomic.file);
+    } catch (err) {
+      throw await atomic.abandon(err);
+    }
+    await atomic.publish(options);
+  } finally {
+    await atomic[Symbol.asyncDispose]();
   }
-  await atomic.publish(options);
 }
 
 /**
