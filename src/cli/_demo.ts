@@ -6,6 +6,7 @@
  * @module
  */
 
+import { toBase64, toHex } from "../format/_encoding.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fs, isNotFound } from "../_fs.ts";
@@ -109,7 +110,7 @@ async function _list(dataDir: string, io: CliIo): Promise<void> {
 async function _freshTempDir(): Promise<string> {
   const dir = join(
     tmpdir(),
-    `xdev-demo-${crypto.getRandomValues(new Uint8Array(8)).toHex()}`,
+    `xdev-demo-${toHex(crypto.getRandomValues(new Uint8Array(8)))}`,
   );
   await fs().mkdir(dir, 0o700);
   return dir;
@@ -245,7 +246,7 @@ async function _firstQuestion(
         text:
           "Why does `loadBlobs` fail on CRLF files? Screenshot attached. 为什么？",
       },
-      { type: "image", mimeType: "image/png", data: _demoImage().toBase64() },
+      { type: "image", mimeType: "image/png", data: toBase64(_demoImage()) },
     ],
   });
   await main.appendLabel(ask.id, "start ✨");

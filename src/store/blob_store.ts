@@ -4,6 +4,7 @@
  * @module
  */
 
+import { toHex } from "../format/_encoding.ts";
 import { join } from "node:path";
 import {
   errorCode,
@@ -379,7 +380,7 @@ async function _touch(path: string): Promise<boolean> {
 /** The SHA-256 digest of `bytes`, in lowercase hex: a blob's name. */
 async function _sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return new Uint8Array(digest).toHex();
+  return toHex(new Uint8Array(digest));
 }
 
 /**
