@@ -9,7 +9,7 @@
  */
 
 import { open } from "node:fs/promises";
-import type { FileHandle, FileInfo, Fs } from "./_fs.ts";
+import type { FileHandle, FileInfo, Fs } from "./_fs_types.ts";
 import { reader, readOnly } from "./_fs_node.ts";
 
 /** Deno's stat, in the seam's form. */

@@ -36,7 +36,13 @@ import {
 import type { Stats } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import type { FileHandle, FileInfo, Fs, FsEvents, OpenOptions } from "./_fs.ts";
+import type {
+  FileHandle,
+  FileInfo,
+  Fs,
+  FsEvents,
+  OpenOptions,
+} from "./_fs_types.ts";
 
 /** An error's `code` (`_fs.ts` has the same; imported, it would make a cycle). */
 const _code = (err: unknown) => (err as { code?: unknown } | null)?.code;

@@ -75,7 +75,7 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   // `atob` is the web's forgiving base64: the same alphabet and padding
   // rules, but it throws a DOMException, and accepts an odd bit or two in
   // the last digit, which `fromBase64` does too by default ("loose").
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) {
     throw new SyntaxError("The input is not valid base64");
   }
   if (clean.includes("=") && clean.length % 4 !== 0) {
