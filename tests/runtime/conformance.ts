@@ -15,6 +15,7 @@
  */
 
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -284,6 +285,55 @@ test("tail: watchSession yields what is appended", async () => {
       await s.close();
     }
   });
+});
+
+/** `cli.ts` with `args` on this runtime, as a child: exit code, stdout, stderr. */
+function cli(
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const entry = new URL("../../cli.ts", import.meta.url).pathname;
+  const argv = RUNTIME === "deno" ? ["run", "-A", entry] : [entry];
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [...argv, ...args],
+      { env: { ...process.env, NO_COLOR: "1" } },
+      (err, stdout, stderr) => {
+        const code = (err as { code?: unknown } | null)?.code ?? 0;
+        if (typeof code !== "number") reject(err);
+        else resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+test("the CLI runs here: --version, list, context, and a clear error", async () => {
+  const version = await cli(["--version"]);
+  assert.equal(version.code, 0, version.stderr);
+  assert.match(version.stdout, /^@xdev\/session \d+\.\d+\.\d+/);
+  await inTemp(async (dataDir) => {
+    const s = await written(dataDir);
+    await s.setTitle("Zebra stripes");
+    await s.close();
+    const list = await cli(["list", "--data-dir", dataDir, "--no-index"]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /Zebra stripes/);
+    const context = await cli(["context", s.path!]);
+    assert.equal(context.code, 0, context.stderr);
+    assert.match(context.stdout, /^# Zebra stripes\n/);
+    assert.match(context.stdout, /The zebra module draws stripes\./);
+  });
+  const missing = join(tmpdir(), "xdev-conf-no-such-file.jsonl");
+  const bad = await cli(["context", missing]);
+  assert.equal(bad.code, 1);
+  assert.match(
+    bad.stderr,
+    new RegExp(
+      `^error: Cannot open "${missing}": no such file or directory$`,
+      "m",
+    ),
+  );
+  assert.equal((await cli(["list", "--bogus"])).code, 2);
 });
 
 test("crash at every byte of an append: the reader recovers", async () => {
