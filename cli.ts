@@ -24,7 +24,7 @@
  */
 
 import { type Command, lazyCommand, runCli } from "./src/cli/_command.ts";
-import { type CliIo, denoIo, runProcess } from "./src/cli/_io.ts";
+import { type CliIo, isMain, processIo, runProcess } from "./src/cli/_io.ts";
 import deno from "./deno.json" with { type: "json" };
 
 export type { CliIo } from "./src/cli/_io.ts";
@@ -91,7 +91,7 @@ const COMMANDS: Command[] = [
  */
 export async function main(
   args: string[],
-  io: CliIo = denoIo(),
+  io: CliIo = processIo(),
 ): Promise<number> {
   return await runCli(
     { version: VERSION, commands: COMMANDS, notes: NOTES },
@@ -100,4 +100,4 @@ export async function main(
   );
 }
 
-if (import.meta.main) await runProcess(main);
+if (isMain(import.meta)) await runProcess(main);

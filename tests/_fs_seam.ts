@@ -1,5 +1,5 @@
 /** Shared by the tests that swap the private filesystem seam (`src/_fs.ts`). */
-import { denoFs, type FileHandle, type Fs, setFs } from "../src/_fs.ts";
+import { type FileHandle, type Fs, realFs, setFs } from "../src/_fs.ts";
 
 /** Runs `fn` with `fs` as the filesystem seam, then restores the previous one. */
 export async function withFs<T>(
@@ -36,10 +36,10 @@ export function override(
 /** The real filesystem, recording each file opened in `opened`. */
 export function recording(opened: string[]): Fs {
   return {
-    ...denoFs,
+    ...realFs,
     open: (path, options) => {
       opened.push(path);
-      return denoFs.open(path, options);
+      return realFs.open(path, options);
     },
   };
 }

@@ -29,7 +29,7 @@
  */
 import fc from "fast-check";
 import { join } from "node:path";
-import { denoFs, setFs } from "../src/_fs.ts";
+import { realFs, setFs } from "../src/_fs.ts";
 import {
   type BackwardLinesBlocks,
   setBackwardLinesBlocks,
@@ -551,7 +551,7 @@ function _recorded<T extends object>(fs: T): T {
  * seam yet, among them: they include its writes).
  */
 function _installRecorder(): void {
-  setFs(_recorded(denoFs));
+  setFs(_recorded(realFs));
   const d = Deno as unknown as Record<string, (...a: unknown[]) => unknown>;
   for (
     const name of [

@@ -9,7 +9,12 @@ import { dirname, join, relative } from "node:path";
  * reverse.
  */
 const LAYERS = [
-  ["_fs.ts"], // the filesystem seam: the one place that knows the runtime
+  // The filesystem seam, the one place that knows the runtime: its types,
+  // Node's and Bun's implementation, Deno's, then the seam that picks one.
+  ["_fs_types.ts"],
+  ["_fs_node.ts"],
+  ["_fs_deno.ts"],
+  ["_fs.ts"],
   ["format"],
   ["context"],
   ["read", "write"],

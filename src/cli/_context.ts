@@ -65,38 +65,42 @@ export const command: Command = defineCommand({
       onWarning,
     });
     const at = entryToStopAt(arg, call.value("at"), call.name);
-    await using session = await openSession(arg.path, {
+    const session = await openSession(arg.path, {
       dataDir: call.value("data-dir") ?? arg.dataDir,
       checkpoints: !json,
       // An entry off the active path is outside the window: read it all.
       ...(at === undefined ? {} : { window: false }),
       onWarning,
     });
-    if (at !== undefined) assertEntry(session, at);
-    const ctx = session.buildContext({
-      resetRule: rule,
-      ...(at === undefined ? {} : { leafId: at }),
-    });
-    if (json) {
-      writeJson(
-        io,
-        await contextToJson(ctx, session.title, session.titleSource),
-      );
+    try {
+      if (at !== undefined) assertEntry(session, at);
+      const ctx = session.buildContext({
+        resetRule: rule,
+        ...(at === undefined ? {} : { leafId: at }),
+      });
+      if (json) {
+        writeJson(
+          io,
+          await contextToJson(ctx, session.title, session.titleSource),
+        );
+        return 0;
+      }
+      const head = [
+        `# ${session.title ?? "(untitled)"}`,
+        `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
+          ctx.leafId ?? "-"
+        } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
+      ];
+      if (ctx.pathEnd !== "root") {
+        head.push(`(the path stops early: ${ctx.pathEnd})`);
+      }
+      for (const issue of session.issues) head.push(`! ${issue.message}`);
+      io.stdout(`${head.map(sanitize).join("\n")}\n`);
+      for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
       return 0;
+    } finally {
+      await session?.[Symbol.asyncDispose]();
     }
-    const head = [
-      `# ${session.title ?? "(untitled)"}`,
-      `model ${ctx.model ?? "-"} · thinking ${ctx.thinkingLevel} · leaf ${
-        ctx.leafId ?? "-"
-      } · ${ctx.messages.length} messages · ~${ctx.tokens} tokens`,
-    ];
-    if (ctx.pathEnd !== "root") {
-      head.push(`(the path stops early: ${ctx.pathEnd})`);
-    }
-    for (const issue of session.issues) head.push(`! ${issue.message}`);
-    io.stdout(`${head.map(sanitize).join("\n")}\n`);
-    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-    return 0;
   },
 });
 
@@ -125,14 +129,18 @@ export function openSession(
   const opts = dataDir === undefined ? rest : { ...rest, dataDir };
   return attempt(`open "${file}"`, async () => {
     const indexed = dataDir ?? await findDataDir(file);
-    using index = indexed === undefined
+    const index = indexed === undefined
       ? undefined
       : await SessionIndex.tryOpen(indexed, {
         ...await indexOptionsOf(indexed),
         create: false,
         onWarning: onWarning ?? (() => {}),
       });
-    return await (index?.openSession(file, opts) ?? Session.open(file, opts));
+    try {
+      return await (index?.openSession(file, opts) ?? Session.open(file, opts));
+    } finally {
+      index?.[Symbol.dispose]();
+    }
   });
 }
 

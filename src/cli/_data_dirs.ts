@@ -147,13 +147,17 @@ export async function sessionsIn(
   use: { indexed: boolean; create: boolean },
   onWarning: (message: string) => void,
 ): Promise<SessionInfo[]> {
-  using index = use.indexed && await statOrUndefined(sessionsDir(dataDir))
+  const index = use.indexed && await statOrUndefined(sessionsDir(dataDir))
     ? await SessionIndex.tryOpen(dataDir, {
       ...await indexOptionsOf(dataDir),
       create: use.create,
       onWarning,
     })
     : undefined;
-  if (index !== undefined) return await index.list(options);
-  return await listSessions(dataDir, options);
+  try {
+    if (index !== undefined) return await index.list(options);
+    return await listSessions(dataDir, options);
+  } finally {
+    index?.[Symbol.dispose]();
+  }
 }

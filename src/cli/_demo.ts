@@ -6,6 +6,7 @@
  * @module
  */
 
+import { toBase64, toHex } from "../format/_encoding.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fs, isNotFound } from "../_fs.ts";
@@ -65,19 +66,23 @@ export const command: Command = defineCommand({
       () => writeDemo(dataDir),
     );
     await _list(dataDir, io);
-    await using main = await openSession(files.main);
-    const ctx = main.buildContext();
-    io.stdout(
-      `\n${
-        sanitize(
-          `Context of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens`,
-        )
-      }\n`,
-    );
-    for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
-    const program = io.program ?? DEFAULT_PROGRAM;
-    io.stdout(`\nNext: ${program} context ${files.main} --json\n`);
-    return 0;
+    const main = await openSession(files.main);
+    try {
+      const ctx = main.buildContext();
+      io.stdout(
+        `\n${
+          sanitize(
+            `Context of "${main.title}": ${ctx.messages.length} messages, model ${ctx.model}, thinking ${ctx.thinkingLevel}, ~${ctx.tokens} tokens`,
+          )
+        }\n`,
+      );
+      for (const m of ctx.messages) io.stdout(`\n${renderMessage(m)}\n`);
+      const program = io.program ?? DEFAULT_PROGRAM;
+      io.stdout(`\nNext: ${program} context ${files.main} --json\n`);
+      return 0;
+    } finally {
+      await main[Symbol.asyncDispose]();
+    }
   },
 });
 
@@ -106,7 +111,7 @@ async function _list(dataDir: string, io: CliIo): Promise<void> {
 async function _freshTempDir(): Promise<string> {
   const dir = join(
     tmpdir(),
-    `xdev-demo-${crypto.getRandomValues(new Uint8Array(8)).toHex()}`,
+    `xdev-demo-${toHex(crypto.getRandomValues(new Uint8Array(8)))}`,
   );
   await fs().mkdir(dir, 0o700);
   return dir;
@@ -242,7 +247,7 @@ async function _firstQuestion(
         text:
           "Why does `loadBlobs` fail on CRLF files? Screenshot attached. 为什么？",
       },
-      { type: "image", mimeType: "image/png", data: _demoImage().toBase64() },
+      { type: "image", mimeType: "image/png", data: toBase64(_demoImage()) },
     ],
   });
   await main.appendLabel(ask.id, "start ✨");

@@ -93,26 +93,30 @@ export function fileFigures(
     const dataDir = dataDirOption ?? await findDataDir(path);
     // The open first: it refuses a FIFO or a device at once, by its type,
     // where reading one through would wait or never end.
-    await using session = await Session.open(path, {
+    const session = await Session.open(path, {
       resolveBlobs: false,
       ...(dataDir === undefined ? {} : { dataDir }),
     });
-    const f = _zero();
-    f.fileBytes = (await fs().stat(path)).size;
-    const blobs = await _count(path, f);
-    const { bytesRead, retained, seen } = session.windowStats();
-    f.window = { bytesRead, retained, seen };
-    f.tokens.context = session.buildContext().tokens;
-    const store = dataDir === undefined
-      ? undefined
-      : new BlobStore(join(dataDir, "blobs"));
-    f.blobs = blobs.size;
-    for (const hex of blobs) {
-      const size = await _blobSize(store, hex, sizes);
-      if (size === null) f.missingBlobs++;
-      else f.blobBytes += size;
+    try {
+      const f = _zero();
+      f.fileBytes = (await fs().stat(path)).size;
+      const blobs = await _count(path, f);
+      const { bytesRead, retained, seen } = session.windowStats();
+      f.window = { bytesRead, retained, seen };
+      f.tokens.context = session.buildContext().tokens;
+      const store = dataDir === undefined
+        ? undefined
+        : new BlobStore(join(dataDir, "blobs"));
+      f.blobs = blobs.size;
+      for (const hex of blobs) {
+        const size = await _blobSize(store, hex, sizes);
+        if (size === null) f.missingBlobs++;
+        else f.blobBytes += size;
+      }
+      return f;
+    } finally {
+      await session[Symbol.asyncDispose]();
     }
-    return f;
   });
 }
 
@@ -166,43 +170,47 @@ async function _count(path: string, f: FileFigures): Promise<Set<string>> {
   const children = new Map<string, number>();
   const calls = new Set<string>(); // ids counted: a repeated id counts once
   const cost = new ExactSum();
-  await using file = await openRegular(path, `Cannot read "${path}"`);
-  const lines = readLines(file, {
-    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-    maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
-  });
-  const log = new IssueLog(() => f.issues++);
-  for await (const record of sessionRecords(lines, path, log)) {
-    if (record.kind !== "entry") continue;
-    const e = record.value;
-    f.entries++;
-    tally(f.entriesByType, e.type);
-    if (e.type === "compaction") f.compactions++;
-    else if (e.type === "reset_boundary") f.resets++;
-    else if (e.type === "label") f.labels++;
-    else if (e.type === "message") {
-      const m = e.message as { role?: unknown; usage?: unknown } | null;
-      if (m !== null && typeof m === "object") {
-        const role = typeof m.role === "string" ? m.role : "(none)";
-        tally(f.messagesByRole, role);
+  const file = await openRegular(path, `Cannot read "${path}"`);
+  try {
+    const lines = readLines(file, {
+      maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+      maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+    });
+    const log = new IssueLog(() => f.issues++);
+    for await (const record of sessionRecords(lines, path, log)) {
+      if (record.kind !== "entry") continue;
+      const e = record.value;
+      f.entries++;
+      tally(f.entriesByType, e.type);
+      if (e.type === "compaction") f.compactions++;
+      else if (e.type === "reset_boundary") f.resets++;
+      else if (e.type === "label") f.labels++;
+      else if (e.type === "message") {
+        const m = e.message as { role?: unknown; usage?: unknown } | null;
+        if (m !== null && typeof m === "object") {
+          const role = typeof m.role === "string" ? m.role : "(none)";
+          tally(f.messagesByRole, role);
+        }
       }
+      const u = requestUsage(e);
+      if (u !== undefined && !calls.has(u.entryId)) {
+        calls.add(u.entryId);
+        f.requests++;
+        f.tokens.usage += u.input + u.output + u.cacheRead + u.cacheWrite;
+        cost.add(u.cost ?? 0);
+      }
+      if (typeof e.parentId === "string") {
+        const n = (children.get(e.parentId) ?? 0) + 1;
+        children.set(e.parentId, n);
+        if (n === 2) f.branches++;
+      }
+      _countRefs(e, f, blobs);
     }
-    const u = requestUsage(e);
-    if (u !== undefined && !calls.has(u.entryId)) {
-      calls.add(u.entryId);
-      f.requests++;
-      f.tokens.usage += u.input + u.output + u.cacheRead + u.cacheWrite;
-      cost.add(u.cost ?? 0);
-    }
-    if (typeof e.parentId === "string") {
-      const n = (children.get(e.parentId) ?? 0) + 1;
-      children.set(e.parentId, n);
-      if (n === 2) f.branches++;
-    }
-    _countRefs(e, f, blobs);
+    f.cost = cost.value();
+    return blobs;
+  } finally {
+    await file[Symbol.asyncDispose]();
   }
-  f.cost = cost.value();
-  return blobs;
 }
 
 /** The blob references among `value`'s strings, walked iteratively: a deep entry cannot blow the stack. */

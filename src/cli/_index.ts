@@ -108,26 +108,30 @@ export const command: Command = defineCommand({
         code = 1;
         continue;
       }
-      using index = db;
-      const bar = progressPhases(io, { files: 50 });
-      const done = await attempt(
-        `index the sessions in "${dataDir}"`,
-        () =>
-          index.refresh({
-            rebuild: call.has("rebuild"),
-            onProgress: (n, total) => bar.update(n, total, "files"),
-          }),
-      );
-      bar.finish();
-      results.push({ agent, dataDir, index: index.path, ...done });
-      if (call.has("json")) continue;
-      const what = done.fresh
-        ? "up to date, nothing changed since the last refresh"
-        : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
-      const of = covered.length > 1 ? `${agent} ${dataDir}: ` : "";
-      const line =
-        `${of}${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
-      io.stdout(`${sanitize(line)}\n`);
+      const index = db;
+      try {
+        const bar = progressPhases(io, { files: 50 });
+        const done = await attempt(
+          `index the sessions in "${dataDir}"`,
+          () =>
+            index.refresh({
+              rebuild: call.has("rebuild"),
+              onProgress: (n, total) => bar.update(n, total, "files"),
+            }),
+        );
+        bar.finish();
+        results.push({ agent, dataDir, index: index.path, ...done });
+        if (call.has("json")) continue;
+        const what = done.fresh
+          ? "up to date, nothing changed since the last refresh"
+          : `${done.refreshed} read, ${done.removed} removed, ${done.skipped} skipped`;
+        const of = covered.length > 1 ? `${agent} ${dataDir}: ` : "";
+        const line =
+          `${of}${done.sessions} sessions indexed in ${index.path}: ${what} (${done.ms} ms)`;
+        io.stdout(`${sanitize(line)}\n`);
+      } finally {
+        index?.[Symbol.dispose]();
+      }
     }
     if (call.has("json")) writeJson(io, results);
     return code;

@@ -7,6 +7,13 @@
  * @module
  */
 
+import { realpathSync, writeSync } from "node:fs";
+import process from "node:process";
+import { isatty } from "node:tty";
+
+/** Deno's namespace where Deno is the runtime, else undefined (Node, Bun). */
+const _deno = (globalThis as { Deno?: typeof Deno }).Deno;
+
 /** Where the CLI's output goes; tests pass their own. */
 export interface CliIo {
   /** Write to standard output. */
@@ -62,9 +69,10 @@ export function programName(): string {
  * @returns Its value, or undefined.
  */
 export function envVar(name: string): string | undefined {
+  if (_deno === undefined) return process.env[name]; // Node, Bun: no permissions
   try {
-    const state = Deno.permissions.querySync({ name: "env", variable: name });
-    return state.state === "granted" ? Deno.env.get(name) : undefined;
+    const state = _deno.permissions.querySync({ name: "env", variable: name });
+    return state.state === "granted" ? _deno.env.get(name) : undefined;
   } catch {
     return undefined; // no permission API here: as if unset
   }
@@ -120,6 +128,54 @@ export function denoIo(): CliIo {
   };
 }
 
+/**
+ * The process's own streams on Node and Bun, as {@linkcode denoIo} has them
+ * on Deno: writes are synchronous (`fs.writeSync`), so output keeps its
+ * order with the exit; a pipe whose reader is gone (`EPIPE`) throws
+ * {@linkcode OutputClosed} from standard output.
+ *
+ * @returns Standard output and error, and whether each is a terminal.
+ */
+export function nodeIo(): CliIo {
+  const enc = new TextEncoder();
+  const write = (fd: number, s: string): void => {
+    let bytes = enc.encode(s);
+    while (bytes.length > 0) {
+      try {
+        bytes = bytes.subarray(writeSync(fd, bytes));
+      } catch (err) {
+        // A non-blocking pipe that is full: try again until it drains.
+        if ((err as { code?: unknown }).code !== "EAGAIN") throw err;
+      }
+    }
+  };
+  const closed = (err: unknown): boolean =>
+    (err as { code?: unknown } | null)?.code === "EPIPE";
+  const isTerminal = isatty(1);
+  return {
+    stdout: (s) => {
+      try {
+        write(1, s);
+      } catch (err) {
+        throw closed(err) ? new OutputClosed() : err;
+      }
+    },
+    stderr: (s) => {
+      try {
+        write(2, s);
+      } catch (err) {
+        if (!closed(err)) throw err; // nobody is left to tell
+      }
+    },
+    isTerminal,
+    columns: isTerminal
+      ? (process.stdout.columns ?? 80)
+      : Number.POSITIVE_INFINITY,
+    stderrIsTerminal: isatty(2),
+    program: programName(),
+  };
+}
+
 function _columns(): number {
   try {
     return Deno.consoleSize().columns;
@@ -137,7 +193,34 @@ function _columns(): number {
 export async function runProcess(
   main: (args: string[], io: CliIo) => Promise<number>,
 ): Promise<void> {
-  Deno.exitCode = await main(Deno.args, denoIo());
+  if (_deno !== undefined) _deno.exitCode = await main(_deno.args, denoIo());
+  else process.exitCode = await main(process.argv.slice(2), nodeIo());
+}
+
+/**
+ * Whether the module of `meta` is the program's entry: `import.meta.main`
+ * where the runtime has it (Deno, Bun, Node >= 24.2), else (Node 22) whether
+ * it is the file `node` was given.
+ *
+ * @param meta The module's `import.meta`.
+ * @returns True for the entry module.
+ */
+export function isMain(meta: ImportMeta): boolean {
+  const main = (meta as { main?: boolean }).main;
+  if (typeof main === "boolean") return main;
+  const entry = process.argv[1];
+  const self = (meta as { filename?: string }).filename;
+  if (entry === undefined || self === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(self);
+  } catch {
+    return false; // the entry is not a file: not this module
+  }
+}
+
+/** The process's own streams, on the runtime this is: {@linkcode denoIo} or {@linkcode nodeIo}. */
+export function processIo(): CliIo {
+  return _deno !== undefined ? denoIo() : nodeIo();
 }
 
 /**
@@ -174,8 +257,11 @@ export function onInterrupt(handler: () => void): () => void {
   const each = (listen: boolean) => {
     for (const s of signals) {
       try {
-        if (listen) Deno.addSignalListener(s, handler);
-        else Deno.removeSignalListener(s, handler);
+        if (_deno === undefined) {
+          if (listen) process.on(s, handler);
+          else process.off(s, handler);
+        } else if (listen) _deno.addSignalListener(s, handler);
+        else _deno.removeSignalListener(s, handler);
       } catch {
         // Signals are not offered here (Windows has no SIGTERM): the
         // default handling stays.

@@ -150,26 +150,30 @@ async function _searchOne(
   io: CliIo,
 ): Promise<SearchResult> {
   const bar = progressPhases(io, { files: 8 });
-  using index = await existingIndex(dataDir, !call.has("no-index"), io);
-  const opts: SearchOptions = {
-    ...options,
-    onProgress: (done, total) => bar.update(done, total, "files"),
-  };
+  const index = await existingIndex(dataDir, !call.has("no-index"), io);
   try {
-    return await attempt(
-      `search the sessions in "${dataDir}"`,
-      () =>
-        index === undefined
-          ? searchSessions(dataDir, call.arg(), opts)
-          : index.search(call.arg(), opts),
-    );
-  } catch (err) {
-    if (err instanceof TypeError || err instanceof RangeError) {
-      throw call.usageError(err.message.replace(/^Cannot search: /, ""));
+    const opts: SearchOptions = {
+      ...options,
+      onProgress: (done, total) => bar.update(done, total, "files"),
+    };
+    try {
+      return await attempt(
+        `search the sessions in "${dataDir}"`,
+        () =>
+          index === undefined
+            ? searchSessions(dataDir, call.arg(), opts)
+            : index.search(call.arg(), opts),
+      );
+    } catch (err) {
+      if (err instanceof TypeError || err instanceof RangeError) {
+        throw call.usageError(err.message.replace(/^Cannot search: /, ""));
+      }
+      throw err;
+    } finally {
+      bar.finish();
     }
-    throw err;
   } finally {
-    bar.finish();
+    index?.[Symbol.dispose]();
   }
 }
 

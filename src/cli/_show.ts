@@ -53,15 +53,19 @@ export const command: Command = defineCommand({
     });
     refuseEntry(arg, call.name);
     const file = arg.path;
-    await using session = await openSession(file, {
+    const session = await openSession(file, {
       dataDir: call.value("data-dir") ?? arg.dataDir,
       window: !call.has("full"),
       onWarning,
     });
-    const report = await _report(session, file);
-    if (call.has("json")) writeJson(io, report);
-    else io.stdout(`${_text(report, io.columns, call.has("full"))}\n`);
-    return 0;
+    try {
+      const report = await _report(session, file);
+      if (call.has("json")) writeJson(io, report);
+      else io.stdout(`${_text(report, io.columns, call.has("full"))}\n`);
+      return 0;
+    } finally {
+      await session?.[Symbol.asyncDispose]();
+    }
   },
 });
 

@@ -135,17 +135,21 @@ export const command: Command = defineCommand<_Flag>({
         onProgress: bar.update,
         onSkip: noteSkipped(io),
       };
-      using index = await existingIndex(d.dataDir, !call.has("no-index"), io);
-      const report = await attempt(
-        `report the usage of "${d.dataDir}"`,
-        () =>
-          index === undefined
-            ? usageReport(d.dataDir, options)
-            : index.usageReport(options),
-      );
-      bar.finish();
-      noteOversized(io, report.oversizedLines, "a call on it is not counted");
-      reports.push([d, report]);
+      const index = await existingIndex(d.dataDir, !call.has("no-index"), io);
+      try {
+        const report = await attempt(
+          `report the usage of "${d.dataDir}"`,
+          () =>
+            index === undefined
+              ? usageReport(d.dataDir, options)
+              : index.usageReport(options),
+        );
+        bar.finish();
+        noteOversized(io, report.oversizedLines, "a call on it is not counted");
+        reports.push([d, report]);
+      } finally {
+        index?.[Symbol.dispose]();
+      }
     }
     if (reports.length === 0) {
       io.stdout(`No model calls found (${await elsewhere(covered)})\n`);

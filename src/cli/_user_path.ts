@@ -10,6 +10,7 @@
  */
 
 import { resolve } from "node:path";
+import process from "node:process";
 
 /**
  * The folder the user typed the command in: `INIT_CWD` when set (a Deno or
@@ -20,11 +21,11 @@ import { resolve } from "node:path";
 export function userCwd(): string {
   let init: string | undefined;
   try {
-    init = Deno.env.get("INIT_CWD");
+    init = process.env.INIT_CWD;
   } catch {
     init = undefined; // no permission to read the environment: the process's
   }
-  return init !== undefined && init !== "" ? resolve(init) : Deno.cwd();
+  return init !== undefined && init !== "" ? resolve(init) : process.cwd();
 }
 
 /**

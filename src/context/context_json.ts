@@ -5,6 +5,7 @@
  * @module
  */
 
+import { fromBase64, toHex } from "../format/_encoding.ts";
 import type { SessionContext } from "./context.ts";
 import type { ContextMessage } from "./messages.ts";
 import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
@@ -195,7 +196,7 @@ async function _block(block: unknown): Promise<unknown> {
       return {
         type: "image",
         mimeType: b.mimeType,
-        sha256: digest.toHex(),
+        sha256: toHex(digest),
         bytes: bytes.length,
       };
     }
@@ -206,12 +207,12 @@ async function _block(block: unknown): Promise<unknown> {
 
 function _fromBase64(data: string): Uint8Array<ArrayBuffer> {
   try {
-    return Uint8Array.fromBase64(data) as Uint8Array<ArrayBuffer>;
+    return fromBase64(data) as Uint8Array<ArrayBuffer>;
   } catch {
     // Node's Buffer.from(…, "base64"), which the oracle uses, is lenient:
     // strip what is not base64 and decode the rest.
     const clean = data.replace(/[^A-Za-z0-9+/]/g, "");
-    return Uint8Array.fromBase64(
+    return fromBase64(
       clean.slice(0, clean.length - (clean.length % 4)),
     ) as Uint8Array<ArrayBuffer>;
   }

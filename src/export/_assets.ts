@@ -6,6 +6,7 @@
  * @module
  */
 
+import { fromBase64, toBase64, toHex } from "../format/_encoding.ts";
 import { basename, join } from "node:path";
 import type { FileInfo } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
@@ -94,7 +95,7 @@ export class Assets {
     }
     if (this.#options.inline) {
       this.inlined++;
-      return { kind: "inline", src: `data:${mime};base64,${bytes.toBase64()}` };
+      return { kind: "inline", src: `data:${mime};base64,${toBase64(bytes)}` };
     }
     const { folder } = this.#options;
     const name = `${hex}.${imageExtension(mime)}`;
@@ -140,7 +141,7 @@ export class Assets {
     }
     let bytes: Uint8Array;
     try {
-      bytes = Uint8Array.fromBase64(data);
+      bytes = fromBase64(data);
     } catch (err) {
       if (!(err instanceof SyntaxError)) throw err;
       return "its data is not base64";
@@ -172,5 +173,5 @@ function _starts(bytes: Uint8Array, prefix: readonly number[]): boolean {
 
 async function _sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return new Uint8Array(digest).toHex();
+  return toHex(new Uint8Array(digest));
 }

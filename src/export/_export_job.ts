@@ -48,72 +48,83 @@ export async function exportActive(
   last: number | undefined,
   at?: string,
 ): Promise<JobResult> {
-  await using session = await Session.open(job.path, {
+  const session = await Session.open(job.path, {
     resolveBlobs: false, // read one at a time as they are written
     ...(job.dataDir === undefined ? {} : { dataDir: job.dataDir }),
     // An entry off the active path is outside the window: read it all.
     ...(at === undefined ? {} : { window: false }),
   });
-  if (at !== undefined && !session.entries.some((e) => e.id === at)) {
-    throw new Error(
-      `Cannot export "${job.path}" at "${at}": no entry has that id`,
+  try {
+    if (at !== undefined && !session.entries.some((e) => e.id === at)) {
+      throw new Error(
+        `Cannot export "${job.path}" at "${at}": no entry has that id`,
+      );
+    }
+    const ctx = session.buildContext(at === undefined ? {} : { leafId: at });
+    const from = lastTurnsStart(ctx.messages, last);
+    const shown = messageEntries(session, ctx).slice(from);
+    let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
+      .length;
+    const meta = new MetaCollector();
+    for (const model of Object.values(ctx.models)) meta.model(model);
+    for (const { m } of shown) meta.message(m);
+    for (const issue of session.issues) meta.issue(issue);
+    _countCalls(
+      session,
+      ctx,
+      last === undefined ? undefined : shown[0]?.entry,
+      meta,
     );
+    const entries = session.windowStats().retained;
+    const turns = last === 1 ? "turn" : `${last} turns`;
+    const labels = ctx.labels;
+    const pages = job.open({
+      title: session.title,
+      sessionId: session.header.id,
+      cwd: session.header.cwd,
+      ...meta.seen,
+      messages: shown.length,
+      entries,
+      scope: last === undefined
+        ? "the active branch"
+        : `the last ${turns} of the active branch`,
+      usage: meta.usage,
+      labels: shown.flatMap(({ entry }) =>
+        entry !== undefined && Object.hasOwn(labels, entry.id)
+          ? [{ id: entry.id, label: labels[entry.id]! }]
+          : []
+      ),
+      outline: activeOutline(shown, labels),
+    });
+    try {
+      const { format, assets } = job;
+      for (let i = 0; i < shown.length; i++) {
+        const s = shown[i]!;
+        if (s.m.role === "user") await pages.write(format.turn(++turn));
+        // The tool results right after an assistant's message go under its calls.
+        let j = i + 1;
+        if (s.m.role === "assistant") {
+          while (shown[j]?.m.role === "toolResult") j++;
+        } else j = i + 1;
+        const results = shown.slice(i + 1, j);
+        await pages.write(
+          await renderMessage(s, format, assets, { labels }, results),
+        );
+        i = j - 1;
+        job.progress(j, shown.length, "messages");
+      }
+      const { issues } = meta;
+      const written = await pages.finish({
+        issues,
+        missingImages: assets.missing,
+      });
+      return { written, messages: shown.length, entries, branches: 0, issues };
+    } finally {
+      await pages?.[Symbol.asyncDispose]();
+    }
+  } finally {
+    await session?.[Symbol.asyncDispose]();
   }
-  const ctx = session.buildContext(at === undefined ? {} : { leafId: at });
-  const from = lastTurnsStart(ctx.messages, last);
-  const shown = messageEntries(session, ctx).slice(from);
-  let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
-    .length;
-  const meta = new MetaCollector();
-  for (const model of Object.values(ctx.models)) meta.model(model);
-  for (const { m } of shown) meta.message(m);
-  for (const issue of session.issues) meta.issue(issue);
-  _countCalls(
-    session,
-    ctx,
-    last === undefined ? undefined : shown[0]?.entry,
-    meta,
-  );
-  const entries = session.windowStats().retained;
-  const turns = last === 1 ? "turn" : `${last} turns`;
-  const labels = ctx.labels;
-  await using pages = job.open({
-    title: session.title,
-    sessionId: session.header.id,
-    cwd: session.header.cwd,
-    ...meta.seen,
-    messages: shown.length,
-    entries,
-    scope: last === undefined
-      ? "the active branch"
-      : `the last ${turns} of the active branch`,
-    usage: meta.usage,
-    labels: shown.flatMap(({ entry }) =>
-      entry !== undefined && Object.hasOwn(labels, entry.id)
-        ? [{ id: entry.id, label: labels[entry.id]! }]
-        : []
-    ),
-    outline: activeOutline(shown, labels),
-  });
-  const { format, assets } = job;
-  for (let i = 0; i < shown.length; i++) {
-    const s = shown[i]!;
-    if (s.m.role === "user") await pages.write(format.turn(++turn));
-    // The tool results right after an assistant's message go under its calls.
-    let j = i + 1;
-    if (s.m.role === "assistant") {
-      while (shown[j]?.m.role === "toolResult") j++;
-    } else j = i + 1;
-    const results = shown.slice(i + 1, j);
-    await pages.write(
-      await renderMessage(s, format, assets, { labels }, results),
-    );
-    i = j - 1;
-    job.progress(j, shown.length, "messages");
-  }
-  const { issues } = meta;
-  const written = await pages.finish({ issues, missingImages: assets.missing });
-  return { written, messages: shown.length, entries, branches: 0, issues };
 }
 
 /**

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { toBase64 } from "../format/_encoding.ts";
 import type { ImageOut } from "./_assets.ts";
 import type { Format, Heading } from "./_document.ts";
 import type { PageNav, Wrapper } from "./_files.ts";
@@ -41,7 +42,7 @@ export async function htmlFormat(): Promise<Format> {
   const csp = [
     "default-src 'none'",
     "img-src data: 'self'",
-    `style-src 'sha256-${new Uint8Array(digest).toBase64()}'`,
+    `style-src 'sha256-${toBase64(new Uint8Array(digest))}'`,
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");

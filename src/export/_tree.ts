@@ -53,36 +53,44 @@ const _DETACHED = "Entries whose parent is missing";
  */
 export async function exportTree(job: ExportJob): Promise<JobResult> {
   const prefix = `.${basename(job.path)}.`;
-  await using scratch = await Scratch.create(job.folder, prefix);
-  const meta = new MetaCollector();
-  const read = await _read(job, scratch, meta);
-  const { header, slot, nodes, messages } = read;
-  const shape = _shape(nodes);
-  const labels = collectLabels(read.labels);
-  const title = slot !== undefined ? slot.title : header?.title;
-  const string = (v: unknown) => typeof v === "string" ? v : undefined;
-  await using pages = job.open({
-    // As `Session.title` has it: the slot's, else the header's.
-    title: typeof title === "string" && title !== "" ? title : undefined,
-    sessionId: string(header?.id),
-    cwd: string(header?.cwd),
-    ...meta.seen,
-    messages,
-    entries: nodes.length,
-    scope: "the whole tree",
-    usage: meta.usage,
-    labels: nodes.flatMap(({ id }) =>
-      Object.hasOwn(labels, id) ? [{ id, label: labels[id]! }] : []
-    ),
-    outline: _outline(read, shape, labels),
-  });
-  const branches = await _walk(pages, job.format, read, scratch, shape);
-  const { issues } = meta;
-  const written = await pages.finish({
-    issues,
-    missingImages: job.assets.missing,
-  });
-  return { written, messages, entries: nodes.length, branches, issues };
+  const scratch = await Scratch.create(job.folder, prefix);
+  try {
+    const meta = new MetaCollector();
+    const read = await _read(job, scratch, meta);
+    const { header, slot, nodes, messages } = read;
+    const shape = _shape(nodes);
+    const labels = collectLabels(read.labels);
+    const title = slot !== undefined ? slot.title : header?.title;
+    const string = (v: unknown) => typeof v === "string" ? v : undefined;
+    const pages = job.open({
+      // As `Session.title` has it: the slot's, else the header's.
+      title: typeof title === "string" && title !== "" ? title : undefined,
+      sessionId: string(header?.id),
+      cwd: string(header?.cwd),
+      ...meta.seen,
+      messages,
+      entries: nodes.length,
+      scope: "the whole tree",
+      usage: meta.usage,
+      labels: nodes.flatMap(({ id }) =>
+        Object.hasOwn(labels, id) ? [{ id, label: labels[id]! }] : []
+      ),
+      outline: _outline(read, shape, labels),
+    });
+    try {
+      const branches = await _walk(pages, job.format, read, scratch, shape);
+      const { issues } = meta;
+      const written = await pages.finish({
+        issues,
+        missingImages: job.assets.missing,
+      });
+      return { written, messages, entries: nodes.length, branches, issues };
+    } finally {
+      await pages[Symbol.asyncDispose]();
+    }
+  } finally {
+    await scratch[Symbol.asyncDispose]();
+  }
 }
 
 /** Copy the renderings into the pages in the tree's order; the branches shown. */
@@ -193,43 +201,47 @@ async function _read(
     labels: [],
     messages: 0,
   };
-  await using file = await openRegular(
+  const file = await openRegular(
     job.path,
     `Cannot export ${quote(job.path)}`,
   );
-  const size = (await file.stat()).size;
-  const lines = readLines(file, {
-    end: size,
-    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-    maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
-  });
-  const log = new IssueLog((i) => meta.issue(i));
-  for await (const r of sessionRecords(lines, job.path, log)) {
-    job.progress(r.offset + r.size, size, "bytes");
-    if (r.kind === "title") out.slot = r.value;
-    else if (r.kind === "header") out.header = r.value;
-    else {
-      const e = r.value;
-      const m = toMessage(e, {});
-      if (m !== undefined) meta.message(m);
-      meta.call(e);
-      if (e.type === "label") out.labels.push(e);
-      // Labels are known once the file is read: the headings show none,
-      // the page's header and outline do.
-      const text = m === undefined
-        ? _note(job, e, meta)
-        : await renderMessage({ m, entry: e }, job.format, job.assets, {
-          labels: {},
-        });
-      out.lines.push(m === undefined ? undefined : outlineLine(m));
-      if (m !== undefined) out.messages++;
-      out.spans.push(
-        text === "" ? { at: 0, length: 0 } : await scratch.append(text),
-      );
-      out.nodes.push(_envelope(e));
+  try {
+    const size = (await file.stat()).size;
+    const lines = readLines(file, {
+      end: size,
+      maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+      maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
+    });
+    const log = new IssueLog((i) => meta.issue(i));
+    for await (const r of sessionRecords(lines, job.path, log)) {
+      job.progress(r.offset + r.size, size, "bytes");
+      if (r.kind === "title") out.slot = r.value;
+      else if (r.kind === "header") out.header = r.value;
+      else {
+        const e = r.value;
+        const m = toMessage(e, {});
+        if (m !== undefined) meta.message(m);
+        meta.call(e);
+        if (e.type === "label") out.labels.push(e);
+        // Labels are known once the file is read: the headings show none,
+        // the page's header and outline do.
+        const text = m === undefined
+          ? _note(job, e, meta)
+          : await renderMessage({ m, entry: e }, job.format, job.assets, {
+            labels: {},
+          });
+        out.lines.push(m === undefined ? undefined : outlineLine(m));
+        if (m !== undefined) out.messages++;
+        out.spans.push(
+          text === "" ? { at: 0, length: 0 } : await scratch.append(text),
+        );
+        out.nodes.push(_envelope(e));
+      }
     }
+    return out;
+  } finally {
+    await file[Symbol.asyncDispose]();
   }
-  return out;
 }
 
 /** An entry's envelope; a branch marker keeps its target too. */

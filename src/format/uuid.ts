@@ -4,6 +4,8 @@
  * @module
  */
 
+import { toHex } from "./_encoding.ts";
+
 /** The largest millisecond timestamp a UUIDv7 holds (48 bits). */
 const _MAX_UUID_MS = 2 ** 48 - 1;
 let _lastMs = -1;
@@ -61,7 +63,7 @@ export function uuidv7(now?: number): string {
   bytes[7] = counter & 0xff;
   bytes.set(random.subarray(0, 8), 8);
   bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
-  const hex = bytes.toHex();
+  const hex = toHex(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${
     hex.slice(16, 20)
   }-${hex.slice(20)}`;

@@ -16,12 +16,13 @@
  * @module
  */
 
+import { fs } from "../_fs.ts";
 import { type _Shape, _Transcript } from "./_transcript.ts";
 import type { GenerateOptions, GenerateResult } from "./_transcript.ts";
 
 export type { GenerateOptions, GenerateResult } from "./_transcript.ts";
 
-/** Where a transcript goes: a writer that may accept fewer bytes than given, as `Deno.FsFile` does. */
+/** Where a transcript goes: a writer that may accept fewer bytes than given, as a file does. */
 export interface TranscriptSink {
   /** Write some of `p`; resolves to the count written (more than 0). */
   write(p: Uint8Array): Promise<number>;
@@ -94,15 +95,19 @@ export async function generateFile(
   options: GenerateOptions,
 ): Promise<GenerateResult> {
   _shape(options); // fail before touching the file
-  using file = await Deno.open(path, {
+  const file = await fs().open(path, {
     write: true,
     create: true,
     truncate: true,
     mode: 0o600,
   });
-  // `mode` only applies to a new file; an existing one keeps its bits.
-  if (Deno.build.os !== "windows") await Deno.chmod(path, 0o600);
-  return await generateTranscript(file, options);
+  try {
+    // `mode` only applies to a new file; an existing one keeps its bits.
+    if (!fs().windows) await fs().chmod(path, 0o600);
+    return await generateTranscript(file, options);
+  } finally {
+    await file.close();
+  }
 }
 
 /**

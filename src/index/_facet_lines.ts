@@ -48,44 +48,51 @@ export async function* facetLines(
   from: number,
   end: number,
 ): AsyncGenerator<FacetLine> {
-  await using handle = await fs().open(file.path, { read: true });
-  const version = typeof file.header.version === "number"
-    ? file.header.version
-    : 1;
-  const migrate = recordMigrator(version);
-  const quiet = new IssueLog(); // the loader reports damage; a facet skips it
-  let record = 1;
-  const lines = readLines(handle, {
-    start: from,
-    end,
-    maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-  });
-  for await (const raw of lines) {
-    // The source's buffers are reused: each line keeps a copy.
-    const bytes = raw.bytes?.slice();
-    const line = { ...raw, bytes, head: bytes ?? raw.head.slice() };
-    let parsed: SessionEntry | undefined | null = null;
-    const entry = (): SessionEntry | undefined => {
-      if (parsed !== null) return parsed;
-      const value = decodeEntryLine(line, quiet);
-      if (
-        value !== null && typeof value === "object" && !Array.isArray(value)
-      ) {
-        migrate?.({ index: record++, value: value as Record<string, unknown> });
-      }
-      const checked = asEntry(value);
-      parsed = "entry" in checked ? checked.entry : undefined;
-      return parsed;
-    };
-    if (migrate !== undefined) entry(); // a legacy file's ids depend on every line, in order
-    yield {
-      bytes: line.bytes ?? new Uint8Array(0),
-      offset: line.offset,
-      size: line.size,
-      length: line.length,
-      oversized: line.oversized,
-      entry,
-    };
+  const handle = await fs().open(file.path, { read: true });
+  try {
+    const version = typeof file.header.version === "number"
+      ? file.header.version
+      : 1;
+    const migrate = recordMigrator(version);
+    const quiet = new IssueLog(); // the loader reports damage; a facet skips it
+    let record = 1;
+    const lines = readLines(handle, {
+      start: from,
+      end,
+      maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+    });
+    for await (const raw of lines) {
+      // The source's buffers are reused: each line keeps a copy.
+      const bytes = raw.bytes?.slice();
+      const line = { ...raw, bytes, head: bytes ?? raw.head.slice() };
+      let parsed: SessionEntry | undefined | null = null;
+      const entry = (): SessionEntry | undefined => {
+        if (parsed !== null) return parsed;
+        const value = decodeEntryLine(line, quiet);
+        if (
+          value !== null && typeof value === "object" && !Array.isArray(value)
+        ) {
+          migrate?.({
+            index: record++,
+            value: value as Record<string, unknown>,
+          });
+        }
+        const checked = asEntry(value);
+        parsed = "entry" in checked ? checked.entry : undefined;
+        return parsed;
+      };
+      if (migrate !== undefined) entry(); // a legacy file's ids depend on every line, in order
+      yield {
+        bytes: line.bytes ?? new Uint8Array(0),
+        offset: line.offset,
+        size: line.size,
+        length: line.length,
+        oversized: line.oversized,
+        entry,
+      };
+    }
+  } finally {
+    await handle?.[Symbol.asyncDispose]();
   }
 }
 
@@ -101,37 +108,41 @@ export async function wholeLastLine(
 ): Promise<FacetLine | undefined> {
   const length = size - end;
   if (length <= 0 || length > DEFAULT_MAX_LINE_BYTES) return undefined;
-  await using handle = await fs().open(file.path, { read: true });
-  const bytes = new Uint8Array(length);
-  if (await readFull(handle, bytes, end) !== length) return undefined;
-  if (bytes.includes(0x0a) || bytes[0] === 0) return undefined;
-  const content = bytes[length - 1] === 0x0d
-    ? bytes.subarray(0, length - 1)
-    : bytes;
-  let value: unknown;
+  const handle = await fs().open(file.path, { read: true });
   try {
-    value = JSON.parse(new TextDecoder().decode(content));
-  } catch {
-    return undefined;
+    const bytes = new Uint8Array(length);
+    if (await readFull(handle, bytes, end) !== length) return undefined;
+    if (bytes.includes(0x0a) || bytes[0] === 0) return undefined;
+    const content = bytes[length - 1] === 0x0d
+      ? bytes.subarray(0, length - 1)
+      : bytes;
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder().decode(content));
+    } catch {
+      return undefined;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return undefined;
+    }
+    // A version 1 or 2 file's entries are migrated in order from its start:
+    // its last line's entry is not made alone (the facets that take a last
+    // line read its bytes).
+    const legacy = typeof file.header.version !== "number" ||
+      file.header.version < 3;
+    const checked = asEntry(value);
+    const entry = legacy || !("entry" in checked) ? undefined : checked.entry;
+    return {
+      bytes: content,
+      offset: end,
+      size: length,
+      length: content.length,
+      oversized: false,
+      entry: () => entry,
+    };
+  } finally {
+    await handle?.[Symbol.asyncDispose]();
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return undefined;
-  }
-  // A version 1 or 2 file's entries are migrated in order from its start:
-  // its last line's entry is not made alone (the facets that take a last
-  // line read its bytes).
-  const legacy = typeof file.header.version !== "number" ||
-    file.header.version < 3;
-  const checked = asEntry(value);
-  const entry = legacy || !("entry" in checked) ? undefined : checked.entry;
-  return {
-    bytes: content,
-    offset: end,
-    size: length,
-    length: content.length,
-    oversized: false,
-    entry: () => entry,
-  };
 }
 
 /**
@@ -149,18 +160,22 @@ export async function wholeLinesEnd(
   size: number,
   from: number,
 ): Promise<number> {
-  await using file = await fs().open(path, { read: true });
-  // A page first: the last line is most often short (a list asks this of
-  // every file that changed, and should not read a small file whole).
-  let block = new Uint8Array(4096);
-  for (let end = size; end > from;) {
-    const start = Math.max(from, end - block.length);
-    const bytes = block.subarray(0, end - start);
-    if (await readFull(file, bytes, start) !== bytes.length) return from;
-    const lf = bytes.lastIndexOf(0x0a);
-    if (lf !== -1) return start + lf + 1;
-    end = start;
-    if (block.length < 64 * 1024) block = new Uint8Array(64 * 1024);
+  const file = await fs().open(path, { read: true });
+  try {
+    // A page first: the last line is most often short (a list asks this of
+    // every file that changed, and should not read a small file whole).
+    let block = new Uint8Array(4096);
+    for (let end = size; end > from;) {
+      const start = Math.max(from, end - block.length);
+      const bytes = block.subarray(0, end - start);
+      if (await readFull(file, bytes, start) !== bytes.length) return from;
+      const lf = bytes.lastIndexOf(0x0a);
+      if (lf !== -1) return start + lf + 1;
+      end = start;
+      if (block.length < 64 * 1024) block = new Uint8Array(64 * 1024);
+    }
+    return from;
+  } finally {
+    await file?.[Symbol.asyncDispose]();
   }
-  return from;
 }

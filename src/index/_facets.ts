@@ -320,9 +320,13 @@ export async function tailHashAt(
   path: string,
   offset: number,
 ): Promise<string | undefined> {
-  await using file = await fs().open(path, { read: true });
-  const start = Math.max(0, offset - TAIL_HASH_BYTES);
-  const bytes = new Uint8Array(offset - start);
-  if (await readFull(file, bytes, start) !== bytes.length) return undefined;
-  return hashBytes(bytes);
+  const file = await fs().open(path, { read: true });
+  try {
+    const start = Math.max(0, offset - TAIL_HASH_BYTES);
+    const bytes = new Uint8Array(offset - start);
+    if (await readFull(file, bytes, start) !== bytes.length) return undefined;
+    return hashBytes(bytes);
+  } finally {
+    await file[Symbol.asyncDispose]();
+  }
 }

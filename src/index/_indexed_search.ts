@@ -79,34 +79,38 @@ export async function searchIndex(
     }
     return await index.read(async (db) => {
       const hits = new HitList(query, o.limit, o.filter);
-      await using lines = new _LinesAt();
-      const match = narrowing(db, query);
-      for (const row of candidateRows(db, match, o.filter, o.scope)) {
-        const found = await lines.text(row);
-        if (found !== undefined) hits.take(row.path, row.offset, found);
-        if (hits.full) break;
-      }
-      for (const row of skippedRows(db, match, o.scope)) {
-        const found = await lines.text(row);
-        if (found !== undefined) hits.take(row.path, row.offset, found);
-      }
-      const paths = new Map<string, PathSteps | undefined>();
-      for (const hit of hits.hits) {
-        if (!paths.has(hit.path)) {
-          paths.set(hit.path, indexedPath(db, hit.path));
+      const lines = new _LinesAt();
+      try {
+        const match = narrowing(db, query);
+        for (const row of candidateRows(db, match, o.filter, o.scope)) {
+          const found = await lines.text(row);
+          if (found !== undefined) hits.take(row.path, row.offset, found);
+          if (hits.full) break;
         }
-        const steps = paths.get(hit.path);
-        hit.onActivePath = (steps?.indexOf(hit.entryId) ?? -1) >= 0;
-        const label = sessionLabel(db, hit.path);
-        if (label !== undefined) {
-          hit.session = label.title === null
-            ? { id: label.id }
-            : { id: label.id, title: label.title };
+        for (const row of skippedRows(db, match, o.scope)) {
+          const found = await lines.text(row);
+          if (found !== undefined) hits.take(row.path, row.offset, found);
         }
+        const paths = new Map<string, PathSteps | undefined>();
+        for (const hit of hits.hits) {
+          if (!paths.has(hit.path)) {
+            paths.set(hit.path, indexedPath(db, hit.path));
+          }
+          const steps = paths.get(hit.path);
+          hit.onActivePath = (steps?.indexOf(hit.entryId) ?? -1) >= 0;
+          const label = sessionLabel(db, hit.path);
+          if (label !== undefined) {
+            hit.session = label.title === null
+              ? { id: label.id }
+              : { id: label.id, title: label.title };
+          }
+        }
+        hits.oversized.push(...oversizedRows(db, o.scope));
+        const marked = index.freshMark()?.uncovered ?? undefined;
+        return { hits, toScan: uncoveredFiles(db, o.scope, marked) };
+      } finally {
+        await lines[Symbol.asyncDispose]();
       }
-      hits.oversized.push(...oversizedRows(db, o.scope));
-      const marked = index.freshMark()?.uncovered ?? undefined;
-      return { hits, toScan: uncoveredFiles(db, o.scope, marked) };
     });
   } catch (err) {
     await index.recover(err, "scanning the files");

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { toBase64, toHex } from "../format/_encoding.ts";
+import { isOsError } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { mapLoadedSlots } from "../format/_blob_slots.ts";
 import type { SessionEntry } from "../format/entries.ts";
@@ -145,7 +147,7 @@ async function _read(
           `is larger than the ${BLOB_READ_MAX_BYTES}-byte bound and was not read`,
       };
     }
-    if (_isOsError(err)) {
+    if (isOsError(err)) {
       return {
         kind: "unreadable-blob",
         why: `cannot be read (${err.message})`,
@@ -157,7 +159,7 @@ async function _read(
   }
   if (bytes === undefined) return { kind: "missing-blob", why: "is missing" };
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  if (new Uint8Array(digest).toHex() !== hex) {
+  if (toHex(new Uint8Array(digest)) !== hex) {
     return {
       kind: "corrupt-blob",
       why:
@@ -165,17 +167,9 @@ async function _read(
     };
   }
   try {
-    return text ? _utf8.decode(bytes) : bytes.toBase64();
+    return text ? _utf8.decode(bytes) : toBase64(bytes);
   } catch (err) {
     // Only a bound far above BLOB_READ_MAX_BYTES could reach the string limit.
     return { kind: "blob-too-large", why: `cannot be held (${String(err)})` };
   }
-}
-
-const _OS_ERRORS: ReadonlySet<unknown> = new Set(Object.values(Deno.errors));
-
-/** Whether `err` comes from the OS (one of Deno's classes, or an errno `code`: EIO …). */
-function _isOsError(err: Error): boolean {
-  return _OS_ERRORS.has(err.constructor) ||
-    typeof (err as { code?: unknown }).code === "string";
 }

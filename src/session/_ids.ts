@@ -116,21 +116,25 @@ const _utf8 = new TextDecoder();
 async function _scanIds(path: string): Promise<FileIdSet> {
   const ids = new FileIdSet();
   const at = new EnvelopeAt();
-  await using file = await openRegular(path, `Cannot read ${quote(path)}`);
-  for await (const line of readLines(file)) {
-    const bytes = line.bytes;
-    if (bytes === undefined || bytes.length === 0) continue;
-    if (readEnvelope(bytes, 0, bytes.length, at)) {
-      ids.addBytes(bytes, at.idStart, at.idEnd);
-      continue;
+  const file = await openRegular(path, `Cannot read ${quote(path)}`);
+  try {
+    for await (const line of readLines(file)) {
+      const bytes = line.bytes;
+      if (bytes === undefined || bytes.length === 0) continue;
+      if (readEnvelope(bytes, 0, bytes.length, at)) {
+        ids.addBytes(bytes, at.idStart, at.idEnd);
+        continue;
+      }
+      let value: { id?: unknown } | null = null;
+      try {
+        value = JSON.parse(_utf8.decode(bytes));
+      } catch {
+        continue; // not JSON: reported by the loader, no id here
+      }
+      if (typeof value?.id === "string") ids.add(value.id);
     }
-    let value: { id?: unknown } | null = null;
-    try {
-      value = JSON.parse(_utf8.decode(bytes));
-    } catch {
-      continue; // not JSON: reported by the loader, no id here
-    }
-    if (typeof value?.id === "string") ids.add(value.id);
+    return ids;
+  } finally {
+    await file[Symbol.asyncDispose]();
   }
-  return ids;
 }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { fromBase64 } from "../format/_encoding.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { type BlobSlot, mapStoredSlots } from "../format/_blob_slots.ts";
 import type { SessionEntry } from "../format/entries.ts";
@@ -142,7 +143,7 @@ async function _store(
   }
   let bytes: Uint8Array;
   try {
-    bytes = Uint8Array.fromBase64(slot.value);
+    bytes = fromBase64(slot.value);
   } catch {
     return undefined; // not base64: kept inline, as given
   }

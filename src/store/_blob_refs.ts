@@ -75,28 +75,32 @@ export async function scanBlobRefs(
   options: ScanBlobRefsOptions = {},
 ): Promise<void> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  await using file = await openRegular(path, `Cannot read "${path}"`);
-  const magic = new Uint8Array(2);
-  const gzip = await file.read(magic, 0) === 2 && magic[0] === 0x1f &&
-    magic[1] === 0x8b;
-  const splitter = new LineSplitter({ maxLineBytes });
-  let carry = "";
+  const file = await openRegular(path, `Cannot read "${path}"`);
   try {
-    for await (const chunk of gzip ? _gunzipped(file) : _chunks(file)) {
-      const text = carry + _latin1.decode(chunk);
-      _match(text, found);
-      carry = text.slice(-_CARRY);
-      for (const line of splitter.push(chunk)) {
-        _decoded(line, maxLineBytes, found);
+    const magic = new Uint8Array(2);
+    const gzip = await file.read(magic, 0) === 2 && magic[0] === 0x1f &&
+      magic[1] === 0x8b;
+    const splitter = new LineSplitter({ maxLineBytes });
+    let carry = "";
+    try {
+      for await (const chunk of gzip ? _gunzipped(file) : _chunks(file)) {
+        const text = carry + _latin1.decode(chunk);
+        _match(text, found);
+        carry = text.slice(-_CARRY);
+        for (const line of splitter.push(chunk)) {
+          _decoded(line, maxLineBytes, found);
+        }
       }
+      const last = splitter.end();
+      if (last !== undefined) _decoded(last, maxLineBytes, found);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`Cannot read "${path}"${gzip ? " (gzip)" : ""}: ${why}`, {
+        cause: err,
+      });
     }
-    const last = splitter.end();
-    if (last !== undefined) _decoded(last, maxLineBytes, found);
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`Cannot read "${path}"${gzip ? " (gzip)" : ""}: ${why}`, {
-      cause: err,
-    });
+  } finally {
+    await file[Symbol.asyncDispose]();
   }
 }
 

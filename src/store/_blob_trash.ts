@@ -15,6 +15,7 @@
  * @module
  */
 
+import { toHex } from "../format/_encoding.ts";
 import { join } from "node:path";
 import { fs, isNotFound, lstatOrUndefined } from "../_fs.ts";
 import { makeFolders } from "../write/_files.ts";
@@ -41,7 +42,7 @@ const _HEX_NAME = /^([0-9a-f]{64})(?:\.[a-z0-9]{1,8})?$/;
  */
 export function trashRunName(nowMs: number): string {
   const stamp = new Date(nowMs).toISOString().replace(/[:.]/g, "-");
-  const random = crypto.getRandomValues(new Uint8Array(4)).toHex();
+  const random = toHex(crypto.getRandomValues(new Uint8Array(4)));
   return `${stamp}_${random}`;
 }
 

@@ -130,14 +130,18 @@ async function _markers(dir: string, out: GcSources): Promise<string[]> {
   for (const e of entries.sort((a, b) => a.name < b.name ? -1 : 1)) {
     const path = join(dir, e.name);
     try {
-      await using file = await openRegular(path, `Cannot read "${path}"`);
-      const size = (await file.stat()).size;
-      if (size > _MARKER_BYTES) {
-        throw new Error(`Cannot read "${path}": ${size} bytes is not a path`);
+      const file = await openRegular(path, `Cannot read "${path}"`);
+      try {
+        const size = (await file.stat()).size;
+        if (size > _MARKER_BYTES) {
+          throw new Error(`Cannot read "${path}": ${size} bytes is not a path`);
+        }
+        const bytes = new Uint8Array(size);
+        await readFull(file, bytes, 0);
+        texts.push(new TextDecoder().decode(bytes));
+      } finally {
+        await file[Symbol.asyncDispose]();
       }
-      const bytes = new Uint8Array(size);
-      await readFull(file, bytes, 0);
-      texts.push(new TextDecoder().decode(bytes));
     } catch (err) {
       if (isNotFound(err)) continue; // removed since the listing
       out.errors.push(

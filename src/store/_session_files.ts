@@ -167,11 +167,15 @@ async function _firstBytes(
 ): Promise<{ info: FileInfo; bytes: Uint8Array }> {
   const what = isFile ? undefined : notAFile(await fs().stat(path));
   if (what !== undefined) throw new Error(`it is ${what}`);
-  await using file = await fs().open(path, { read: true });
-  const info = await file.stat();
-  const buffer = new Uint8Array(Math.min(info.size, HEAD_BYTES));
-  const n = buffer.length === 0 ? 0 : await readFull(file, buffer, 0);
-  return { info, bytes: buffer.subarray(0, n) };
+  const file = await fs().open(path, { read: true });
+  try {
+    const info = await file.stat();
+    const buffer = new Uint8Array(Math.min(info.size, HEAD_BYTES));
+    const n = buffer.length === 0 ? 0 : await readFull(file, buffer, 0);
+    return { info, bytes: buffer.subarray(0, n) };
+  } finally {
+    await file[Symbol.asyncDispose]();
+  }
 }
 
 /**

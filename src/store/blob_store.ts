@@ -4,6 +4,7 @@
  * @module
  */
 
+import { toHex } from "../format/_encoding.ts";
 import { join } from "node:path";
 import {
   errorCode,
@@ -298,24 +299,28 @@ export class BlobStore {
     if (!await this.has(ref)) return undefined;
     const path = this.path(ref);
     const action = `Cannot read blob ${parseBlobRef(ref)}`;
-    await using file = await openRegular(path, action).catch((err) => {
+    const file = await openRegular(path, action).catch((err) => {
       if (isNotFound(err)) return undefined; // just removed
       throw err;
     });
-    if (file === undefined) return undefined;
-    const size = (await file.stat()).size;
-    if (size > max) {
-      throw new RangeError(
-        `${action}: it is ${size} bytes, more than the ${max}-byte bound`,
-      );
+    try {
+      if (file === undefined) return undefined;
+      const size = (await file.stat()).size;
+      if (size > max) {
+        throw new RangeError(
+          `${action}: it is ${size} bytes, more than the ${max}-byte bound`,
+        );
+      }
+      const bytes = new Uint8Array(size);
+      const n = await readFull(file, bytes, 0);
+      if (n < size) {
+        const why = `it shrank from ${size} to ${n} bytes while read`;
+        throw fs().error("EUNEXPECTEDEOF", `${action}: ${why}`);
+      }
+      return bytes;
+    } finally {
+      await file?.[Symbol.asyncDispose]();
     }
-    const bytes = new Uint8Array(size);
-    const n = await readFull(file, bytes, 0);
-    if (n < size) {
-      const why = `it shrank from ${size} to ${n} bytes while read`;
-      throw fs().error("EUNEXPECTEDEOF", `${action}: ${why}`);
-    }
-    return bytes;
   }
 
   async #ensureDir(): Promise<void> {
@@ -375,7 +380,7 @@ async function _touch(path: string): Promise<boolean> {
 /** The SHA-256 digest of `bytes`, in lowercase hex: a blob's name. */
 async function _sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return new Uint8Array(digest).toHex();
+  return toHex(new Uint8Array(digest));
 }
 
 /**

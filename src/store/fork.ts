@@ -185,58 +185,68 @@ export async function forkSession(
     await _assertAbsent(src, dst);
   }
   const action = `Cannot fork ${quote(src)}`;
-  await using file = await openRegular(src, action);
-  const size = (await file.stat()).size; // the moment the fork copies
-  const first = new Uint8Array(Math.min(size, FORK_BUFFER_BYTES));
-  const n = await readFull(file, first, 0);
-  const headLog = new IssueLog();
-  const head = parseHead(first.subarray(0, n), {
-    name: src,
-    complete: n >= size,
-    log: headLog,
-  });
-  const migrated = headerVersion(head.header) < SESSION_VERSION;
-  const fork = _forkHead(head.header, head.slot, label, options.cwd, migrated);
-  const target = dst ??
-    join(dirname(src), sessionFileName(fork.timestamp, fork.id));
-  // The migration reads the head again, and reports what it finds there.
-  const log = migrated ? new IssueLog() : headLog;
-  const from: ForkSource = { file, name: src, size, action, log };
-  // A fork at an entry: a first pass finds its path (and the labels in
-  // effect on it); its own reading of the file is the damage reported,
-  // unless the migration reads it again.
-  const at = options.at === undefined
-    ? undefined
-    : await forkPath(from, options.at);
-  const issues = at !== undefined && !migrated ? at.issues : log;
-  let bytes = 0;
-  await writeAtomically(target, async (out) => {
-    const write: ForkSink = (b) => writeAll(out, b);
-    const forkHead = encodeHead(fork.slot, fork.record);
-    await write(forkHead);
-    bytes = forkHead.length +
-      (migrated
-        ? await copyMigrated(from, write, at?.ids)
-        : at !== undefined
-        ? await copyRanges(from, at.ranges, write)
-        : await copyWholeLines(from, head.bodyStart, head.lines, write));
-    if (at !== undefined) {
-      const labels = labelsAfterPath(at.path, at.all, fork.timestamp);
-      bytes += await writeEntries(labels, write);
-    }
-  }, {
-    action: `Cannot fork ${quote(src)} to ${quote(target)}`,
-    sync: options.sync === true,
-    noClobber: true,
-  });
-  return {
-    path: target,
-    id: fork.id,
-    parentSession: head.header.id,
-    bytes,
-    migrated,
-    issues: issues.issues,
-  };
+  const file = await openRegular(src, action);
+  try {
+    const size = (await file.stat()).size; // the moment the fork copies
+    const first = new Uint8Array(Math.min(size, FORK_BUFFER_BYTES));
+    const n = await readFull(file, first, 0);
+    const headLog = new IssueLog();
+    const head = parseHead(first.subarray(0, n), {
+      name: src,
+      complete: n >= size,
+      log: headLog,
+    });
+    const migrated = headerVersion(head.header) < SESSION_VERSION;
+    const fork = _forkHead(
+      head.header,
+      head.slot,
+      label,
+      options.cwd,
+      migrated,
+    );
+    const target = dst ??
+      join(dirname(src), sessionFileName(fork.timestamp, fork.id));
+    // The migration reads the head again, and reports what it finds there.
+    const log = migrated ? new IssueLog() : headLog;
+    const from: ForkSource = { file, name: src, size, action, log };
+    // A fork at an entry: a first pass finds its path (and the labels in
+    // effect on it); its own reading of the file is the damage reported,
+    // unless the migration reads it again.
+    const at = options.at === undefined
+      ? undefined
+      : await forkPath(from, options.at);
+    const issues = at !== undefined && !migrated ? at.issues : log;
+    let bytes = 0;
+    await writeAtomically(target, async (out) => {
+      const write: ForkSink = (b) => writeAll(out, b);
+      const forkHead = encodeHead(fork.slot, fork.record);
+      await write(forkHead);
+      bytes = forkHead.length +
+        (migrated
+          ? await copyMigrated(from, write, at?.ids)
+          : at !== undefined
+          ? await copyRanges(from, at.ranges, write)
+          : await copyWholeLines(from, head.bodyStart, head.lines, write));
+      if (at !== undefined) {
+        const labels = labelsAfterPath(at.path, at.all, fork.timestamp);
+        bytes += await writeEntries(labels, write);
+      }
+    }, {
+      action: `Cannot fork ${quote(src)} to ${quote(target)}`,
+      sync: options.sync === true,
+      noClobber: true,
+    });
+    return {
+      path: target,
+      id: fork.id,
+      parentSession: head.header.id,
+      bytes,
+      migrated,
+      issues: issues.issues,
+    };
+  } finally {
+    await file?.[Symbol.asyncDispose]();
+  }
 }
 
 /** The destination's folder exists and is a folder, or a clear error. */

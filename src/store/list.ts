@@ -167,11 +167,15 @@ async function _listed(
  * @throws {Error} When the file cannot be read; {@linkcode SessionSyntaxError} without a header.
  */
 export async function summarizeFile(path: string): Promise<SessionSummary> {
-  await using file = await openRegular(path, `Cannot summarize ${quote(path)}`);
-  const tally = new SummaryTally();
-  const lines = readLines(file, { maxLineBytes: DEFAULT_MAX_LINE_BYTES });
-  for await (const r of sessionRecords(lines, path, new IssueLog())) {
-    if (r.kind === "entry") tally.take(r.value);
+  const file = await openRegular(path, `Cannot summarize ${quote(path)}`);
+  try {
+    const tally = new SummaryTally();
+    const lines = readLines(file, { maxLineBytes: DEFAULT_MAX_LINE_BYTES });
+    for await (const r of sessionRecords(lines, path, new IssueLog())) {
+      if (r.kind === "entry") tally.take(r.value);
+    }
+    return tally.summary;
+  } finally {
+    await file?.[Symbol.asyncDispose]();
   }
-  return tally.summary;
 }

@@ -139,7 +139,11 @@ async function _find(
 
 /** A file's head as {@linkcode listSessions} describes it. */
 async function _read(path: string, action: string): Promise<SessionInfo> {
-  await using file = await openRegular(path, action);
-  const info = await file.stat();
-  return sessionInfo(path, info, await readHead(file, path));
+  const file = await openRegular(path, action);
+  try {
+    const info = await file.stat();
+    return sessionInfo(path, info, await readHead(file, path));
+  } finally {
+    await file[Symbol.asyncDispose]();
+  }
 }

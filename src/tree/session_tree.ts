@@ -158,33 +158,43 @@ export class SessionTree {
     path: string,
     options: SessionTreeReadOptions = {},
   ): Promise<SessionTree> {
-    await using file = await openRegular(
+    const file = await openRegular(
       path,
       `Cannot read the tree of "${path}"`,
     );
-    const log = new IssueLog(options.onIssue);
-    // The head's own damage is the loader's to report, not the tree's.
-    const head = new HeadReader(path, new IssueLog());
-    let table: TreeTable | undefined;
-    let lines = 0;
-    let end = 0;
-    for await (const line of readLines(file, _LIMITS)) {
-      lines++;
-      end = line.offset + line.size;
-      if (table !== undefined) table.take(line);
-      else if (head.take(line)) {
-        const version = headerVersion(head.head!.header);
-        table = new TreeTable(version, log, options.previews === false);
+    try {
+      const log = new IssueLog(options.onIssue);
+      // The head's own damage is the loader's to report, not the tree's.
+      const head = new HeadReader(path, new IssueLog());
+      let table: TreeTable | undefined;
+      let lines = 0;
+      let end = 0;
+      for await (const line of readLines(file, _LIMITS)) {
+        lines++;
+        end = line.offset + line.size;
+        if (table !== undefined) table.take(line);
+        else if (head.take(line)) {
+          const version = headerVersion(head.head!.header);
+          table = new TreeTable(version, log, options.previews === false);
+        }
       }
-    }
-    const { header, slot } = head.finish(lines, end);
-    table!.settle(options.leafId);
-    if (options.leafId !== undefined && !table!.byId.has(options.leafId)) {
-      throw new Error(
-        `Cannot read the tree of "${path}" at "${options.leafId}": no entry has that id`,
+      const { header, slot } = head.finish(lines, end);
+      table!.settle(options.leafId);
+      if (options.leafId !== undefined && !table!.byId.has(options.leafId)) {
+        throw new Error(
+          `Cannot read the tree of "${path}" at "${options.leafId}": no entry has that id`,
+        );
+      }
+      return new SessionTree(
+        path,
+        header,
+        slot?.title || undefined,
+        end,
+        table!,
       );
+    } finally {
+      await file?.[Symbol.asyncDispose]();
     }
-    return new SessionTree(path, header, slot?.title || undefined, end, table!);
   }
 
   /**
@@ -244,19 +254,23 @@ export class SessionTree {
       .filter((i) => (this.#check(i).flags[i]! & PREVIEW_LATER) !== 0)
       .sort((a, b) => d.offsets[a]! - d.offsets[b]!);
     if (todo.length === 0) return;
-    await using file = await openRegular(
+    const file = await openRegular(
       this.path,
       `Cannot read the previews of "${this.path}"`,
     );
-    for (const i of todo) {
-      const start = d.offsets[i]!;
-      d.flags[i]! &= ~PREVIEW_LATER;
-      // The line's first bytes, and its terminator when it is that short.
-      const range = { start, end: start + HEAD_BYTES + 2 };
-      for await (const line of readLines(file, range)) {
-        d.takePreview(i, line.head);
-        break;
+    try {
+      for (const i of todo) {
+        const start = d.offsets[i]!;
+        d.flags[i]! &= ~PREVIEW_LATER;
+        // The line's first bytes, and its terminator when it is that short.
+        const range = { start, end: start + HEAD_BYTES + 2 };
+        for await (const line of readLines(file, range)) {
+          d.takePreview(i, line.head);
+          break;
+        }
       }
+    } finally {
+      await file?.[Symbol.asyncDispose]();
     }
   }
 

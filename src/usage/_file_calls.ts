@@ -88,17 +88,23 @@ export async function fileCalls(
     }
     return file.end();
   }
-  await using handle = await fs().open(path, { read: true });
-  const file = new _FileLines(path, size, sink);
-  for await (
-    const line of readLines(handle, { end: size, maxLineBytes: _KEPT_BYTES })
-  ) {
-    const bytes = line.bytes ??
-      (file.inBody ? await _longLine(handle, line, file.migrated) : undefined);
-    const why = file.take(line, bytes);
-    if (why !== undefined) return why;
+  const handle = await fs().open(path, { read: true });
+  try {
+    const file = new _FileLines(path, size, sink);
+    for await (
+      const line of readLines(handle, { end: size, maxLineBytes: _KEPT_BYTES })
+    ) {
+      const bytes = line.bytes ??
+        (file.inBody
+          ? await _longLine(handle, line, file.migrated)
+          : undefined);
+      const why = file.take(line, bytes);
+      if (why !== undefined) return why;
+    }
+    return file.end();
+  } finally {
+    await handle[Symbol.asyncDispose]();
   }
-  return file.end();
 }
 
 /** A file's lines taken in order: the head's first, then each line's call. */

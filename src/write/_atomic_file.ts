@@ -8,6 +8,7 @@
  * @module
  */
 
+import { toHex } from "../format/_encoding.ts";
 import { basename, dirname, join } from "node:path";
 import { errorCode, type FileHandle, fs } from "../_fs.ts";
 import { named, quote } from "../format/errors.ts";
@@ -50,13 +51,17 @@ export async function writeAtomically(
   fill: (out: FileHandle) => Promise<void>,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  await using atomic = await AtomicFile.create(target, options.action);
+  const atomic = await AtomicFile.create(target, options.action);
   try {
-    await fill(atomic.file);
-  } catch (err) {
-    throw await atomic.abandon(err);
+    try {
+      await fill(atomic.file);
+    } catch (err) {
+      throw await atomic.abandon(err);
+    }
+    await atomic.publish(options);
+  } finally {
+    await atomic[Symbol.asyncDispose]();
   }
-  await atomic.publish(options);
 }
 
 /**
@@ -93,7 +98,7 @@ export class AtomicFile implements AsyncDisposable {
    * @returns The open temp file.
    */
   static async create(target: string, action: string): Promise<AtomicFile> {
-    const random = crypto.getRandomValues(new Uint8Array(6)).toHex();
+    const random = toHex(crypto.getRandomValues(new Uint8Array(6)));
     const temp = join(dirname(target), `.${basename(target)}.${random}.tmp`);
     try {
       const file = await createFile(temp, { write: true }, action);

@@ -128,8 +128,12 @@ export async function writeAll(
  */
 export async function syncFolder(dir: string): Promise<void> {
   if (fs().windows) return;
-  await using folder = await fs().open(dir, { read: true });
-  await folder.syncData();
+  const folder = await fs().open(dir, { read: true });
+  try {
+    await folder.syncData();
+  } finally {
+    await folder[Symbol.asyncDispose]();
+  }
 }
 
 /**

@@ -76,17 +76,21 @@ export async function replaceFile(
   const { action, sync } = options;
   const old = await file.current();
   {
-    await using source = await file.openPositional(action);
-    const before = await source.stat();
-    await writeAtomically(file.path, async (out) => {
-      await fill(source, old, out);
-      const now = await fs().stat(file.path);
-      if (!sameFile(now, before) || now.size !== old) {
-        throw new Error(
-          `${action}: the file changed during the copy (${old} bytes, then ${now.size})`,
-        );
-      }
-    }, { action, sync });
+    const source = await file.openPositional(action);
+    try {
+      const before = await source.stat();
+      await writeAtomically(file.path, async (out) => {
+        await fill(source, old, out);
+        const now = await fs().stat(file.path);
+        if (!sameFile(now, before) || now.size !== old) {
+          throw new Error(
+            `${action}: the file changed during the copy (${old} bytes, then ${now.size})`,
+          );
+        }
+      }, { action, sync });
+    } finally {
+      await source[Symbol.asyncDispose]();
+    }
   }
   // The rename is done: a new file that cannot be opened now is no failure
   // of this call; the next call opens it (`current()`) or says why not.

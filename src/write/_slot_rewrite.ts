@@ -83,37 +83,41 @@ export async function retitleFile(
 ): Promise<void> {
   const { sync, action } = options;
   const old = await file.current();
-  await using out = await file.openPositional(action);
-  const head = await _readHead(out);
-  if (_slotInPlace(head)) {
-    const { tornTail } = file;
-    await options.failing(file.append(bytes, old, sync, action));
-    const written = _overwriteSlot(out, slot, head, old, options);
-    await options.failing(written.catch((err) => {
-      file.size = old; // the entry is cut off too
-      file.tornTail = tornTail;
-      throw err;
-    }));
-    return;
-  }
-  const start = await _contentStart(out, head, old, action);
-  const tail = file.payload(bytes);
-  await replaceFile(file, async (source, size, temp) => {
-    await writeAll(temp, slot);
-    const copied = await _copyFrom(source, start, temp);
-    await writeAll(temp, tail);
-    // Not the same check as replaceFile's after the copy (same file, same
-    // size): the copy reads to the end, so bytes appended during it and
-    // cut back before that stat (a failed write rolled back, as omp and we
-    // do) would be in the copy while the file's size is as it was.
-    if (start + copied !== size) {
-      throw new Error(
-        `${action}: the file changed during the copy (${size} bytes, then ${
-          start + copied
-        })`,
-      );
+  const out = await file.openPositional(action);
+  try {
+    const head = await _readHead(out);
+    if (_slotInPlace(head)) {
+      const { tornTail } = file;
+      await options.failing(file.append(bytes, old, sync, action));
+      const written = _overwriteSlot(out, slot, head, old, options);
+      await options.failing(written.catch((err) => {
+        file.size = old; // the entry is cut off too
+        file.tornTail = tornTail;
+        throw err;
+      }));
+      return;
     }
-  }, { action, sync });
+    const start = await _contentStart(out, head, old, action);
+    const tail = file.payload(bytes);
+    await replaceFile(file, async (source, size, temp) => {
+      await writeAll(temp, slot);
+      const copied = await _copyFrom(source, start, temp);
+      await writeAll(temp, tail);
+      // Not the same check as replaceFile's after the copy (same file, same
+      // size): the copy reads to the end, so bytes appended during it and
+      // cut back before that stat (a failed write rolled back, as omp and we
+      // do) would be in the copy while the file's size is as it was.
+      if (start + copied !== size) {
+        throw new Error(
+          `${action}: the file changed during the copy (${size} bytes, then ${
+            start + copied
+          })`,
+        );
+      }
+    }, { action, sync });
+  } finally {
+    await out[Symbol.asyncDispose]();
+  }
 }
 
 /** The first 257 bytes (a CRLF slot is 257 bytes, its `"\n"` at 256), fewer at the end. */

@@ -7,7 +7,7 @@
  */
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { denoFs } from "../../src/_fs.ts";
+import { realFs } from "../../src/_fs.ts";
 import { BlobStore } from "../../src/store/blob_store.ts";
 import { cliInProcess, makeDataDir, type TestDataDir } from "../_cli.ts";
 import { withFs } from "../_fs_seam.ts";
@@ -219,14 +219,14 @@ Deno.test("cli blobs gc keeps a blob stored again while it runs (item 5)", async
   // put finds the blob stored, and the line naming it goes into a file gc
   // has already read.
   const writer = {
-    ...denoFs,
+    ...realFs,
     open: async (path: string, options: Deno.OpenOptions) => {
       if (!done && path.endsWith("s2-main.jsonl")) {
         done = true;
         const ref = await new BlobStore(d.blobs).put(bytes);
         await Deno.writeTextFile(first, `{"d":"${ref}"}\n`, { append: true });
       }
-      return await denoFs.open(path, options);
+      return await realFs.open(path, options);
     },
   };
   const r = await withFs(writer, () => gcYes(d));

@@ -44,12 +44,14 @@ const local = (graph: Set<string>) =>
     s.slice(_root.href.length)
   ).sort();
 
-Deno.test("cli.ts loads no command before it runs: six modules and deno.json besides it", async () => {
+Deno.test("cli.ts loads no command before it runs: eight modules and deno.json besides it", async () => {
   const graph = await staticGraph(fromFileUrl(new URL("cli.ts", _root)));
   deepEqual(local(graph), [
     "cli.ts",
     "deno.json",
     "src/_fs.ts",
+    "src/_fs_deno.ts", // the seam's two runtimes, picked at import
+    "src/_fs_node.ts",
     "src/cli/_args.ts",
     "src/cli/_command.ts",
     "src/cli/_format.ts",
@@ -61,7 +63,7 @@ Deno.test("cli.ts loads no command before it runs: six modules and deno.json bes
 Deno.test("a command loads what it uses, not the whole library", async (t) => {
   // Each of these would load every module of the library (~190) through
   // mod.ts; the numbers are what each needs today, with room to grow.
-  const most = new Map([["_fork", 60], ["_gen", 30], ["_list", 120]]);
+  const most = new Map([["_fork", 60], ["_gen", 30], ["_list", 125]]);
   for (const [name, limit] of most) {
     await t.step(name, async () => {
       const graph = await staticGraph(

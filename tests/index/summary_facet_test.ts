@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { listSessions, SessionIndex } from "../../mod.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { generateFile } from "../../src/gen/generate.ts";
 import type { SessionInfo } from "../../src/store/session_info.ts";
 import { override, withFs } from "../_fs_seam.ts";
@@ -35,9 +35,9 @@ async function fixtureDataDir(root: string): Promise<string[]> {
 /** The real filesystem, counting the bytes read from each file. */
 function counting(bytes: Map<string, number>): Fs {
   return {
-    ...denoFs,
+    ...realFs,
     open: async (path, options) => {
-      const file = await denoFs.open(path, options);
+      const file = await realFs.open(path, options);
       return override(file, {
         read: async (p, position) => {
           const n = await file.read(p, position);

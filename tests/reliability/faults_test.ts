@@ -17,7 +17,7 @@ import {
   Session,
   type SessionEntry,
 } from "../../mod.ts";
-import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
+import { type FileHandle, type Fs, realFs } from "../../src/_fs.ts";
 import { tempDir } from "../_session_files.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
@@ -90,9 +90,9 @@ function faultyFs(
       syncData: () => syncData(file),
     });
   const fs: Fs = {
-    ...denoFs,
+    ...realFs,
     open: async (path, options) => {
-      const file = await denoFs.open(path, options);
+      const file = await realFs.open(path, options);
       return plan.match(path) ? wrap(file) : file;
     },
   };
@@ -385,9 +385,9 @@ Deno.test("Session.setTitle() with the disk failing during the slot rewrite: not
         let slotWrites = 0;
         const err0 = make();
         const fs: Fs = {
-          ...denoFs,
+          ...realFs,
           open: async (p, options) => {
-            const file = await denoFs.open(p, options);
+            const file = await realFs.open(p, options);
             // Reads go through the seam too: only the positional write
             // handle of the slot rewrite fails.
             if (
@@ -537,7 +537,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
     const crash = EIO();
     await using s = await Session.open(path, { dataDir });
     await withFs(
-      { ...denoFs, rename: () => Promise.reject(crash) },
+      { ...realFs, rename: () => Promise.reject(crash) },
       () =>
         assert.rejects(
           s.appendMessage({ role: "user", content: [image] }),
@@ -587,7 +587,7 @@ Deno.test("BlobStore.put() through an append: a crash before the rename leaves n
       const crash = EIO();
       const stuck = EIO();
       await withFs({
-        ...denoFs,
+        ...realFs,
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(stuck),
       }, () =>
@@ -618,7 +618,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
     const dst = join(dirname(src), "fork.jsonl");
     const crash = EIO();
     await withFs({
-      ...denoFs,
+      ...realFs,
       link: () => Promise.reject(crash),
       rename: () => Promise.reject(crash),
     }, () =>
@@ -668,7 +668,7 @@ Deno.test("forkSession(): a crash between the temp write and the link leaves no 
       const dst = join(dirname(src), "fork.jsonl");
       const crash = EIO();
       await withFs({
-        ...denoFs,
+        ...realFs,
         link: () => Promise.reject(crash),
         rename: () => Promise.reject(crash),
         remove: () => Promise.reject(EIO()),
@@ -742,7 +742,7 @@ Deno.test({
     const dataDir = dir.path;
     const src = await writeSession(dataDir);
     const fs = {
-      ...denoFs,
+      ...realFs,
       rename: () => Promise.reject(EIO()),
       link: () => Promise.reject(EIO()),
     };
@@ -785,9 +785,9 @@ Deno.test({
     const blobs = join(dataDir, "blobs");
     const flushed: string[] = [];
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       open: async (p, options) => {
-        const file = await denoFs.open(p, options);
+        const file = await realFs.open(p, options);
         return override(file, {
           syncData: async () => {
             flushed.push(p);

@@ -20,7 +20,7 @@ import {
   parseSessionFileName,
   sessionFileName,
 } from "../../src/store/places.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { assistant, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -50,7 +50,7 @@ function recorded<T extends object>(fs: T, calls: [string, string][]): T {
 /** The real filesystem, recording `[call, path]` for every call through the seam. */
 function recordingFs(): { fs: Fs; calls: [string, string][] } {
   const calls: [string, string][] = [];
-  return { fs: recorded(denoFs, calls), calls };
+  return { fs: recorded(realFs, calls), calls };
 }
 
 async function names(dir: string): Promise<string[]> {

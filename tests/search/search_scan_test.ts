@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { basename, join } from "node:path";
 import { SessionIndex } from "../../mod.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { withFs } from "../_fs_seam.ts";
 import { READ_BYTES } from "../../src/read/lines.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
@@ -18,9 +18,9 @@ function countingReads(
   name?: string,
 ): Fs {
   return {
-    ...denoFs,
+    ...realFs,
     open: async (path, options) => {
-      const file = await denoFs.open(path, options);
+      const file = await realFs.open(path, options);
       if (name !== undefined && basename(path) !== name) return file;
       return {
         ...file,

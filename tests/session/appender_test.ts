@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Session } from "../../mod.ts";
 import { tempDir } from "../_session_files.ts";
 import { generateFile } from "../../src/gen/generate.ts";
-import { denoFs, type Fs, setFs } from "../../src/_fs.ts";
+import { type Fs, realFs, setFs } from "../../src/_fs.ts";
 
 const T = Date.parse("2026-10-01T09:00:00.000Z");
 const answer = (text: string) => ({
@@ -201,9 +201,9 @@ Deno.test("Session append after a windowed open that saw every line takes the fi
   const size = (await Deno.stat(path)).size;
   let read = 0;
   const counting: Fs = {
-    ...denoFs,
+    ...realFs,
     open: async (p, options) => {
-      const file = await denoFs.open(p, options);
+      const file = await realFs.open(p, options);
       return {
         ...file,
         read: async (buffer: Uint8Array, position: number) => {

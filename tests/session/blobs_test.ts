@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
+import { type FileHandle, type Fs, realFs } from "../../src/_fs.ts";
 import type { LoadIssue } from "../../src/format/issues.ts";
 import { Session } from "../../src/session/session.ts";
 import { BLOB_READ_MAX_BYTES } from "../../src/store/blob_store.ts";
@@ -63,9 +63,9 @@ Deno.test("Session.open() reports a blob larger than the read bound and never re
   const blob = join(dir.path, "blobs", hex);
   let read = 0;
   const fs: Fs = {
-    ...denoFs,
+    ...realFs,
     open: async (p, options) => {
-      const file = await denoFs.open(p, options);
+      const file = await realFs.open(p, options);
       if (p !== blob) return file;
       return override(file, {
         read: (buf, at) => {
@@ -109,9 +109,9 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
   const blob = join(dir.path, "blobs", hex);
   await Deno.writeFile(blob, PNG);
   const failing = (fault: (file: FileHandle) => FileHandle): Fs => ({
-    ...denoFs,
+    ...realFs,
     open: async (p, options) => {
-      const file = await denoFs.open(p, options);
+      const file = await realFs.open(p, options);
       return p === blob ? fault(file) : file;
     },
   });
@@ -148,11 +148,11 @@ Deno.test("Session.open() reports a blob that cannot be read, and goes on", asyn
   });
   await t.step("permission denied on open", async () => {
     const denied: Fs = {
-      ...denoFs,
+      ...realFs,
       open: (p, options) =>
         p === blob
           ? Promise.reject(new Deno.errors.PermissionDenied("denied"))
-          : denoFs.open(p, options),
+          : realFs.open(p, options),
     };
     const issues = await withFs(denied, () => openBoth(path, hex));
     assert.deepEqual(issues.map((i) => i.kind), [

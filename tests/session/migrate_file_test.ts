@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { contextToJson, Session, type SessionEntry } from "../../mod.ts";
-import { denoFs, type FileHandle } from "../../src/_fs.ts";
+import { type FileHandle, realFs } from "../../src/_fs.ts";
 import { override, withFs } from "../_fs_seam.ts";
 import { HAS_OMP, oracle, SKIPPED } from "../_omp.ts";
 import { tempDir } from "../_session_files.ts";
@@ -281,15 +281,15 @@ Deno.test("Session.appendMessage(): a failure mid-migration leaves the file byte
   for (const [name, wrap, at] of failures) {
     await t.step(name, async () => {
       await withFs({
-        ...denoFs,
+        ...realFs,
         open: async (p, options) => {
-          const file = await denoFs.open(p, options);
+          const file = await realFs.open(p, options);
           return p.endsWith(".tmp") ? wrap(file) : file;
         },
         rename: (from, to) =>
           at === "rename"
             ? Promise.reject(new Error("EXDEV: rename failed"))
-            : denoFs.rename(from, to),
+            : realFs.rename(from, to),
       }, async () => {
         const opened = await Session.open(path, {
           sync: name.includes("flush"),
@@ -314,7 +314,7 @@ Deno.test("Session.appendMessage(): a failure mid-migration leaves the file byte
   await t.step("the session then migrates and appends", async () => {
     await assert.rejects(
       withFs(
-        { ...denoFs, rename: () => Promise.reject(new Error("EXDEV")) },
+        { ...realFs, rename: () => Promise.reject(new Error("EXDEV")) },
         () => s.appendMessage({ role: "user", content: "not yet" }),
       ),
       /Cannot migrate/,

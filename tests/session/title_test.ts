@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session } from "../../mod.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { override, withFs } from "../_fs_seam.ts";
 import { tempDir } from "../_session_files.ts";
 
@@ -102,9 +102,9 @@ Deno.test("Session.setTitle() on a slot-less file when the disk is full changes 
     { code: "ENOSPC" },
   );
   const fs: Fs = {
-    ...denoFs,
+    ...realFs,
     open: async (p, options) => {
-      const file = await denoFs.open(p, options);
+      const file = await realFs.open(p, options);
       if (!p.endsWith(".tmp")) return file;
       return override(file, { write: () => Promise.reject(full) });
     },
@@ -162,9 +162,9 @@ Deno.test("Session.setTitle() takes one lock: a writer that takes the lock once 
   // As our lock file goes, another process (pid 1: alive) takes the name.
   let released = 0;
   const fs: Fs = {
-    ...denoFs,
+    ...realFs,
     remove: async (p) => {
-      await denoFs.remove(p);
+      await realFs.remove(p);
       if (p === lock && released++ === 0) {
         await Deno.writeTextFile(lock, `1:${Date.now()}\n`);
       }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Session, SessionIndex, type WindowStats } from "../../mod.ts";
 import { generateFile } from "../../src/gen/generate.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { override, withFs } from "../_fs_seam.ts";
 import { sessionBytes, tempDir, user } from "../_session_files.ts";
 
@@ -31,9 +31,9 @@ function covered(ranges: [number, number][]): number {
 /** The real filesystem, recording the ranges read from `path`. */
 function recordingReads(path: string, ranges: [number, number][]): Fs {
   return {
-    ...denoFs,
+    ...realFs,
     open: async (p, options) => {
-      const file = await denoFs.open(p, options);
+      const file = await realFs.open(p, options);
       if (p !== path) return file;
       return override(file, {
         read: async (buffer, position) => {

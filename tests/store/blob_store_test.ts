@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { override, withFs } from "../_fs_seam.ts";
 import { join } from "node:path";
 import { BlobStore, imageExtension } from "../../src/store/blob_store.ts";
-import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
+import { type FileHandle, type Fs, realFs } from "../../src/_fs.ts";
 
 const encoder = new TextEncoder();
 const IS_WINDOWS = Deno.build.os === "windows";
@@ -44,7 +44,7 @@ function counted<T extends object>(fs: T, calls: Map<string, number>): T {
 /** The real filesystem, counting the calls by name. */
 function countingFs(): { fs: Fs; calls: Map<string, number> } {
   const calls = new Map<string, number>();
-  return { fs: counted(denoFs, calls), calls };
+  return { fs: counted(realFs, calls), calls };
 }
 
 /** A filesystem that fails the test on any call. */
@@ -217,9 +217,9 @@ Deno.test({
   ignore: IS_WINDOWS,
   fn: async () => {
     const fs: Fs = {
-      ...denoFs,
-      open: (path, { mode: _, ...options }) => denoFs.open(path, options),
-      mkdir: (path) => denoFs.mkdir(path, 0o777),
+      ...realFs,
+      open: (path, { mode: _, ...options }) => realFs.open(path, options),
+      mkdir: (path) => realFs.mkdir(path, 0o777),
     };
     await withDataDir(async (dataDir) => {
       const store = new BlobStore(join(dataDir, "blobs"));
@@ -417,7 +417,7 @@ Deno.test("BlobStore.put() with ext adds omp's <hex>.<ext> twin", async (t) => {
       const gif = encoder.encode("gif bytes");
       const gifHex = await sha256Hex(gif);
       const fs: Fs = {
-        ...denoFs,
+        ...realFs,
         link: () =>
           Promise.reject(new Deno.errors.PermissionDenied("no links here")),
       };
@@ -449,7 +449,7 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
       const store = new BlobStore(dir);
       const crash = new Error("injected: rename failed");
       await withFs(
-        { ...denoFs, rename: () => Promise.reject(crash) },
+        { ...realFs, rename: () => Promise.reject(crash) },
         async () => {
           await assert.rejects(
             store.put(bytes),
@@ -475,8 +475,8 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
               : Promise.reject(new Error("injected: ENOSPC")),
         });
       const fs: Fs = {
-        ...denoFs,
-        open: async (path, options) => full(await denoFs.open(path, options)),
+        ...realFs,
+        open: async (path, options) => full(await realFs.open(path, options)),
       };
       await withFs(fs, async () => {
         await assert.rejects(store.put(bytes), /ENOSPC/);
@@ -492,9 +492,9 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
         const store = new BlobStore(dir);
         const stuck = (file: FileHandle): FileHandle => shortWrites(file, 0);
         const fs: Fs = {
-          ...denoFs,
+          ...realFs,
           open: async (path, options) =>
-            stuck(await denoFs.open(path, options)),
+            stuck(await realFs.open(path, options)),
         };
         await withFs(fs, async () => {
           await assert.rejects(store.put(bytes), Deno.errors.WriteZero);
@@ -507,9 +507,9 @@ Deno.test("BlobStore.put() leaves no blob and no temp file when the filesystem f
     await withDataDir(async (dataDir) => {
       const store = new BlobStore(join(dataDir, "blobs"));
       const fs: Fs = {
-        ...denoFs,
+        ...realFs,
         open: async (path, options) =>
-          shortWrites(await denoFs.open(path, options), 1),
+          shortWrites(await realFs.open(path, options), 1),
       };
       let ref = "";
       await withFs(fs, async () => {
@@ -524,9 +524,9 @@ Deno.test("BlobStore with sync flushes the blob before renaming it", async () =>
   await withDataDir(async (dataDir) => {
     const order: string[] = [];
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       open: async (path, options) => {
-        const file = await denoFs.open(path, options);
+        const file = await realFs.open(path, options);
         return override(file, {
           syncData: async () => {
             order.push(options.write ? "sync file" : "sync folder");
@@ -536,7 +536,7 @@ Deno.test("BlobStore with sync flushes the blob before renaming it", async () =>
       },
       rename: async (from, to) => {
         order.push("rename");
-        await denoFs.rename(from, to);
+        await realFs.rename(from, to);
       },
     };
     await withFs(fs, async () => {
@@ -594,10 +594,10 @@ Deno.test("BlobStore.put() of a stored blob: gone meanwhile, it is written anew;
       "gc moved it to the trash between the look and the touch",
       async () => {
         const moving: Fs = {
-          ...denoFs,
+          ...realFs,
           utime: async (path, a, m) => {
             await Deno.rename(path, join(dataDir, "elsewhere"));
-            return denoFs.utime(path, a, m);
+            return realFs.utime(path, a, m);
           },
         };
         assert.equal(await withFs(moving, () => store.put(bytes)), ref);
@@ -607,7 +607,7 @@ Deno.test("BlobStore.put() of a stored blob: gone meanwhile, it is written anew;
     await t.step("a read-only store or another user's blob", async () => {
       for (const code of ["EPERM", "EACCES", "EROFS"]) {
         const refusing: Fs = {
-          ...denoFs,
+          ...realFs,
           utime: () => Promise.reject(Object.assign(new Error(code), { code })),
         };
         assert.equal(await withFs(refusing, () => store.put(bytes)), ref, code);
@@ -615,7 +615,7 @@ Deno.test("BlobStore.put() of a stored blob: gone meanwhile, it is written anew;
     });
     await t.step("any other failure is the put's", async () => {
       const failing: Fs = {
-        ...denoFs,
+        ...realFs,
         utime: () =>
           Promise.reject(Object.assign(new Error("EIO"), { code: "EIO" })),
       };

@@ -1,6 +1,6 @@
 import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import {
   emptyTrashed,
   listTrash,
@@ -66,13 +66,13 @@ Deno.test("moveToTrash() moves back a blob a put touched between its look and it
   await using dir = await tempDir();
   await oldBlob(dir.path, A);
   const putFirst: Fs = {
-    ...denoFs,
+    ...realFs,
     rename: async (from, to) => {
       if (from === join(dir.path, A)) {
         const now = new Date();
         await Deno.utime(from, now, now); // BlobStore.put's touch
       }
-      return await denoFs.rename(from, to);
+      return await realFs.rename(from, to);
     },
   };
   const how = await withFs(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findDataDir, resolveDataDir } from "../../src/store/data_dir.ts";
 import { Session } from "../../src/session/session.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { withFs } from "../_fs_seam.ts";
 import { sessionBytes, tempDir } from "../_session_files.ts";
 
@@ -85,13 +85,13 @@ Deno.test("findDataDir() takes the configured data dir, then the sessions/ layou
       code: "EACCES",
     });
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       stat: (p) =>
         p === join(deep, "blobs")
           ? Promise.reject(denied)
           : p === join(copied, "x", "blobs")
           ? Promise.reject(new Deno.errors.NotCapable("sandboxed"))
-          : denoFs.stat(p),
+          : realFs.stat(p),
     };
     assert.equal(
       await withFs(fs, () => find(join(deep, "s.jsonl"))),

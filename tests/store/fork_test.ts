@@ -8,7 +8,7 @@ import { forkSession } from "../../src/store/fork.ts";
 import { parseHead } from "../../src/read/_head.ts";
 import { parseSessionFileName } from "../../src/store/places.ts";
 import { Session } from "../../src/session/session.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { HEADER, sessionBytes, tempDir, user } from "../_session_files.ts";
 
 const OMP = new URL("../../fixtures/omp/", import.meta.url).pathname;
@@ -191,10 +191,10 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   await t.step("and at the link, when it appears during the copy", async () => {
     const late = join(dir.path, "late.jsonl");
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       link: async (from, to) => {
         await Deno.writeTextFile(late, "raced\n");
-        return denoFs.link(from, to);
+        return realFs.link(from, to);
       },
     };
     await assert.rejects(
@@ -211,7 +211,7 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   await t.step("without hard links it checks and renames", async () => {
     const out = join(dir.path, "nolink.jsonl");
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       link: () => Promise.reject(new Deno.errors.NotSupported("no links")),
     };
     const fork = await withFs(fs, () => forkSession(src, out));
@@ -223,9 +223,9 @@ Deno.test("forkSession() refuses an existing destination and leaves no temp file
   await t.step("a failed write removes the temp file", async () => {
     const before = await names(dir.path);
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       open: async (path, options) => {
-        const file = await denoFs.open(path, options);
+        const file = await realFs.open(path, options);
         return override(file, {
           write: () => Promise.reject(new Error("disk full")),
         });

@@ -28,7 +28,7 @@ import { remember } from "../../src/index/_reopen.ts";
 import { SETTLE_MS } from "../../src/index/_rows.ts";
 import { refreshAll } from "../../src/index/_refresh.ts";
 import { readSessionFile } from "../../src/read/_session_file.ts";
-import { denoFs } from "../../src/_fs.ts";
+import { realFs } from "../../src/_fs.ts";
 import { recording, withFs } from "../_fs_seam.ts";
 import { reported, searched } from "../_indexed.ts";
 
@@ -717,7 +717,7 @@ Deno.test("IndexStore.leaveFreshMark leaves its mark only when no other commit a
   try {
     // A fingerprint of this version (one of another is no mark).
     const print = new FilesPrint();
-    print.add(path, await denoFs.stat(path));
+    print.add(path, await realFs.stat(path));
     const mark = { print: print.value, sessions: 1, skipped: 0, uncovered: [] };
     await refreshAll(store);
     let clock = store.writeClock();

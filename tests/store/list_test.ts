@@ -6,7 +6,7 @@ import {
   listSessions,
   type SessionInfo,
 } from "../../src/store/list.ts";
-import { denoFs, type Fs, setFs } from "../../src/_fs.ts";
+import { type Fs, realFs, setFs } from "../../src/_fs.ts";
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
 import { HEADER, sessionBytes, T0, tempDir, user } from "../_session_files.ts";
 import { readSessionHead } from "../../src/store/_session_files.ts";
@@ -66,10 +66,10 @@ function countingReads(): {
   const bytes = new Map<string, number>();
   const calls = new Map<string, number>();
   const fs: Fs = {
-    ...denoFs,
+    ...realFs,
     readFile: () => Promise.reject(new Error("readFile must not be used")),
     open: async (path, options) => {
-      const file = await denoFs.open(path, options);
+      const file = await realFs.open(path, options);
       return override(file, {
         read: async (p, position) => {
           calls.set(path, (calls.get(path) ?? 0) + 1);

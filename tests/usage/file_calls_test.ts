@@ -8,7 +8,7 @@
 import { deepStrictEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { denoFs, type FileHandle, setFs } from "../../src/_fs.ts";
+import { type FileHandle, realFs, setFs } from "../../src/_fs.ts";
 import type { SessionEntry } from "../../src/format/entries.ts";
 import { type RequestUsage, requestUsage } from "../../src/format/usage.ts";
 import { READ_BYTES } from "../../src/read/lines.ts";
@@ -213,8 +213,8 @@ Deno.test("reported() counts the calls before a read that fails, and names the f
     },
   });
   const restore = setFs({
-    ...denoFs,
-    open: async (p, o) => failing(await denoFs.open(p, o)),
+    ...realFs,
+    open: async (p, o) => failing(await realFs.open(p, o)),
   });
   const skipped: string[] = [];
   let report;

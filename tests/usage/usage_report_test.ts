@@ -13,7 +13,7 @@ import {
   type UsageReport,
   type UsageReportOptions,
 } from "../../mod.ts";
-import { denoFs, setFs } from "../../src/_fs.ts";
+import { realFs, setFs } from "../../src/_fs.ts";
 import { buildIndex, fixtureCopy } from "./_usage_dirs.ts";
 import { backdate, tempDir } from "../_session_files.ts";
 import { recording, withFs } from "../_fs_seam.ts";
@@ -280,14 +280,14 @@ Deno.test("reported() with since opens no file last modified before that day", a
   }
   const opened: string[] = [];
   const restore = setFs({
-    ...denoFs,
+    ...realFs,
     open: (path, options) => {
       opened.push(path);
-      return denoFs.open(path, options);
+      return realFs.open(path, options);
     },
     readFile: (path) => {
       opened.push(path);
-      return denoFs.readFile(path);
+      return realFs.readFile(path);
     },
   });
   let report;

@@ -1,6 +1,6 @@
 /** Files, fault doubles and helpers shared by the tests of `src/write/`. */
 import { marshalTitleSlot } from "../../src/format/title_slot.ts";
-import { denoFs, type FileHandle, type Fs } from "../../src/_fs.ts";
+import { type FileHandle, type Fs, realFs } from "../../src/_fs.ts";
 
 export { override } from "../_fs_seam.ts";
 
@@ -52,9 +52,9 @@ export function wrapping(
   wrap: (file: FileHandle) => FileHandle,
 ): Fs {
   return {
-    ...denoFs,
+    ...realFs,
     open: async (p, options) => {
-      const file = await denoFs.open(p, options);
+      const file = await realFs.open(p, options);
       return p === path ? wrap(file) : file;
     },
   };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoFs } from "../../src/_fs.ts";
+import { realFs } from "../../src/_fs.ts";
 import { writeAtomically } from "../../src/write/_atomic_file.ts";
 import { writeAll } from "../../src/write/_files.ts";
 import { withFs } from "../_fs_seam.ts";
@@ -81,7 +81,7 @@ Deno.test("writeAtomically() writes the whole file or nothing", async (t) => {
     async () => {
       const other = join(dir.path, "b.jsonl");
       const noLinks = {
-        ...denoFs,
+        ...realFs,
         link: () => Promise.reject(new Error("EPERM")),
       };
       await withFs(
@@ -103,7 +103,7 @@ Deno.test("writeAtomically() writes the whole file or nothing", async (t) => {
       const eio = Object.assign(new Error("Input/output error"), {
         code: "EIO",
       });
-      const failing = { ...denoFs, rename: () => Promise.reject(eio) };
+      const failing = { ...realFs, rename: () => Promise.reject(eio) };
       await withFs(failing, () =>
         assert.rejects(
           writeAtomically(target, (out) => writeAll(out, enc.encode("x")), {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withFs } from "../_fs_seam.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import { body, deadPid, names, override, withDir } from "./_writer_files.ts";
 
@@ -122,12 +122,12 @@ Deno.test("SessionWriter.append() takes over its own lock file that it failed to
     await using writer = await SessionWriter.open(path, { lockTimeoutMs: 100 });
     let refused = 0;
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       remove: (p) => {
         if (p === lock && refused++ === 0) {
           return Promise.reject(new Deno.errors.PermissionDenied("EACCES"));
         }
-        return denoFs.remove(p);
+        return realFs.remove(p);
       },
     };
     await withFs(fs, async () => {
@@ -169,7 +169,7 @@ Deno.test(
             // Every call of the seam on the lock path: a wait polls it every
             // few ms, for the whole 10 s; refusing at once takes a try or two.
             let tries = 0;
-            const counting = new Proxy(denoFs, {
+            const counting = new Proxy(realFs, {
               get(target, key) {
                 const value = Reflect.get(target, key);
                 if (typeof value !== "function") return value;
@@ -242,9 +242,9 @@ Deno.test("SessionWriter.append() never takes over a lock file this process hold
     const release = Promise.withResolvers<void>();
     const held = Promise.withResolvers<void>();
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       open: async (p, options) => {
-        const file = await denoFs.open(p, options);
+        const file = await realFs.open(p, options);
         if (p.endsWith(".lock.os")) {
           return override(file, {
             tryLock: () => Promise.resolve(true),
@@ -298,11 +298,11 @@ Deno.test("SessionWriter.append() on a full disk while creating the lock file na
         await using writer = await SessionWriter.open(path);
         const full = enospc();
         const fs: Fs = {
-          ...denoFs,
+          ...realFs,
           open: async (p, options) => {
-            if (p !== lock) return await denoFs.open(p, options);
+            if (p !== lock) return await realFs.open(p, options);
             if (where === "create") throw full;
-            const file = await denoFs.open(p, options);
+            const file = await realFs.open(p, options);
             return override(file, { write: () => Promise.reject(full) });
           },
         };
@@ -340,14 +340,14 @@ Deno.test("SessionWriter.append() holds nothing when its new lock file was repla
     const theirs = "1:1790845200000\n"; // pid 1: alive
     let stolen = false;
     const fs: Fs = {
-      ...denoFs,
+      ...realFs,
       open: async (p, options) => {
-        const file = await denoFs.open(p, options);
+        const file = await realFs.open(p, options);
         if (p === lock && !stolen) {
           // Between our create and our record, another writer takes the
           // name (a steal that found our file empty and thought it stale).
           stolen = true;
-          await denoFs.remove(lock);
+          await realFs.remove(lock);
           await Deno.writeTextFile(lock, theirs);
         }
         return file;

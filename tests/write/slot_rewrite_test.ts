@@ -12,7 +12,7 @@ import {
   marshalTitleSlot,
   TITLE_SLOT_BYTES,
 } from "../../src/format/title_slot.ts";
-import { denoFs, type Fs } from "../../src/_fs.ts";
+import { type Fs, realFs } from "../../src/_fs.ts";
 import { SessionWriter } from "../../src/write/_writer.ts";
 import {
   AT,
@@ -220,9 +220,9 @@ Deno.test("SessionWriter.retitle() leaves the file untouched, and the writer usa
         { code: "ENOSPC" },
       );
       const fs: Fs = {
-        ...denoFs,
+        ...realFs,
         open: async (p, options) => {
-          const file = await denoFs.open(p, options);
+          const file = await realFs.open(p, options);
           if (!p.endsWith(".tmp")) return file;
           return override(file, { write: () => Promise.reject(full) });
         },
