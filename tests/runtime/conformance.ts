@@ -307,6 +307,27 @@ function cli(
   });
 }
 
+/** A script beside this one on this runtime, as a child: it must end with "ok <runtime>". */
+function script(name: string): Promise<{ code: number; out: string }> {
+  const entry = new URL(`./${name}`, import.meta.url).pathname;
+  const argv = RUNTIME === "deno" ? ["run", "-A", entry] : [entry];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, argv, (err, stdout, stderr) => {
+      const code = (err as { code?: unknown } | null)?.code ?? 0;
+      if (typeof code !== "number") reject(err);
+      else resolve({ code, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+test("the index on this runtime's SQLite: the driver's every call, then a whole index over the fixtures", async () => {
+  for (const name of ["sqlite_driver.ts", "index_runtime.ts"]) {
+    const r = await script(name);
+    assert.equal(r.code, 0, `${name}: ${r.out}`);
+    assert.match(r.out, /^ok (deno|node|bun)$/m, `${name}: ${r.out}`);
+  }
+});
+
 test("the CLI runs here: --version, list, context, and a clear error", async () => {
   const version = await cli(["--version"]);
   assert.equal(version.code, 0, version.stderr);

@@ -7,9 +7,9 @@
  * `node:` built-ins and `node:assert`, so it runs under any runtime the
  * library imports under:
  *
- *   npx --yes bun@1.4.5 tests/runtime/index_bun.ts
- *   npx --yes node@22 tests/runtime/index_bun.ts
- *   deno run -A tests/runtime/index_bun.ts
+ *   npx --yes bun@1.4.5 tests/runtime/index_runtime.ts
+ *   npx --yes node@22 tests/runtime/index_runtime.ts
+ *   deno run -A tests/runtime/index_runtime.ts
  *
  * Needs `mod.ts` to import under the runtime (its bare npm imports
  * resolved from `node_modules` on Bun and Node). Prints `ok <runtime>`.
