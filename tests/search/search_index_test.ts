@@ -52,10 +52,17 @@ const ids = (r: SearchResult) => r.hits.map((h) => h.entryId);
 
 Deno.test("searched() keeps no entry text in the index: only where each entry is", async () => {
   await using dir = await tempDir();
-  await writeSession(dir.path, [SECRET, "another line", HOSTILE]);
+  // The first user message is the one text the index keeps (its first 200
+  // characters, as list shows an untitled session): the others are not.
+  await writeSession(dir.path, [
+    "opening words",
+    SECRET,
+    "another line",
+    HOSTILE,
+  ]);
   (await SessionIndex.open(dir.path)).close();
   deepEqual(ids(await searched(dir.path, "needlesecret")), [
-    "00000001",
+    "00000002",
   ]);
   const file = join(dir.path, "index.sqlite");
   const db = new DatabaseSync(file);
@@ -87,6 +94,7 @@ Deno.test("searched() keeps no entry text in the index: only where each entry is
   const bytes = new TextDecoder().decode(await Deno.readFile(file));
   ok(!bytes.includes("needlesecret"));
   ok(!bytes.includes("another line"));
+  ok(bytes.includes("opening words"), "the list's first message");
 });
 
 Deno.test("searched() through an index taken as it is gives no hit for a line that changed behind it", async (t) => {
