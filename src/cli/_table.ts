@@ -7,6 +7,7 @@
  */
 
 import { sanitize, textWidth, truncate } from "./_format.ts";
+import { wrapCells, wrapWords } from "./_wrap.ts";
 
 /** How a cell is cut to fit: which part gives way to `…`. */
 export type TableShrink = "end" | "start" | "middle";
@@ -167,7 +168,7 @@ export function formatTable(
       ? ""
       : `; ${options.leftOutHint}`;
     const note = `(${left.join(", ")} left out at ${width} columns${hint})`;
-    out.push(..._wrapWords(sanitize(note), width));
+    out.push(...wrapWords(sanitize(note), width));
   }
   return out.join("\n");
 }
@@ -243,38 +244,6 @@ function _fit(
   }
   return values.map((v) => {
     const c = truncate(v, w, shrink);
-    return byCut.get(c)!.size > 1 ? _wrap(v, w) : [c];
+    return byCut.get(c)!.size > 1 ? wrapCells(v, w) : [c];
   });
-}
-
-/** Prose in lines of at most `w` cells, broken between words where it can. */
-function _wrapWords(text: string, w: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    const next = line === "" ? word : `${line} ${word}`;
-    if (textWidth(next) <= w || line === "") line = next;
-    else {
-      lines.push(line);
-      line = word;
-    }
-  }
-  lines.push(line);
-  return lines.flatMap((l) => _wrap(l, w));
-}
-
-/** `text` in lines of at most `w` cells (graphemes kept whole). */
-function _wrap(text: string, w: number): string[] {
-  const lines: string[] = [];
-  let rest = text;
-  while (textWidth(rest) > w) {
-    // Two ellipses past the end make sure truncate cuts: the kept part is
-    // at most w cells of `rest`, then one ellipsis, which goes.
-    const head = truncate(`${rest}\u2026\u2026`, w + 1, "end").slice(0, -1);
-    if (head === "") break; // a grapheme wider than the column
-    lines.push(head);
-    rest = rest.slice(head.length);
-  }
-  lines.push(rest);
-  return lines;
 }

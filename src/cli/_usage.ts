@@ -39,6 +39,7 @@ import {
 import { progressPhases } from "./_progress.ts";
 import { SINCE_FLAG, timeBound, timeBoundError, UNTIL_FLAG } from "./_time.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
+import { wrapWords } from "./_wrap.ts";
 
 const ABOUT =
   `Tokens, requests and cost of every model call the sessions of the data
@@ -235,7 +236,9 @@ function _text(
     );
   }
   const table = fits ? natural : _table(report, width, true, titles);
-  const tail = notes.length === 0 ? "" : `\n${sanitize(notes.join(" "))}\n`;
+  const tail = notes.length === 0
+    ? ""
+    : `\n${wrapWords(sanitize(notes.join(" ")), width).join("\n")}\n`;
   return `${table}\n${tail}`;
 }
 
