@@ -140,6 +140,7 @@ function _table(
     ],
     rows,
     width,
+    { leftOutHint: "--json has them" },
   );
 }
 
