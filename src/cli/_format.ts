@@ -202,3 +202,37 @@ export function localMinute(d: Date): string {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
+
+/** The fewest characters of an id a table shows (as git's short hashes). */
+const _SHORT_ID_CHARS = 8;
+
+/**
+ * The shortest prefix length, at least 8, that tells every id apart: one
+ * more than the longest prefix two neighbours share once sorted. Every
+ * command takes such a prefix for the session.
+ *
+ * @example
+ * ```ts
+ * import { uniqueIdPrefix } from "./_format.ts";
+ * console.assert(uniqueIdPrefix(["0190000001", "0190000002"]) === 10);
+ * console.assert(uniqueIdPrefix(["01a0e7b8-62bc", "01a0e7b5-c8b3"]) === 8);
+ * ```
+ *
+ * @param ids The ids of a table's rows.
+ * @returns How many characters of each to show.
+ */
+export function uniqueIdPrefix(ids: readonly string[]): number {
+  const sorted = [...new Set(ids)].sort();
+  let n = _SHORT_ID_CHARS;
+  let longest = _SHORT_ID_CHARS;
+  for (let i = 0; i < sorted.length; i++) {
+    const b = sorted[i]!;
+    longest = Math.max(longest, b.length);
+    if (i === 0) continue;
+    const a = sorted[i - 1]!;
+    let shared = 0;
+    while (shared < a.length && a[shared] === b[shared]) shared++;
+    n = Math.max(n, shared + 1);
+  }
+  return Math.min(n, longest);
+}

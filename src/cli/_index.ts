@@ -109,8 +109,8 @@ export const command: Command = defineCommand({
         continue;
       }
       const index = db;
+      const bar = progressPhases(io, { files: 50 });
       try {
-        const bar = progressPhases(io, { files: 50 });
         const done = await attempt(
           `index the sessions in "${dataDir}"`,
           () =>
@@ -118,8 +118,7 @@ export const command: Command = defineCommand({
               rebuild: call.has("rebuild"),
               onProgress: (n, total) => bar.update(n, total, "files"),
             }),
-        );
-        bar.finish();
+        ).finally(() => bar.finish()); // never left on screen, even under an error
         results.push({ agent, dataDir, index: index.path, ...done });
         if (call.has("json")) continue;
         const what = done.fresh

@@ -20,7 +20,7 @@ import {
   elsewhere,
   sessionsIn,
 } from "./_data_dirs.ts";
-import { localMinute } from "./_format.ts";
+import { localMinute, uniqueIdPrefix } from "./_format.ts";
 import { indexWarnings } from "./_index.ts";
 import { userPathOf } from "./_user_path.ts";
 import { formatTable } from "./_table.ts";
@@ -112,7 +112,7 @@ function _table(
   width: number,
   agent: ((s: SessionInfo) => string) | undefined,
 ): string {
-  const idLength = _uniquePrefix(sessions.map((s) => s.id));
+  const idLength = uniqueIdPrefix(sessions.map((s) => s.id));
   const rows = sessions.map((s) => [
     localMinute(_lastActive(s)),
     ...(agent === undefined ? [] : [agent(s)]),
@@ -140,6 +140,7 @@ function _table(
     ],
     rows,
     width,
+    { leftOutHint: "--json has them" },
   );
 }
 
@@ -182,24 +183,4 @@ function _json(s: SessionInfo, d: CoveredDataDir): Record<string, unknown> {
     size: s.size,
     version: s.version,
   };
-}
-
-/**
- * The shortest prefix length, at least 8, that tells every id apart: one
- * more than the longest prefix two neighbours share once sorted.
- */
-function _uniquePrefix(ids: readonly string[]): number {
-  const sorted = [...new Set(ids)].sort();
-  let n = _SHORT_ID;
-  let longest = _SHORT_ID;
-  for (let i = 0; i < sorted.length; i++) {
-    const b = sorted[i]!;
-    longest = Math.max(longest, b.length);
-    if (i === 0) continue;
-    const a = sorted[i - 1]!;
-    let shared = 0;
-    while (shared < a.length && a[shared] === b[shared]) shared++;
-    n = Math.max(n, shared + 1);
-  }
-  return Math.min(n, longest);
 }

@@ -178,7 +178,7 @@ export function progressBar(
 export interface Phases {
   /** Show `done` of `total`; a new total or unit begins a new bar. */
   update(done: number, total: number, unit: string): void;
-  /** Show the last phase's end, then wipe its bar. */
+  /** Show the last phase's end, then wipe its bar; again, nothing. */
   finish(): void;
 }
 
@@ -214,6 +214,11 @@ export function progressPhases(
       last = done;
       bar!.update(done);
     },
-    finish: () => bar?.finish(last),
+    // Once: a second call (a command's finally after its own) draws nothing.
+    finish: () => {
+      bar?.finish(last);
+      bar = undefined;
+      phase = "";
+    },
   };
 }

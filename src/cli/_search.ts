@@ -28,7 +28,7 @@ import {
   writeJson,
 } from "./_command.ts";
 import { noteOversized } from "./_oversized.ts";
-import { localMinute, sanitize, truncate } from "./_format.ts";
+import { localMinute, sanitize, textWidth, truncate } from "./_format.ts";
 import { type CliIo, colorOn } from "./_io.ts";
 import { progressPhases } from "./_progress.ts";
 import { SINCE_FLAG, timeBound, timeBoundError } from "./_time.ts";
@@ -222,10 +222,20 @@ function _json(h: SearchHit, d: CoveredDataDir): Record<string, unknown> {
 
 /** A hit in three lines: when, who and where; the snippet; the file and entry. */
 function _text(h: SearchHit, io: CliIo): string {
-  const title = truncate(sanitize(h.title ?? "(untitled)"), 60);
   const off = h.onActivePath ? "" : "  (off the active path)";
-  const s = sanitize(h.snippet);
+  // The title gives way so the first line fits the terminal (16: the time).
+  const room = io.columns - 16 - textWidth(h.role) - textWidth(off) - 4;
+  const title = truncate(
+    sanitize(h.title ?? "(untitled)"),
+    Math.max(12, Math.min(60, room)),
+  );
   const { start, end } = h.match;
+  // The snippet's end gives way to the terminal's width, never the match.
+  let s = sanitize(h.snippet);
+  const snippetRoom = io.columns - 2;
+  if (textWidth(s) > snippetRoom && textWidth(s.slice(0, end)) < snippetRoom) {
+    s = truncate(s, snippetRoom, "end");
+  }
   const snippet = colorOn(io)
     ? `${s.slice(0, start)}${_BOLD}${s.slice(start, end)}${_PLAIN}${
       s.slice(end)

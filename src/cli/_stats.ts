@@ -29,6 +29,7 @@ import { progressBar } from "./_progress.ts";
 import { refuseEntry, resolveSessionArg } from "./_session_arg.ts";
 import { userPathOf } from "./_user_path.ts";
 import { formatTable } from "./_table.ts";
+import { wrapWords } from "./_wrap.ts";
 
 const ABOUT =
   `Count what a session file holds, reading it once in chunks: entries by type,
@@ -73,7 +74,7 @@ export const command: Command = defineCommand({
     const figures = await fileFigures(target, dataDir, sizes);
     if (json) writeJson(io, { path: target, ...figures });
     else {
-      const text = `file        ${target}\n${_block(figures, false)}`;
+      const text = _block(figures, false, io.columns, target);
       io.stdout(`${sanitizeLines(text)}\n`);
     }
     return 0;
@@ -114,7 +115,7 @@ async function _folder(
     const n = plural(done.length, "file");
     io.stdout(
       `${_table(dir, done, io.columns)}\n\nTotals (${n})\n${
-        sanitizeLines(_block(totals, true))
+        sanitizeLines(_block(totals, true, io.columns))
       }\n`,
     );
   }
@@ -122,7 +123,11 @@ async function _folder(
   return errors.length > 0 ? 1 : 0;
 }
 
-/** A folder's files, one row each. */
+/**
+ * A folder's files, one row each. At 80 columns the file keeps enough of
+ * its tail to tell it from the others, and the columns that matter least
+ * (what opening reads, the blobs, the context) go first, named under it.
+ */
 function _table(
   dir: string,
   done: (FileFigures & { path: string })[],
@@ -141,29 +146,37 @@ function _table(
   ]);
   return formatTable(
     [
-      { header: "file", shrink: "start", min: 12 },
+      { header: "file", shrink: "start", min: 16 },
       { header: "entries", right: true },
       { header: "tokens used", right: true },
-      { header: "in context", right: true },
-      { header: "blobs", right: true },
+      { header: "in context", right: true, optional: true },
+      { header: "blobs", right: true, optional: true },
       { header: "size", right: true },
-      { header: "open reads", right: true },
+      { header: "open reads", right: true, optional: true },
       { header: "kept", right: true },
     ],
     rows,
     width,
+    { leftOutHint: "--json has them, and the totals below" },
   );
 }
 
-/** The figures as `name  value` lines. */
-function _block(s: FileFigures, totals: boolean): string {
+/** The figures as `name  value` lines, a long value wrapped under itself to fit `width`. */
+function _block(
+  s: FileFigures,
+  totals: boolean,
+  width: number,
+  file?: string,
+): string {
   const n = formatCount;
+  // A no-break space keeps a percentage whole when the line wraps.
   const pct = (a: number, b: number): string =>
-    b === 0 ? "" : ` (${(100 * a / b).toFixed(1)} %)`;
+    b === 0 ? "" : ` (${(100 * a / b).toFixed(1)}\u00a0%)`;
   const missing = s.missingBlobs === 0 ? "" : `, ${s.missingBlobs} missing`;
   const bad = s.badBlobRefs === 0 ? "" : `, ${s.badBlobRefs} malformed`;
   const messages = [...s.messagesByRole.values()].reduce((a, b) => a + b, 0);
   const pairs: [string, string][] = [
+    ...(file === undefined ? [] : [["file", file] as [string, string]]),
     ["size", formatBytes(s.fileBytes)],
     ["entries", `${n(s.entries)}${_breakdown(s.entriesByType)}`],
     ["messages", `${n(messages)}${_breakdown(s.messagesByRole)}`],
@@ -199,7 +212,10 @@ function _block(s: FileFigures, totals: boolean): string {
     ],
     ["issues", n(s.issues)],
   ];
-  return pairs.map(([k, v]) => `${k.padEnd(12)}${v}`).join("\n");
+  const indent = " ".repeat(12);
+  return pairs.map(([k, v]) =>
+    `${k.padEnd(12)}${wrapWords(v, width - 12).join(`\n${indent}`)}`
+  ).join("\n");
 }
 
 function _breakdown(counts: Map<string, number>): string {

@@ -15,8 +15,9 @@ import {
   type CoveredDataDir,
   coveredDataDirs,
   elsewhere,
+  sessionsIn,
 } from "./_data_dirs.ts";
-import { existingIndex } from "./_index.ts";
+import { existingIndex, indexWarnings } from "./_index.ts";
 import { mergeUsageReports } from "./_usage_merge.ts";
 import {
   attempt,
@@ -29,10 +30,16 @@ import {
 } from "./_command.ts";
 import { noteOversized } from "./_oversized.ts";
 import { sanitize, textWidth } from "./_format.ts";
-import { formatCompact, formatCount, formatMoney } from "../format/numbers.ts";
+import {
+  formatCompact,
+  formatCount,
+  formatMoney,
+  moneyDigits,
+} from "../format/numbers.ts";
 import { progressPhases } from "./_progress.ts";
 import { SINCE_FLAG, timeBound, timeBoundError, UNTIL_FLAG } from "./_time.ts";
 import { formatTable, type TableColumn } from "./_table.ts";
+import { wrapWords } from "./_wrap.ts";
 
 const ABOUT =
   `Tokens, requests and cost of every model call the sessions of the data
@@ -125,6 +132,7 @@ export const command: Command = defineCommand<_Flag>({
     }
     const covered = await coveredDataDirs(call.values("data-dir"));
     const reports: [CoveredDataDir, UsageReport][] = [];
+    const titles = new Map<string, string>();
     for (const d of covered) {
       const bar = progressPhases(io, { bytes: 64 << 20, files: 200 });
       const options: UsageReportOptions = {
@@ -148,7 +156,26 @@ export const command: Command = defineCommand<_Flag>({
         noteOversized(io, report.oversizedLines, "a call on it is not counted");
         reports.push([d, report]);
       } finally {
+        bar.finish(); // a bar is never left on screen, even under an error
         index?.[Symbol.dispose]();
+      }
+      if (by === "session" && !call.has("json") && !call.has("csv")) {
+        const use = { indexed: !call.has("no-index"), create: false };
+        const found = await attempt(
+          `list the sessions in "${d.dataDir}"`,
+          () =>
+            sessionsIn(
+              d.dataDir,
+              { includeSubagents: true },
+              use,
+              indexWarnings(io),
+            ),
+        );
+        for (const s of found) {
+          if (s.title !== undefined && !titles.has(s.id)) {
+            titles.set(s.id, s.title);
+          }
+        }
       }
     }
     if (reports.length === 0) {
@@ -157,11 +184,13 @@ export const command: Command = defineCommand<_Flag>({
     else if (call.has("csv")) {
       io.stdout(_csv(mergeUsageReports(reports).rows));
     } else if (reports.length === 1) {
-      io.stdout(_text(reports[0]![1], io.columns));
+      io.stdout(_text(reports[0]![1], io.columns, titles));
     } else {
       io.stdout(
         reports.map(([d, r]) =>
-          `${sanitize(`${d.agent}: ${d.dataDir}`)}\n${_text(r, io.columns)}`
+          `${sanitize(`${d.agent}: ${d.dataDir}`)}\n${
+            _text(r, io.columns, titles)
+          }`
         ).join("\n"),
       );
     }
@@ -183,9 +212,13 @@ function _days(call: Call<_Flag>): { since?: Date; until?: Date } {
 }
 
 /** The table, its totals row last, then what was not counted in full. */
-function _text(report: UsageReport, width: number): string {
+function _text(
+  report: UsageReport,
+  width: number,
+  titles: ReadonlyMap<string, string>,
+): string {
   if (report.rows.length === 0) return "No model calls found\n";
-  const natural = _table(report, Infinity, false);
+  const natural = _table(report, Infinity, false, titles);
   const fits = natural.split("\n").every((l) => textWidth(l) <= width);
   const notes: string[] = [];
   if (report.by === "day" || report.by === "week" || report.by === "month") {
@@ -207,16 +240,35 @@ function _text(report: UsageReport, width: number): string {
       } no recorded cost, counted as $0 (omp prices them from its catalog).`,
     );
   }
-  const table = fits ? natural : _table(report, width, true);
-  const tail = notes.length === 0 ? "" : `\n${sanitize(notes.join(" "))}\n`;
+  const table = fits ? natural : _table(report, width, true, titles);
+  const tail = notes.length === 0
+    ? ""
+    : `\n${wrapWords(sanitize(notes.join(" ")), width).join("\n")}\n`;
   return `${table}\n${tail}`;
 }
 
-/** The rows and the totals; counts in compact form when the width is short. */
-function _table(report: UsageReport, width: number, compact: boolean): string {
+/**
+ * The rows and the totals; counts in compact form when the width is short.
+ * Each column reads one way: counts all grouped or all compact, amounts with
+ * the same decimals. A session's row has its title beside its id.
+ */
+function _table(
+  report: UsageReport,
+  width: number,
+  compact: boolean,
+  titles: ReadonlyMap<string, string>,
+): string {
   const n = compact ? formatCompact : formatCount;
+  const digits = moneyDigits(
+    [...report.rows, report.totals].map((r) => r.cost),
+  );
+  const bySession = report.by === "session";
   const cells = (key: string, f: UsageReport["totals"]): string[] => [
-    key,
+    ...(bySession && key !== "total"
+      ? [key, titles.get(key) ?? ""]
+      : bySession
+      ? [key, ""]
+      : [key]),
     n(f.requests),
     n(f.failedRequests),
     n(f.abortedRequests),
@@ -224,14 +276,26 @@ function _table(report: UsageReport, width: number, compact: boolean): string {
     n(f.outputTokens),
     n(f.cacheReadTokens),
     n(f.cacheWriteTokens),
-    formatMoney(f.cost),
+    formatMoney(f.cost, { digits }),
   ];
-  const columns: TableColumn[] = [
-    {
+  const key: TableColumn[] = bySession
+    ? [
+      // A cut id is still a prefix every command takes; the table keeps
+      // different ids apart, so what is shown is unique.
+      { header: "session", shrink: "end", ownCutOnly: true, min: 13 },
+      { header: "title", shrink: "end", priority: 1, min: 20 },
+    ]
+    : [{
       header: _HEADINGS[report.by],
-      shrink: report.by === "project" ? "start" : "end",
+      shrink: report.by === "project"
+        ? "start"
+        : report.by === "model"
+        ? "middle"
+        : "end",
       min: 12,
-    },
+    }];
+  const columns: TableColumn[] = [
+    ...key,
     { header: "requests", right: true },
     { header: "failed", right: true, optional: true },
     { header: "aborted", right: true, optional: true },
@@ -243,7 +307,7 @@ function _table(report: UsageReport, width: number, compact: boolean): string {
   ];
   const rows = report.rows.map((r) => cells(r.key, r));
   rows.push(cells("total", report.totals));
-  return formatTable(columns, rows, width);
+  return formatTable(columns, rows, width, { leftOutHint: "--json has them" });
 }
 
 /** The rows as CSV: a header line, then a line per row. */

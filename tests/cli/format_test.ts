@@ -142,7 +142,7 @@ Deno.test("formatBytesOf() puts both counts in the total's unit", () => {
 
 Deno.test("formatMoney() shows cents from a dollar, four decimals below", () => {
   deepStrictEqual(
-    [0, 0.00004, 0.0048, 0.96956, 1234.5].map(formatMoney),
+    [0, 0.00004, 0.0048, 0.96956, 1234.5].map((d) => formatMoney(d)),
     ["$0.00", "<$0.0001", "$0.0048", "$0.9696", "$1,234.50"],
   );
 });

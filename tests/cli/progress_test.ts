@@ -97,6 +97,16 @@ Deno.test("progressPhases() on a terminal: the time left from the rate so far, a
   ok(!t.err.includes("\x1b"), "no escape sequence");
 });
 
+Deno.test("progressPhases().finish() again draws nothing: a command's finally after its own leaves no bar", () => {
+  const t = fakeTerminal();
+  const bars = progressPhases(t.io, {}, t.now);
+  bars.update(5, 100, "files");
+  bars.finish();
+  const wiped = t.err;
+  bars.finish();
+  equal(t.err, wiped);
+});
+
 Deno.test("progressPhases() draws nothing when standard error is no terminal", () => {
   const t = fakeTerminal();
   const bars = progressPhases({ ...t.io, stderrIsTerminal: false }, {}, t.now);

@@ -72,7 +72,7 @@ Deno.test("cli stats prints a file's figures as text", async () => {
   ok(r.stdout.includes("\nentries     17: "));
   ok(r.stdout.includes("\nresets      1\n"));
   ok(
-    /\nopen {8}reads [\d.]+ KB of 6\.5 KB \([\d.]+ %\), keeps 4 of 17 entries/
+    /\nopen {8}reads [\d.]+ KB of 6\.5 KB \([\d.]+\s%\), keeps 4 of 17 entries/
       .test(r.stdout),
     r.stdout,
   );

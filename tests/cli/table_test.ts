@@ -1,4 +1,4 @@
-import { equal, ok } from "node:assert/strict";
+import { deepStrictEqual, equal, ok } from "node:assert/strict";
 import { textWidth } from "../../src/cli/_format.ts";
 import { formatTable } from "../../src/cli/_table.ts";
 
@@ -48,5 +48,68 @@ Deno.test("formatTable() fits any width and never wraps", async (t) => {
   await t.step("control characters become spaces", () => {
     const out = formatTable([{ header: "t" }], [["a\x1b[2Jb\nc"]], Infinity);
     equal(out, "t\na [2Jb c");
+  });
+});
+
+Deno.test("formatTable() never cuts two different cells to the same text", async (t) => {
+  const models = [
+    ["anthropic/claude-sonnet-4-5", "1"],
+    ["anthropic/claude-haiku-4-5", "2"],
+    ["openai/gpt-5.1-codex", "3"],
+  ];
+  const cellsOf = (out: string): string[] =>
+    out.split("\n").slice(1).map((l) => l.split(/ {2,}/)[0]!);
+  await t.step("an end cut that would confuse two rows: another cut", () => {
+    const out = formatTable(
+      [{ header: "model", shrink: "end", min: 12 }, { header: "n" }],
+      models,
+      18,
+    );
+    const cells = cellsOf(out);
+    equal(new Set(cells).size, 3, out);
+    for (const l of out.split("\n")) ok(textWidth(l) <= 18, l);
+  });
+  await t.step("the column takes more room than its min to stay apart", () => {
+    const rows = [["abc-1-xyz", "n"], ["abc-2-xyz", "n"]];
+    const column = { header: "id", shrink: "end" as const, min: 4 };
+    const out = formatTable(
+      [{ ...column, ownCutOnly: true }, { header: "n" }],
+      rows,
+      9,
+    );
+    // At its min, "abc…" twice; one cell more tells them apart.
+    equal(out, "id      n\nabc-1…  n\nabc-2…  n");
+  });
+  await t.step("ownCutOnly: cells its cut would confuse wrap instead", () => {
+    const rows = [["0190-0000-11", "1"], ["0190-0000-21", "2"], [
+      "01a0-77",
+      "3",
+    ]];
+    const out = formatTable(
+      [{ header: "id", shrink: "end", ownCutOnly: true, min: 6 }, {
+        header: "n",
+        right: true,
+      }],
+      rows,
+      9,
+    );
+    equal(
+      out,
+      // "0190-…" would be both: they wrap; "01a0-…" is still one id's prefix.
+      "id      n\n0190-0  1\n000-11\n0190-0  2\n000-21\n01a0-…  3",
+    );
+  });
+  await t.step("a column left out is named under the table", () => {
+    const out = formatTable(
+      [{ header: "a" }, { header: "cache write", optional: true }],
+      [["x", "1,000,000"]],
+      12,
+      { leftOutHint: "--json has them" },
+    ).split("\n");
+    equal(out[0], "a");
+    deepStrictEqual(
+      out.slice(2).join(" "),
+      "(cache write left out at 12 columns; --json has them)",
+    );
   });
 });
