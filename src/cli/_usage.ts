@@ -18,7 +18,7 @@ import {
   sessionsIn,
 } from "./_data_dirs.ts";
 import { existingIndex, indexWarnings } from "./_index.ts";
-import { mergeUsageReports } from "./_usage_merge.ts";
+import { mergeUsageReports, USAGE_FIGURES } from "./_usage_merge.ts";
 import {
   attempt,
   type Call,
@@ -69,17 +69,6 @@ const _HEADINGS: Record<UsageReport["by"], string> = {
   model: "model",
   project: "project",
 };
-
-const _FIELDS = [
-  "requests",
-  "failedRequests",
-  "abortedRequests",
-  "inputTokens",
-  "outputTokens",
-  "cacheReadTokens",
-  "cacheWriteTokens",
-  "cost",
-] as const satisfies readonly (keyof UsageRow)[];
 
 type _Flag =
   | "data-dir"
@@ -312,9 +301,11 @@ function _table(
 
 /** The rows as CSV: a header line, then a line per row. */
 function _csv(rows: readonly UsageRow[]): string {
-  const lines = [["key", ..._FIELDS].join(",")];
+  const lines = [["key", ...USAGE_FIGURES].join(",")];
   for (const row of rows) {
-    lines.push([_csvCell(row.key), ..._FIELDS.map((f) => row[f])].join(","));
+    lines.push(
+      [_csvCell(row.key), ...USAGE_FIGURES.map((f) => row[f])].join(","),
+    );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -25,8 +25,8 @@ export interface MergedUsageReport extends Omit<UsageReport, "rows"> {
   })[];
 }
 
-/** The figures a row and the totals hold. */
-const _SUMMED = [
+/** The figures a row and the totals hold, in the order the CSV gives them. */
+export const USAGE_FIGURES = [
   "requests",
   "failedRequests",
   "abortedRequests",
@@ -35,7 +35,7 @@ const _SUMMED = [
   "cacheReadTokens",
   "cacheWriteTokens",
   "cost",
-] as const;
+] as const satisfies readonly (keyof UsageRow)[];
 
 /**
  * Merge the reports of several data dirs (at least one).
@@ -64,13 +64,13 @@ export function mergeUsageReports(
 ): MergedUsageReport {
   const [, first] = reports[0]!;
   const totals = { ...first.totals };
-  for (const f of _SUMMED) totals[f] = 0;
+  for (const f of USAGE_FIGURES) totals[f] = 0;
   let malformed = 0;
   let unpriced = 0;
   const rows: MergedUsageRow[] = [];
   const oversized: UsageReport["oversizedLines"] = [];
   for (const [d, r] of reports) {
-    for (const f of _SUMMED) totals[f] += r.totals[f];
+    for (const f of USAGE_FIGURES) totals[f] += r.totals[f];
     malformed += r.malformedRequests;
     unpriced += r.unpricedRequests;
     oversized.push(...r.oversizedLines);
