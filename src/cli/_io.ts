@@ -194,7 +194,48 @@ export async function runProcess(
   main: (args: string[], io: CliIo) => Promise<number>,
 ): Promise<void> {
   if (_deno !== undefined) _deno.exitCode = await main(_deno.args, denoIo());
-  else process.exitCode = await main(process.argv.slice(2), nodeIo());
+  else {
+    quietSqliteWarning(process);
+    process.exitCode = await main(process.argv.slice(2), nodeIo());
+  }
+}
+
+/**
+ * Keep Node's one-time "SQLite is an experimental feature" warning (printed
+ * when the index first loads `node:sqlite`) off the command's standard
+ * error: the CLI's output is the user's, and the index is ours to vouch
+ * for. Every other warning passes. The CLI only: the library never
+ * touches its host's warnings.
+ *
+ * @example
+ * ```ts
+ * import { quietSqliteWarning } from "./_io.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const seen: unknown[] = [];
+ * const host = { emitWarning: (w: unknown, t?: unknown) => void seen.push([w, t]) };
+ * quietSqliteWarning(host);
+ * host.emitWarning("SQLite is an experimental feature", "ExperimentalWarning");
+ * host.emitWarning("something else", "Warning");
+ * deepEqual(seen, [["something else", "Warning"]]);
+ * ```
+ *
+ * @param host The process (its `emitWarning` is wrapped).
+ */
+export function quietSqliteWarning(
+  host: { emitWarning: (...args: never[]) => unknown },
+): void {
+  const emit = host.emitWarning as (...args: unknown[]) => unknown;
+  host.emitWarning = ((warning: unknown, ...rest: unknown[]) => {
+    const text = warning instanceof Error ? warning.message : String(warning);
+    const type = warning instanceof Error
+      ? warning.name
+      : typeof rest[0] === "string"
+      ? rest[0]
+      : (rest[0] as { type?: unknown } | undefined)?.type;
+    if (type === "ExperimentalWarning" && /^SQLite\b/.test(text)) return;
+    return emit.call(host, warning, ...rest);
+  }) as typeof host.emitWarning;
 }
 
 /**

@@ -339,6 +339,12 @@ test("the CLI runs here: --version, list, context, and a clear error", async () 
     const list = await cli(["list", "--data-dir", dataDir, "--no-index"]);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /Zebra stripes/);
+    // Through the index, which loads the runtime's SQLite: Node's warning
+    // that node:sqlite is experimental stays off the command's stderr.
+    const indexed = await cli(["list", "--data-dir", dataDir]);
+    assert.equal(indexed.code, 0, indexed.stderr);
+    assert.match(indexed.stdout, /Zebra stripes/);
+    assert.doesNotMatch(indexed.stderr, /ExperimentalWarning/);
     const context = await cli(["context", s.path!]);
     assert.equal(context.code, 0, context.stderr);
     assert.match(context.stdout, /^# Zebra stripes\n/);
