@@ -14,7 +14,9 @@
  * alternating; open and context are timed inside the child, so the time of
  * starting the runtime and importing the code is not counted. Heap held is
  * `heapUsed` after a full GC with the session still referenced (the peer's
- * modules loaded too, as a user has them); peak RSS the kernel's VmHWM.
+ * modules loaded too, as a user has them); buffers held the ArrayBuffers
+ * then alive (outside heapUsed on V8; omp's oracle does not report them);
+ * peak RSS the kernel's VmHWM.
  * Prints one JSON line per run, then a markdown table: times are medians,
  * heap held and peak RSS the largest of the runs; the ratio is the peer's
  * time over ours, in the same run. A peer that cannot open a file is tried
@@ -230,17 +232,17 @@ async function main(args: string[]): Promise<void> {
           `| ${label} omp-style | ${version} | ${reader} | ${
             t === undefined ? `cannot (${failed})` : ms(t)
           } | ${mb(rs.map((r) => r.heapHeldMB))} | ${
-            mb(rs.map((r) => r.peakRssMB))
-          } | ${rs.find((r) => r.messages !== undefined)?.messages ?? "–"} | ${
-            ratio || (reader === "ours" ? "1×" : "–")
-          } |`,
+            mb(rs.map((r) => r.buffersHeldMB))
+          } | ${mb(rs.map((r) => r.peakRssMB))} | ${
+            rs.find((r) => r.messages !== undefined)?.messages ?? "–"
+          } | ${ratio || (reader === "ours" ? "1×" : "–")} |`,
         );
       }
     }
   }
   console.log(
-    `\n| file | runtime | reader | open + context | heap held | peak RSS | messages | peer / ours |
-| ---- | ------- | ------ | -------------: | --------: | -------: | -------: | ----------: |
+    `\n| file | runtime | reader | open + context | heap held | buffers held | peak RSS | messages | peer / ours |
+| ---- | ------- | ------ | -------------: | --------: | -----------: | -------: | -------: | ----------: |
 ${rows.join("\n")}`,
   );
   console.log(`\nmedians of ${runs}; generated files in ${OUT_DIR}`);
