@@ -51,16 +51,7 @@ export function pageFaultMicros():
   };
 }
 
-/** Peak resident set size of this process (the kernel's VmHWM), in MB. */
-export function peakRssMB(): number | undefined {
-  try {
-    const status = Deno.readTextFileSync("/proc/self/status");
-    const m = /VmHWM:\s+(\d+) kB/.exec(status);
-    return m ? round(Number(m[1]) / 1024) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { peakRssMB } from "./_peak_rss.ts";
 
 /**
  * The floor of any forward reader: read the file's bytes into a reused

@@ -27,6 +27,7 @@ import { dirname, join } from "node:path";
 import { Session } from "../src/session/session.ts";
 import { SessionIndex } from "../src/index/session_index.ts";
 import { benchFile, OUT_DIR } from "./_files.ts";
+import { childJson } from "./_child.ts";
 import { parseSize } from "../src/gen/generate.ts";
 import { naiveContext, naiveOpen } from "./naive.ts";
 import { askOmp, ompOracle } from "../tools/omp_oracle.ts";
@@ -196,32 +197,17 @@ async function spawnChild(
   from = 0,
   script = new URL(import.meta.url).pathname,
 ): Promise<Run> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all", // reading /proc/self/status (peak RSS) needs it
-      "--v8-flags=--expose-gc,--max-old-space-size=4096",
-      script,
-      "--child",
-      loader,
-      file,
-      String(from),
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  try {
-    return JSON.parse(text.split("\n").at(-1) ?? "");
-  } catch {
-    const err = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
-    return {
-      loader,
-      file,
-      bytes: 0,
-      error: `exit ${out.code}: ${err ?? "no output"}`,
-    };
-  }
+  const r = await childJson<Run>(Deno.execPath(), [
+    "run",
+    "--allow-all", // reading /proc/self/status (peak RSS) needs it
+    "--v8-flags=--expose-gc,--max-old-space-size=4096",
+    script,
+    "--child",
+    loader,
+    file,
+    String(from),
+  ]);
+  return "json" in r ? r.json : { loader, file, bytes: 0, error: r.error };
 }
 
 async function ompOpen(oracle: string, file: string): Promise<Run> {
