@@ -128,6 +128,14 @@ export function decodeLine(line: Line, log: IssueLog): unknown {
  * @returns The parsed value, the envelope of a damaged entry, or undefined.
  */
 export function decodeEntryLine(line: Line, log: IssueLog): unknown {
+  try {
+    return _decodeEntryLine(line, log);
+  } finally {
+    _envelope.release();
+  }
+}
+
+function _decodeEntryLine(line: Line, log: IssueLog): unknown {
   const bytes = line.bytes ?? _EMPTY;
   const salvageable = line.terminated && bytes.length > 0 &&
     bytes[bytes.length - 1] === 0x7d &&

@@ -21,6 +21,8 @@ export interface Envelope {
   parentId: string | null;
 }
 
+const _NOTHING = new Uint8Array(0);
+
 /**
  * Where the envelope's fields sit in a buffer: filled by
  * {@linkcode readEnvelope}, reused from line to line so a walk allocates
@@ -28,7 +30,7 @@ export interface Envelope {
  */
 export class EnvelopeAt {
   /** The buffer the offsets are in. */
-  bytes: Uint8Array = new Uint8Array(0);
+  bytes: Uint8Array = _NOTHING;
   typeStart = 0;
   typeEnd = 0;
   idStart = 0;
@@ -36,6 +38,15 @@ export class EnvelopeAt {
   /** -1 for a null parent. */
   parentStart = -1;
   parentEnd = -1;
+
+  /**
+   * Let go of the buffer, once its fields are read: an instance kept from
+   * line to line would otherwise hold the last read block (megabytes) for
+   * as long as it lives.
+   */
+  release(): void {
+    this.bytes = _NOTHING;
+  }
 
   /** The type, as a shared string for the known types. */
   type(): string {

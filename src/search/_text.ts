@@ -82,8 +82,10 @@ const _lenient = new TextDecoder("utf-8", { ignoreBOM: true });
  * @returns True when its type holds no text.
  */
 function _textless(head: Uint8Array): boolean {
-  return readEnvelope(head, 0, head.length, _envelope) &&
+  const textless = readEnvelope(head, 0, head.length, _envelope) &&
     !_TEXT_TYPES.has(_envelope.type());
+  _envelope.release();
+  return textless;
 }
 
 /**

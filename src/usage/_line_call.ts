@@ -114,8 +114,11 @@ const _MODEL_USAGE = new TextEncoder().encode("model_usage");
 export function mayHoldCall(bytes: Uint8Array): boolean {
   const at = _envelope;
   const enveloped = readEnvelope(bytes, 0, bytes.length, at);
-  if (enveloped && at.typeIs(_MODEL_USAGE)) return true;
-  if (enveloped && !at.typeIs(_MESSAGE)) return false;
+  const usage = enveloped && at.typeIs(_MODEL_USAGE);
+  const isMessage = enveloped && at.typeIs(_MESSAGE);
+  at.release();
+  if (usage) return true;
+  if (enveloped && !isMessage) return false;
   const end = Math.min(bytes.length, _ROLE_BYTES);
   const v = readJsonPrefix(bytes, 0, end, enveloped ? _ROLE : _TYPE_AND_ROLE);
   if (typeof v !== "object" || v === null) return true;
