@@ -44,11 +44,11 @@ export interface BackwardLinesOptions extends LineLimits {
   readAhead?: boolean;
 }
 
-/** A block read ahead: its range, and the read under way. */
+/** A block read ahead: its range, and the read under way (true once the bytes are all in). */
 interface _Ahead {
   start: number;
   bytes: Uint8Array;
-  read: Promise<void>;
+  read: Promise<boolean>;
 }
 
 /** The block sizes of {@linkcode BackwardLinesOptions}. */
@@ -98,7 +98,8 @@ export class BackwardLines {
   readonly #floor: number;
   readonly #size: number;
   readonly #limits: Required<LineLimits>;
-  readonly #buffer: Uint8Array;
+  /** The block at hand and the head bytes after it (swapped with `#aheadBuffer` when a block read ahead is taken). */
+  #buffer: Uint8Array;
   /** The file offsets of `#buffer[0]` and of the end of the bytes in it. */
   #bufferStart: number;
   #bufferEnd: number;
@@ -108,7 +109,7 @@ export class BackwardLines {
   readonly #maxBlock: number;
   readonly #readAhead: boolean;
   #ahead: _Ahead | undefined;
-  /** The buffer blocks are read ahead into (one at a time), made on first use. */
+  /** The buffer blocks are read ahead into (one at a time), made on first use, as large as `#buffer`. */
   #aheadBuffer: Uint8Array | undefined;
   /** The last content byte of the line {@linkcode prev} gave, or -1 for an empty one. */
   lastByte = -1;
@@ -182,7 +183,7 @@ export class BackwardLines {
    * needed it). Call before the file is closed.
    */
   async settle(): Promise<void> {
-    await this.#ahead?.read.catch(() => {});
+    await this.#ahead?.read;
     this.#ahead = undefined;
   }
 
@@ -254,15 +255,23 @@ export class BackwardLines {
     const keepFrom = Math.max(blockStart, this.#bufferStart);
     const keepTo = Math.min(end, this.#bufferEnd);
     if (keepFrom < keepTo) {
-      this.#buffer.copyWithin(
-        keepFrom - blockStart,
+      const kept = this.#buffer.subarray(
         keepFrom - this.#bufferStart,
         keepTo - this.#bufferStart,
       );
-      await this.#fill(
-        this.#buffer.subarray(0, keepFrom - blockStart),
-        blockStart,
-      );
+      if (await this.#tookAhead(blockStart, keepFrom - blockStart)) {
+        this.#buffer.set(kept, keepFrom - blockStart);
+      } else {
+        this.#buffer.copyWithin(
+          keepFrom - blockStart,
+          keepFrom - this.#bufferStart,
+          keepTo - this.#bufferStart,
+        );
+        await this.#readFully(
+          this.#buffer.subarray(0, keepFrom - blockStart),
+          blockStart,
+        );
+      }
       await this.#readFully(
         this.#buffer.subarray(keepTo - blockStart, end - blockStart),
         keepTo,
@@ -280,27 +289,32 @@ export class BackwardLines {
     }
   }
 
-  /** Fill `into` from `position`: from the block read ahead when it is that one. */
-  async #fill(into: Uint8Array, position: number): Promise<void> {
+  /**
+   * Whether the block read ahead is the `length` bytes at `position`, read
+   * whole: then it becomes the buffer (its start), with no copy, and the
+   * old buffer the one the next block is read ahead into. Otherwise (no
+   * block ahead, another range, a failed read, which the caller's read
+   * repeats) the buffer stays.
+   */
+  async #tookAhead(position: number, length: number): Promise<boolean> {
     const ahead = this.#ahead;
     this.#ahead = undefined;
-    if (ahead !== undefined) {
-      await ahead.read.catch(() => {}); // its error: the read below repeats it
-      if (ahead.start === position && ahead.bytes.length === into.length) {
-        into.set(ahead.bytes);
-        return;
-      }
-    }
-    await this.#readFully(into, position);
+    if (ahead === undefined || !(await ahead.read)) return false;
+    if (ahead.start !== position || ahead.bytes.length !== length) return false;
+    const old = this.#buffer;
+    this.#buffer = this.#aheadBuffer!;
+    this.#aheadBuffer = old;
+    return true;
   }
 
   /** Read the largest block ending at `end` (but not below the floor), ahead. */
   #startAhead(end: number): void {
     const start = Math.max(this.#floor, end - this.#maxBlock);
     if (start >= end) return;
-    this.#aheadBuffer ??= new Uint8Array(this.#maxBlock);
+    this.#aheadBuffer ??= new Uint8Array(this.#buffer.length);
     const bytes = this.#aheadBuffer.subarray(0, end - start);
-    this.#ahead = { start, bytes, read: this.#readFully(bytes, start) };
+    const read = this.#readFully(bytes, start).then(() => true, () => false);
+    this.#ahead = { start, bytes, read };
   }
 
   /** Fill `into` from `position`, looping on short reads. */

@@ -20,6 +20,7 @@ import type { SessionRecord } from "../format/records.ts";
 import { HeadReader, type SlotState } from "./_head.ts";
 import type { Line } from "./lines.ts";
 import type { WindowRecord } from "./_resume.ts";
+import type { IdFlags } from "./_id_set.ts";
 
 /** What a read of a session file or stream produced. */
 export interface LoadedSession {
@@ -52,8 +53,16 @@ export interface LoadedSession {
   leafId?: string | null;
   /** What the windowed read learned about the part it did not keep. */
   base?: ContextBase;
-  /** What the session index records of the file, when the read saw all of it. */
+  /**
+   * What the session index records of the file, when the read saw all of
+   * it and was asked to keep it (`keepRecord`).
+   */
   record?: WindowRecord;
+  /**
+   * Every id in the file, when a windowed read saw all of it: what a
+   * session checks a new id against instead of scanning the file.
+   */
+  fileIds?: IdFlags;
   /** The end of the last whole line `record` covers. */
   recordEnd?: number;
 }

@@ -44,8 +44,17 @@ export interface WindowLoad {
   resumed: boolean;
   /** The end of the file's last whole line: what `record` covers. */
   end: number;
-  /** When the walk saw every line (or resumed from a record): the file's record. */
+  /**
+   * When the walk saw every line (or resumed from a record) and the caller
+   * asked to keep it (`keepRecord`): the file's record.
+   */
   record?: WindowRecord;
+  /**
+   * When the walk saw every line (or resumed from a record): every id in
+   * the file (the record's, kept without it), so a session mints ids that
+   * are unique in the whole file without scanning it again.
+   */
+  fileIds?: IdFlags;
 }
 
 /** Options of `loadWindow`. */
@@ -61,6 +70,13 @@ export interface WindowOptions {
    * checkpoint records it anyway.
    */
   record?: boolean;
+  /**
+   * Keep the record of a walk that saw every line (`WindowLoad.record`): the
+   * session index stores it. Without it only the file's ids are kept: the
+   * record's active path grows with the file and nothing else reads it.
+   * Implied by `record`.
+   */
+  keepRecord?: boolean;
   /** What the index recorded of the file's first bytes: the walk stops there. */
   resume?: ResumeFrom;
 }

@@ -33,6 +33,12 @@ export interface ReadSessionOptions {
   /** Walk to the file's start, to record it (for the session index). */
   record?: boolean | undefined;
   /**
+   * Keep the record of a windowed read that saw every line (for the
+   * session index, which stores it); without it only the file's ids are
+   * kept. Implied by `record`.
+   */
+  keepRecord?: boolean | undefined;
+  /**
    * What the session index recorded of the file's first bytes: the walk
    * stops there. Ignored when the file's entries no longer start where the
    * record says.
@@ -63,6 +69,7 @@ export async function readSessionFile(
         checkpoints: options.checkpoints !== false,
         maxLineBytes,
         ...(options.record === true ? { record: true } : {}),
+        ...(options.keepRecord === true ? { keepRecord: true } : {}),
         ...(options.resume === undefined ? {} : { resume: options.resume }),
       });
     }
@@ -153,6 +160,7 @@ async function _readWindowed(
     windowOnly: true,
     leafId: w.leafId,
     base: w.base,
+    ...(w.fileIds === undefined ? {} : { fileIds: w.fileIds }),
     ...(w.record === undefined ? {} : { record: w.record, recordEnd: w.end }),
   };
 }

@@ -20,6 +20,7 @@ import {
   WalkResume,
   type WindowLoad,
   type WindowOptions,
+  type WindowRecord,
   type WindowSource,
 } from "./_resume.ts";
 import { LatestLabels } from "../context/labels.ts";
@@ -102,6 +103,8 @@ export async function loadWindow(
 class _BackwardWalk {
   readonly #log: IssueLog;
   readonly #useCheckpoints: boolean;
+  /** Whether the load keeps the record (else only its ids). */
+  readonly #keepRecord: boolean;
   readonly #maxLineBytes: number;
   readonly #retained: SessionEntry[] = [];
   readonly #before = new PathSteps();
@@ -134,6 +137,7 @@ class _BackwardWalk {
     this.#log = log;
     this.#resume = new WalkResume(options.resume);
     this.#useCheckpoints = options.checkpoints && options.record !== true;
+    this.#keepRecord = options.record === true || options.keepRecord === true;
     this.#maxLineBytes = options.maxLineBytes;
   }
 
@@ -231,20 +235,31 @@ class _BackwardWalk {
       resumed,
       end: this.end,
     };
-    if (resumed) {
-      load.record = this.#resume.record(this.#path, this.#ids, base.labels);
-    } else if (!checkpoint && this.reachedStart) {
-      // Walked to the start without a checkpoint: every line was seen.
-      load.record = {
-        path: this.#path,
-        pathEnd: this.#pathEnd,
-        labels: this.#labels.collect(),
-        ids: this.#ids,
-        entries: this.#entries,
-        messages: this.#messages,
-      };
+    const record = this.#record(resumed, checkpoint, base.labels);
+    if (record !== undefined) {
+      load.fileIds = record.ids;
+      if (this.#keepRecord) load.record = record;
     }
     return load;
+  }
+
+  /** The file's record, when the walk saw every line (or resumed from one). */
+  #record(
+    resumed: boolean,
+    checkpoint: boolean,
+    labels: Record<string, string>,
+  ): WindowRecord | undefined {
+    if (resumed) return this.#resume.record(this.#path, this.#ids, labels);
+    if (checkpoint || !this.reachedStart) return undefined;
+    // Walked to the start without a checkpoint: every line was seen.
+    return {
+      path: this.#path,
+      pathEnd: this.#pathEnd,
+      labels: this.#labels.collect(),
+      ids: this.#ids,
+      entries: this.#entries,
+      messages: this.#messages,
+    };
   }
 
   /**

@@ -93,9 +93,8 @@ export class SessionIds {
   async #ofFile(): Promise<FileIds> {
     // A read that saw every line (walked to the start, or resumed from the
     // index's record) knows every id already: no scan of the file.
-    const record = this.#view.loaded.record;
-    if (this.#file === undefined && record !== undefined) {
-      const ids = record.ids;
+    const ids = this.#view.loaded.fileIds;
+    if (this.#file === undefined && ids !== undefined) {
       this.#file = {
         has: (id) => ids.get(id) !== 0,
         add: (id) => void ids.add(id, 1),

@@ -56,14 +56,16 @@ export interface SessionParts {
  *
  * @param path The file.
  * @param options As `Session.open` takes them.
- * @param resume What a session index recorded of the file: the walk stops
- * where the record begins.
+ * @param index Set by the session index's open: what it recorded of the
+ * file (the walk stops where the record begins), and the read keeps what
+ * it learns of the whole file (`loaded.record`) for the index to store. A
+ * plain open keeps only the file's ids of it.
  * @returns The parts.
  */
 export async function openParts(
   path: string,
   options: SessionOpenOptions,
-  resume?: ResumeFrom,
+  index?: { resume: ResumeFrom | undefined },
 ): Promise<SessionParts> {
   const absolute = resolve(path);
   // The file first: a path that is no session fails before the data dir is
@@ -73,7 +75,8 @@ export async function openParts(
     maxLineBytes: options.maxLineBytes,
     window: options.window !== false,
     checkpoints: options.checkpoints !== false,
-    resume,
+    keepRecord: index !== undefined,
+    resume: index?.resume,
   });
   const dataDir = options.dataDir ?? await findDataDir(path);
   const blobs = await _blobsOf(loaded, dataDir, options);

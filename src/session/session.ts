@@ -50,7 +50,7 @@ export async function openSessionResumed(
   options: SessionOpenOptions,
   resume: ResumeFrom | undefined,
 ): Promise<{ session: Session; loaded: LoadedSession }> {
-  const parts = await openParts(path, options, resume);
+  const parts = await openParts(path, options, { resume });
   return { session: _fromParts(parts), loaded: parts.loaded };
 }
 

@@ -185,3 +185,30 @@ Deno.test("BackwardLines with its default blocks walks megabytes of lines as a l
     });
   }
 });
+
+Deno.test("BackwardLines reading ahead reads a block again when its read ahead failed, never taking the bytes it did not get", async () => {
+  const data = generatedLines(64 << 10, 200);
+  const block = 4096;
+  // The first block read ahead: the one before the last block.
+  const aheadAt = data.length - 2 * block;
+  const real = source(data, 1 << 30);
+  let failed = 0;
+  const flaky: Pick<FileHandle, "read"> = {
+    read(p, position) {
+      if (position === aheadAt && failed++ === 0) {
+        return Promise.reject(new Error("EIO (once)"));
+      }
+      return real.read(p, position);
+    },
+  };
+  const lines = new BackwardLines(flaky, {
+    size: data.length,
+    firstBlockBytes: block,
+    blockBytes: block,
+    readAhead: true,
+  });
+  const got = await walk(lines, data, 0);
+  await lines.settle();
+  assert.equal(failed, 2, "the failed block was read again");
+  assert.deepEqual(got, lastIndexOfSteps(data, 0, Infinity));
+});
