@@ -8,6 +8,13 @@
 import { equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { exportSession, Session } from "../../mod.ts";
+import {
+  assistant,
+  sessionBytes,
+  toolResult,
+  user,
+} from "../_session_files.ts";
+import { testSession } from "./_sessions.ts";
 
 const PI_LARGE = new URL(
   "../../fixtures/pi/large-session-v1.jsonl",
@@ -110,5 +117,25 @@ Deno.test("exportSession() shows pi's large session as it happened: every messag
     ok(checked > messages.length / 2);
   } finally {
     await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("exportSession() shows a second result to one call (a hostile file's) alone, in both modes, rather than dropping the first", async () => {
+  const call = { type: "toolCall", id: "c1", name: "read", arguments: {} };
+  await using t = await testSession(sessionBytes([
+    user("b0000001", null, "read it"),
+    assistant("b0000002", "b0000001", [call], { stopReason: "toolUse" }),
+    toolResult("b0000003", "b0000002", "c1", [{ type: "text", text: "ONE" }]),
+    toolResult("b0000004", "b0000003", "c1", [{ type: "text", text: "TWO" }]),
+  ]));
+  for (const tree of [false, true]) {
+    for (const ext of ["html", "md"]) {
+      const r = await exportSession(t.path, {
+        out: join(t.out, `s${tree}.${ext}`),
+        tree,
+      });
+      const text = await Deno.readTextFile(r.files[0]!);
+      ok(text.includes("ONE") && text.includes("TWO"), `${ext} tree ${tree}`);
+    }
   }
 });
