@@ -21,8 +21,9 @@ const ABOUT =
   `Write a session (a file, a session id or the start of one) as a document
 people can read: Markdown, or one self-contained HTML page (no script, no
 request; past 5 MB, pages linked to each other). By default the active
-branch as the model sees it on resume. Images are copied beside the export;
-damaged lines are counted at the end.
+branch as it happened, aborted and failed turns included (what the model
+sees on resume is what the context command prints). Images are copied
+beside the export; damaged lines are counted at the end.
 `;
 
 /** `cli export`. */

@@ -180,9 +180,12 @@ export function buildContextOver(
 /** Which rule settles a compaction whose kept window reaches back past a reset. */
 export type ResetRule = "xdev" | "omp";
 
-/** The entries whose messages reach the model, in order. */
+/**
+ * The entries whose messages reach the model, in order: after the latest
+ * reset, or from a compaction (its summary, then its kept window) on.
+ */
 export function visibleEntries(
-  path: ActivePath,
+  path: Pick<ActivePath, "entries">,
   rule: ResetRule,
 ): SessionEntry[] {
   const p = path.entries;

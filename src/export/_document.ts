@@ -198,6 +198,41 @@ export async function renderMessage(
   return f.message(h, await _blocks(r.content, f, assets, false));
 }
 
+/**
+ * The note an entry that is no message stands for (a model or thinking
+ * level change, a reset, a rename), or undefined for one not shown.
+ *
+ * @example A model change
+ * ```ts
+ * import { entryNote } from "./_document.ts";
+ * import { equal } from "node:assert/strict";
+ * const t = "2026-01-01T00:00:00.000Z";
+ * equal(
+ *   entryNote({ type: "model_change", id: "a", parentId: null, timestamp: t, model: "p/m" }),
+ *   "Model: p/m",
+ * );
+ * ```
+ *
+ * @param e The entry.
+ * @returns What the note says, unescaped.
+ */
+export function entryNote(e: SessionEntry): string | undefined {
+  switch (e.type) {
+    case "model_change": {
+      const role = typeof e.role === "string" ? ` (${e.role})` : "";
+      return `Model: ${String(e.model)}${role}`;
+    }
+    case "thinking_level_change":
+      return `Thinking level: ${String(e.thinkingLevel)}`;
+    case "reset_boundary":
+      return "Context reset: nothing before this point reaches the model.";
+    case "title_change":
+      return `Renamed: ${String(e.title)}`;
+    default:
+      return undefined;
+  }
+}
+
 /** A tool result's view; `call` tells the language of a `read`. */
 async function _result(
   shown: Shown,

@@ -17,10 +17,11 @@ import {
   type JobResult,
   renderMessage,
 } from "./_document.ts";
+import { CallGroup } from "./_call_group.ts";
 import { htmlFormat } from "./_html.ts";
 import { MARKDOWN } from "./_markdown.ts";
-import { MetaCollector } from "./_meta.ts";
-import { activeOutline, messageEntries } from "./_outline.ts";
+import { assistantModel, MetaCollector } from "./_meta.ts";
+import { activeOutline, branchAsItHappened } from "./_outline.ts";
 
 export { exportTree } from "./_tree.ts";
 
@@ -35,13 +36,16 @@ export async function pageFormat(name: "md" | "html"): Promise<Format> {
 }
 
 /**
- * The active branch (or its last `last` turns), as the model sees it on
- * resume: exactly `buildContext().messages` of a windowed open, so memory
- * is the window's. Each message is shown with its entry (its anchor, its
- * usage); an assistant's tool results are shown under its calls. With
- * `at`, the branch as it was at that entry: the path from the root to it,
- * as if it were the leaf (the whole file is read: it may be off the
- * active path, outside the window).
+ * The active branch (or its last `last` turns) as it happened: every
+ * message of the path from a compaction's summary and kept window on (as
+ * the context has them), aborted and failed turns with their badge, their
+ * tool calls and results, and model changes as notes. What the model is
+ * given on resume, the turns the context's hygiene drops left out, is
+ * `cli context`. A windowed open, so memory is the window's. Each message
+ * is shown with its entry (its anchor, its usage); an assistant's tool
+ * results are shown under its calls. With `at`, the branch as it was at
+ * that entry: the path from the root to it, as if it were the leaf (the
+ * whole file is read: it may be off the active path, outside the window).
  */
 export async function exportActive(
   job: ExportJob,
@@ -61,20 +65,30 @@ export async function exportActive(
       );
     }
     const ctx = session.buildContext(at === undefined ? {} : { leafId: at });
-    const from = lastTurnsStart(ctx.messages, last);
-    const shown = messageEntries(session, ctx).slice(from);
-    let turn = ctx.messages.slice(0, from).filter((m) => m.role === "user")
-      .length;
+    const branch = branchAsItHappened(session, at);
+    const from = lastTurnsStart(
+      branch.map((s) => "m" in s ? s.m : undefined),
+      last,
+    );
+    const shown = branch.slice(from);
+    let turn = branch.slice(0, from).filter((s) =>
+      "m" in s && s.m.role === "user"
+    ).length;
     const meta = new MetaCollector();
-    for (const model of Object.values(ctx.models)) meta.model(model);
-    for (const { m } of shown) meta.message(m);
-    for (const issue of session.issues) meta.issue(issue);
     _countCalls(
       session,
       ctx,
       last === undefined ? undefined : shown[0]?.entry,
       meta,
     );
+    for (const model of Object.values(ctx.models)) meta.model(model);
+    let messages = 0;
+    for (const s of shown) {
+      if (!("m" in s)) continue;
+      meta.message(s.m);
+      messages++;
+    }
+    for (const issue of session.issues) meta.issue(issue);
     const entries = session.windowStats().retained;
     const turns = last === 1 ? "turn" : `${last} turns`;
     const labels = ctx.labels;
@@ -83,7 +97,7 @@ export async function exportActive(
       sessionId: session.header.id,
       cwd: session.header.cwd,
       ...meta.seen,
-      messages: shown.length,
+      messages,
       entries,
       scope: last === undefined
         ? "the active branch"
@@ -100,15 +114,21 @@ export async function exportActive(
       const { format, assets } = job;
       for (let i = 0; i < shown.length; i++) {
         const s = shown[i]!;
+        if (!("m" in s)) {
+          await pages.write(format.note(s.note));
+          continue;
+        }
         if (s.m.role === "user") await pages.write(format.turn(++turn));
         // The tool results right after an assistant's message go under its calls.
+        const group = new CallGroup(s);
         let j = i + 1;
-        if (s.m.role === "assistant") {
-          while (shown[j]?.m.role === "toolResult") j++;
-        } else j = i + 1;
-        const results = shown.slice(i + 1, j);
+        while (j < shown.length) {
+          const r = shown[j]!;
+          if (!("m" in r) || !group.take(r)) break;
+          j++;
+        }
         await pages.write(
-          await renderMessage(s, format, assets, { labels }, results),
+          await renderMessage(s, format, assets, { labels }, group.results),
         );
         i = j - 1;
         job.progress(j, shown.length, "messages");
@@ -118,7 +138,7 @@ export async function exportActive(
         issues,
         missingImages: assets.missing,
       });
-      return { written, messages: shown.length, entries, branches: 0, issues };
+      return { written, messages, entries, branches: 0, issues };
     } finally {
       await pages?.[Symbol.asyncDispose]();
     }
@@ -128,9 +148,10 @@ export async function exportActive(
 }
 
 /**
- * Count the model calls of the active path's entries in memory, from the
- * first message shown on (every call of the branch without `last`: those
- * a compaction took out of the context too).
+ * Count the model calls of the active path's entries in memory, and note
+ * their models (a model change's too), from the first message shown on
+ * (every call of the branch without `last`: those a compaction took out of
+ * the context too).
  */
 function _countCalls(
   session: Session,
@@ -146,25 +167,28 @@ function _countCalls(
       continue;
     }
     if (e === first) counting = true;
-    if (counting) meta.call(e);
+    if (!counting) continue;
+    meta.call(e);
+    if (e.type === "model_change") meta.model(e.model);
+    if (e.type === "message") meta.model(assistantModel(e.message));
   }
 }
 
 /**
  * Where the last `n` turns start: a turn starts at a user message.
  *
- * @param messages The context's messages.
+ * @param messages The messages shown (undefined: a note).
  * @param n How many turns; undefined for all.
  * @returns The index of the first message kept.
  */
 export function lastTurnsStart(
-  messages: readonly ContextMessage[],
+  messages: readonly (Pick<ContextMessage, "role"> | undefined)[],
   n: number | undefined,
 ): number {
   if (n === undefined) return 0;
   let seen = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]!.role === "user" && ++seen === n) return i;
+    if (messages[i]?.role === "user" && ++seen === n) return i;
   }
   return 0;
 }

@@ -254,11 +254,7 @@ export class MetaCollector {
       this.#first = Math.min(this.#first, t);
       this.#last = Math.max(this.#last, t);
     }
-    const { provider, model } = m as { provider?: unknown; model?: unknown };
-    if (
-      m.role === "assistant" && typeof provider === "string" &&
-      typeof model === "string"
-    ) this.model(`${provider}/${model}`);
+    this.model(assistantModel(m));
   }
 
   /** Count one piece of damage the loader reported. */
@@ -280,6 +276,29 @@ export class MetaCollector {
   get issues(): { kind: LoadIssueKind; count: number }[] {
     return [...this.#issues].map(([kind, count]) => ({ kind, count }));
   }
+}
+
+/**
+ * The model an assistant's message names, `provider/model`.
+ *
+ * @example
+ * ```ts
+ * import { assistantModel } from "./_meta.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(assistantModel({ role: "assistant", provider: "p", model: "m" }), "p/m");
+ * equal(assistantModel({ role: "user" }), undefined);
+ * ```
+ *
+ * @param m A message, as stored (anything).
+ * @returns The model, or undefined when it is no assistant's or names none.
+ */
+export function assistantModel(m: unknown): string | undefined {
+  if (m === null || typeof m !== "object") return undefined;
+  const { role, provider, model } = m as Record<string, unknown>;
+  return role === "assistant" && typeof provider === "string" &&
+      typeof model === "string"
+    ? `${provider}/${model}`
+    : undefined;
 }
 
 /**

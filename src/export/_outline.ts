@@ -1,57 +1,56 @@
 /**
- * The sidebar's outline, and which entry each message of the context comes
- * from (for its anchor and its usage): the active branch's outline is its
- * turns; the tree's is every user message, nested by branch, the active
+ * The sidebar's outline, and the active branch's messages as they happened,
+ * each with its entry (for its anchor and its usage): the active branch's
+ * outline is its turns; the tree's is every user message, nested by branch, the active
  * path marked.
  *
  * @module
  */
 
-import type { SessionContext } from "../context/context.ts";
+import { visibleEntries } from "../context/context.ts";
 import { type ContextMessage, toMessage } from "../context/messages.ts";
 import type { SessionEntry } from "../format/entries.ts";
 import type { Session } from "../session/session.ts";
-import type { Shown } from "./_document.ts";
+import { entryNote, type Shown } from "./_document.ts";
 import { type OutlineItem, outlineText } from "./_meta.ts";
 
-/**
- * Each context message with the entry it comes from, looked up among the
- * active path's entries in memory (a compaction puts its summary before
- * the entries it keeps, so the orders differ): an entry's message is the
- * context's own object, or (a summary, a custom message, a message the
- * context cleaned) one of the same role and time. An entry outside the
- * window (windowed open) is not in memory: its message has none.
- *
- * @param session The session (its entries in memory).
- * @param ctx Its context.
- * @returns The messages, in order, each with its entry when found.
- */
-export function messageEntries(
-  session: Session,
-  ctx: SessionContext,
-): Shown[] {
-  const byObject = new Map<object, SessionEntry>();
-  const byKey = new Map<string, SessionEntry>();
-  for (const step of ctx.activePath) {
-    const e = session.getEntry(step.id);
-    if (e === undefined) continue;
-    if (
-      e.type === "message" && e.message !== null &&
-      typeof e.message === "object"
-    ) {
-      byObject.set(e.message as object, e);
-    }
-    const m = toMessage(e, {});
-    if (m !== undefined) byKey.set(_key(m), e);
-  }
-  return ctx.messages.map((m) => {
-    const entry = byObject.get(m) ?? byKey.get(_key(m));
-    return entry === undefined ? { m } : { m, entry };
-  });
+/** A line of our own between the messages of a branch (a model change). */
+export interface PathNote {
+  /** What it says. */
+  note: string;
+  /** The entry it stands for. */
+  entry: SessionEntry;
 }
 
-function _key(m: ContextMessage): string {
-  return `${m.role}\u0000${String((m as { timestamp?: unknown }).timestamp)}`;
+/**
+ * The branch ending at `leafId` as it happened, with each message's entry:
+ * the entries in memory that reach the model (from a compaction's summary
+ * and kept window on, as {@linkcode visibleEntries} has them), each made a
+ * message by {@linkcode toMessage} and not cleaned. So, unlike
+ * `buildContext().messages` (what the model is given, `cli context`),
+ * aborted and failed turns are there with their tool calls and results,
+ * and a model change is a note. An entry outside the window (windowed
+ * open) is not in memory and not shown.
+ *
+ * @param session The session (its entries in memory).
+ * @param leafId Where the branch ends; undefined: the session's leaf.
+ * @returns The messages and notes, in order.
+ */
+export function branchAsItHappened(
+  session: Session,
+  leafId: string | undefined,
+): (Shown | PathNote)[] {
+  const entries = session.getBranch(leafId);
+  const out: (Shown | PathNote)[] = [];
+  for (const entry of visibleEntries({ entries }, "xdev")) {
+    const m = toMessage(entry, {});
+    if (m !== undefined) out.push({ m, entry });
+    else if (entry.type === "model_change") {
+      const note = entryNote(entry);
+      if (note !== undefined) out.push({ note, entry });
+    }
+  }
+  return out;
 }
 
 /**
@@ -62,13 +61,14 @@ function _key(m: ContextMessage): string {
  * @returns The outline.
  */
 export function activeOutline(
-  shown: readonly Shown[],
+  shown: readonly (Shown | PathNote)[],
   labels: Readonly<Record<string, string>>,
 ): OutlineItem[] {
   const items: OutlineItem[] = [];
-  for (const { m, entry } of shown) {
-    if (entry === undefined) continue;
-    const text = outlineLine(m);
+  for (const s of shown) {
+    const { entry } = s;
+    if (entry === undefined || !("m" in s)) continue;
+    const text = outlineLine(s.m);
     if (text === undefined) continue;
     const item: OutlineItem = {
       anchor: entry.id,

@@ -29,11 +29,14 @@ import { openRegular } from "../read/_open.ts";
 import { sessionRecords } from "../read/_records.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import {
+  entryNote,
   type ExportJob,
   type Format,
   type JobResult,
   renderMessage,
+  type Shown,
 } from "./_document.ts";
+import { CallGroup } from "./_call_group.ts";
 import { type Pages, Scratch, type Wrapper } from "./_files.ts";
 import { messageTime, MetaCollector, type OutlineItem } from "./_meta.ts";
 import { outlineLine } from "./_outline.ts";
@@ -213,6 +216,19 @@ async function _read(
       maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
     });
     const log = new IssueLog((i) => meta.issue(i));
+    // Labels are known once the file is read: the headings show none, the
+    // page's header and outline do.
+    const render = (shown: Shown, results?: Shown[]) =>
+      renderMessage(shown, job.format, job.assets, { labels: {} }, results);
+    // An assistant's turn with tool calls is rendered once its results
+    // have come, each under its call.
+    let group: CallGroup | undefined;
+    const flush = async () => {
+      if (group === undefined) return;
+      const text = await render(group.head, group.results);
+      out.spans[group.index] = await scratch.append(text);
+      group = undefined;
+    };
     for await (const r of sessionRecords(lines, job.path, log)) {
       job.progress(r.offset + r.size, size, "bytes");
       if (r.kind === "title") out.slot = r.value;
@@ -223,21 +239,28 @@ async function _read(
         if (m !== undefined) meta.message(m);
         meta.call(e);
         if (e.type === "label") out.labels.push(e);
-        // Labels are known once the file is read: the headings show none,
-        // the page's header and outline do.
-        const text = m === undefined
-          ? _note(job, e, meta)
-          : await renderMessage({ m, entry: e }, job.format, job.assets, {
-            labels: {},
-          });
         out.lines.push(m === undefined ? undefined : outlineLine(m));
         if (m !== undefined) out.messages++;
+        out.nodes.push(_envelope(e));
+        if (m !== undefined && group?.take({ m, entry: e })) {
+          out.spans.push({ at: 0, length: 0 }); // shown under its call
+          continue;
+        }
+        await flush();
+        if (m?.role === "assistant" && CallGroup.calls(m).size > 0) {
+          group = new CallGroup({ m, entry: e }, out.spans.length);
+          out.spans.push({ at: 0, length: 0 }); // set by flush()
+          continue;
+        }
+        const text = m === undefined
+          ? _note(job, e, meta)
+          : await render({ m, entry: e });
         out.spans.push(
           text === "" ? { at: 0, length: 0 } : await scratch.append(text),
         );
-        out.nodes.push(_envelope(e));
       }
     }
+    await flush();
     return out;
   } finally {
     await file[Symbol.asyncDispose]();
@@ -258,24 +281,9 @@ function _envelope(e: SessionEntry): OpaqueEntry {
 
 /** An entry that is no message: a note for a setting, or nothing. */
 function _note(job: ExportJob, e: SessionEntry, meta: MetaCollector): string {
-  const note = job.format.note;
-  switch (e.type) {
-    case "model_change": {
-      meta.model(e.model);
-      const role = typeof e.role === "string" ? ` (${e.role})` : "";
-      return note(`Model: ${String(e.model)}${role}`);
-    }
-    case "thinking_level_change":
-      return note(`Thinking level: ${String(e.thinkingLevel)}`);
-    case "reset_boundary":
-      return note(
-        "Context reset: nothing before this point reaches the model.",
-      );
-    case "title_change":
-      return note(`Renamed: ${String(e.title)}`);
-    default:
-      return "";
-  }
+  if (e.type === "model_change") meta.model(e.model);
+  const note = entryNote(e);
+  return note === undefined ? "" : job.format.note(note);
 }
 
 /**

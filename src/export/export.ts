@@ -91,9 +91,12 @@ const _PAGE_BYTES = 5 * 1024 * 1024;
 const _MIN_PAGE_BYTES = 32 * 1024;
 
 /**
- * Export a session for people to read. By default the active branch as the
- * model sees it on resume (the messages of `buildContext()`, opened
- * windowed: memory is the window's); `tree` renders the whole file. HTML is
+ * Export a session for people to read. By default the active branch as it
+ * happened (from a compaction's summary and kept window on, as the context
+ * has it, but with the aborted and failed turns the context's hygiene drops,
+ * and model changes as notes; opened windowed: memory is the window's); what
+ * the model is given on resume is `cli context`. `tree` renders the whole
+ * file. HTML is
  * one self-contained page (no script, no request, every string from the
  * session escaped), split into linked pages past `pageBytes`. Images are
  * written beside the export (`<stem>-files/<sha256>.<ext>`) or embedded, and

@@ -183,6 +183,43 @@ Deno.test({
   },
 });
 
+/** Each tool call's kind and the text of the result nested under it. */
+const CALLS = `(() => ({
+  calls: [...document.querySelectorAll(".tool")].map((t) => [
+    t.className,
+    t.querySelector(":scope > article.tool-result")?.textContent ?? null,
+  ]),
+  results: document.querySelectorAll("article.tool-result").length,
+}))()`;
+
+Deno.test({
+  name:
+    "exportSession() HTML of a tree nests each tool result under its call in the DOM, as the active branch does",
+  ignore,
+  fn: async () => {
+    await using t = await testSession(richSession());
+    const jobs: PageJob[] = [];
+    for (const tree of [false, true]) {
+      const r = await _export(t.path, join(t.out, `c${tree}.html`), { tree });
+      jobs.push({ url: `file://${r.files[0]}`, evaluate: [CALLS] });
+    }
+    for (const [i, report] of (await loadPages(jobs)).entries()) {
+      deepEqual(report.errors, []);
+      const { calls, results } = report.values[0] as {
+        calls: [string, string | null][];
+        results: number;
+      };
+      // The rich session's two calls (c1 read, c2 bash), each answered.
+      equal(calls.length, 2, `tree: ${i === 1}`);
+      ok(calls[0]![0].includes("tool-read"));
+      ok(calls[0]![1]?.includes("File contents: export const x = 1;"));
+      ok(calls[1]![0].includes("tool-bash"));
+      ok(calls[1]![1]?.includes("Command failed: exit 1"));
+      equal(results, 2, "no result outside its call");
+    }
+  },
+});
+
 /** What a page of a real session shows, counted in the DOM. */
 const SHOWN = `(() => {
   const all = (s) => [...document.querySelectorAll(s)];
@@ -245,11 +282,13 @@ Deno.test({
     const dir = await Deno.makeTempDir();
     try {
       // Each with the tool kinds its page shows (the omp fixtures' active
-      // paths call no bash: the tree of s1-main does).
+      // paths call no bash: the tree of s1-main does; pi-large's aborted
+      // turns hold an edit cut off before its newText, shown as `other`).
       const sessions = [
         ["pi-large", "../../fixtures/pi/large-session-v1.jsonl", false, [
           "bash",
           "edit",
+          "other",
           "read",
           "write",
         ]],
@@ -301,8 +340,8 @@ Deno.test({
           ok(s.bash.startsWith("$ "), at);
         }
         ok(s.read !== "", `${at}: the read path`);
-        // The tree shows each entry where the tree has it: a result after its call.
-        if (!tree) ok(s.results > 0, `${at}: results under their calls`);
+        // Both modes nest a tool's result under its call.
+        ok(s.results > 0, `${at}: results under their calls`);
 
         equal(s.sidebar, phone ? "none" : "block", at);
         equal(s.folded, phone ? "block" : "none", at);

@@ -35,7 +35,7 @@ function inOrder(haystacks: string[], needles: string[]): boolean {
     needles.every((n, i) => haystacks[i]!.includes(n));
 }
 
-Deno.test("exportSession() writes exactly the active branch's context messages, for every fixture", async () => {
+Deno.test("exportSession() writes exactly the active branch's messages, for every omp fixture (hygiene drops none of theirs: the context's)", async () => {
   const out = await Deno.makeTempDir();
   try {
     for await (const e of Deno.readDir(FIXTURES)) {
