@@ -39,6 +39,10 @@ import type { Shown } from "./_document.ts";
  * ```
  */
 export class CallGroup {
+  /** The assistant's message. */
+  readonly head: Shown;
+  /** Where its rendering goes (a tree's span), for the caller. */
+  readonly index: number;
   /** The results taken, in order. */
   readonly results: Shown[] = [];
   readonly #open: Set<string>;
@@ -48,7 +52,9 @@ export class CallGroup {
    * @param head The assistant's message.
    * @param index Where its rendering goes (a tree's span), for the caller.
    */
-  constructor(readonly head: Shown, readonly index = 0) {
+  constructor(head: Shown, index = 0) {
+    this.head = head;
+    this.index = index;
     this.#open = CallGroup.calls(head.m);
     this.#last = head.entry?.id;
   }
