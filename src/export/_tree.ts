@@ -13,12 +13,11 @@ import { basename } from "node:path";
 import { toMessage } from "../context/messages.ts";
 import { collectLabels } from "../context/labels.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
+import { type OpaqueEntry, type SessionEntry } from "../format/entries.ts";
 import {
   BRANCH_MARKER_TYPE,
   branchMarkerTarget,
-  type OpaqueEntry,
-  type SessionEntry,
-} from "../format/entries.ts";
+} from "../format/_branch_marker.ts";
 import type { SessionHeader } from "../format/header.ts";
 import type { TitleSlot } from "../format/title_slot.ts";
 import { quote } from "../format/errors.ts";

@@ -31,11 +31,17 @@ import {
   forgetFile,
   type IndexFacet,
 } from "./_facets.ts";
-import { type FreshMark, markOf, markText } from "./_fresh.ts";
-import { prepared } from "./_prepared.ts";
-import { FRESH_MARK_KEY } from "./_schema.ts";
+import type { FreshMark } from "./_fresh.ts";
 import { SessionRows } from "./_rows.ts";
 import { IndexWrites } from "./_writes.ts";
+import {
+  behindPaths,
+  facetEnds,
+  leaveFreshMark,
+  readFreshMark,
+  type WriteClock,
+  writeClockOf,
+} from "./_freshness.ts";
 
 /** How an index is opened. */
 export interface IndexStoreOptions {
@@ -61,14 +67,6 @@ export interface FeedRange {
   bodyStart: number;
   end: number;
   endHash?: string | undefined;
-}
-
-/** What {@linkcode IndexStore.writeClock} gives. */
-export interface WriteClock {
-  /** `PRAGMA data_version`: changes when another connection commits. */
-  dataVersion: number;
-  /** This connection's transactions not saved so far. */
-  unsaved: number;
 }
 
 /** The open index of a data dir. */
@@ -295,14 +293,12 @@ export class IndexStore {
    * meanwhile that this connection did not write, or that it failed to.
    */
   writeClock(): WriteClock {
-    return { dataVersion: this.#dataVersion(), unsaved: this.#writes.unsaved };
+    return writeClockOf(this.#db, this.#writes);
   }
 
   /** The mark the last complete refresh left, if no write has taken it away since. */
   freshMark(): FreshMark | undefined {
-    const row = prepared(this.#db, "SELECT value FROM meta WHERE key = ?")
-      .get(FRESH_MARK_KEY) as { value: string } | undefined;
-    return markOf(row?.value);
+    return readFreshMark(this.#db);
   }
 
   /**
@@ -313,26 +309,7 @@ export class IndexStore {
    * @returns Whether the mark was left.
    */
   leaveFreshMark(mark: FreshMark, clock: WriteClock): boolean {
-    if (this.#writes.unsaved !== clock.unsaved) return false;
-    let left = false;
-    this.#writes.transaction(() => {
-      // Inside the write lock: no other commit can come between.
-      if (this.#dataVersion() !== clock.dataVersion) return;
-      prepared(
-        this.#db,
-        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-      ).run(FRESH_MARK_KEY, markText(mark));
-      left = true;
-    });
-    return left;
-  }
-
-  /** SQLite's count of other connections' commits, as this connection sees it. */
-  #dataVersion(): number {
-    const row = prepared(this.#db, "PRAGMA data_version").get() as {
-      data_version: number;
-    };
-    return row.data_version;
+    return leaveFreshMark(this.#db, this.#writes, mark, clock);
   }
 
   /**
@@ -383,31 +360,12 @@ export class IndexStore {
    * older version of itself): all of them, or only `path`.
    */
   behind(path?: string): Set<string> {
-    // One pass over the rows: each counts the facets that read it to its
-    // offset with their current version (a range of the facets' key).
-    const current = FACETS.map(() => "(f.facet = ? AND f.version = ?)")
-      .join(" OR ");
-    const rows = prepared(
-      this.#db,
-      `SELECT s.path AS path FROM sessions s
-       WHERE ${path === undefined ? "" : "s.path = ? AND"} s.offset IS NOT NULL
-         AND (SELECT count(*) FROM facets f
-              WHERE f.path = s.path AND f.offset = s.offset
-                AND (${current})) != ?`,
-    ).all(
-      ...(path === undefined ? [] : [path]),
-      ...FACETS.flatMap((facet) => [facet.name, facet.version]),
-      FACETS.length,
-    ) as { path: string }[];
-    return new Set(rows.map((r) => r.path));
+    return behindPaths(this.#db, path);
   }
 
   /** Where each facet stopped reading `path`, and the hash of the bytes before. */
   facetEnds(path: string): { offset: number; tailHash: string }[] {
-    return prepared(
-      this.#db,
-      "SELECT DISTINCT offset, tailHash FROM facets WHERE path = ?",
-    ).all(path) as { offset: number; tailHash: string }[];
+    return facetEnds(this.#db, path);
   }
 
   /** A file is gone (or no longer a session): its row and what the facets hold of it. */

@@ -22,12 +22,12 @@ import {
   candidateRows,
   indexedPath,
   type LocatedLine,
-  narrowing,
   oversizedRows,
   sessionLabel,
   skippedRows,
   uncoveredFiles,
 } from "./_search_query.ts";
+import { narrowing } from "./_narrowing.ts";
 import type { IndexStore } from "./_index_store.ts";
 import { refreshAll } from "./_refresh.ts";
 import { type HitFilter, HitList } from "../search/_hits.ts";

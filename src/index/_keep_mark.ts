@@ -8,7 +8,8 @@
  */
 
 import { FilesPrint, type FreshMark, MARK_UNCOVERED } from "./_fresh.ts";
-import type { IndexStore, WriteClock } from "./_index_store.ts";
+import type { IndexStore } from "./_index_store.ts";
+import type { WriteClock } from "./_freshness.ts";
 import type { StatRow } from "./_rows.ts";
 import { isUncovered, uncoveredFiles } from "./_search_query.ts";
 

@@ -16,7 +16,8 @@ import {
 } from "../store/_session_files.ts";
 import { FilesPrint, type FreshMark } from "./_fresh.ts";
 import { keepMark, listedUncovered, uncoveredAfter } from "./_keep_mark.ts";
-import type { IndexStore, WriteClock } from "./_index_store.ts";
+import type { IndexStore } from "./_index_store.ts";
+import type { WriteClock } from "./_freshness.ts";
 import { refreshFile, type RefreshOutcome } from "./_refresh_file.ts";
 import type { StatRow } from "./_rows.ts";
 import { sameStat } from "./_row_values.ts";

@@ -21,7 +21,7 @@ import { prepared } from "./_prepared.ts";
 /**
  * What ends every text in the full-text index: each character of a text,
  * even its last, then starts a trigram, so a word of one or two characters
- * is found through the trigrams it starts (see `_search_query.ts`). No
+ * is found through the trigrams it starts (see `_narrowing.ts`). No
  * word of a query holds white space, so no word matches it.
  */
 export const FTS_END = "\n\n";

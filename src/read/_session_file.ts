@@ -7,7 +7,7 @@
 
 import type { FileHandle } from "../_fs.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
-import { branchMarkerTarget } from "../format/entries.ts";
+import { branchMarkerTarget } from "../format/_branch_marker.ts";
 import { quote } from "../format/errors.ts";
 import { headerVersion, SESSION_VERSION } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";

@@ -10,11 +10,11 @@
 import { join } from "node:path";
 import { named, quote } from "../format/errors.ts";
 import {
-  BRANCH_MARKER_TYPE,
   type CustomEntry,
   encodeEntry,
   type SessionEntry,
 } from "../format/entries.ts";
+import { BRANCH_MARKER_TYPE } from "../format/_branch_marker.ts";
 import {
   encodeHead,
   headerVersion,

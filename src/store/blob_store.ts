@@ -6,18 +6,13 @@
 
 import { toHex } from "../format/_encoding.ts";
 import { join } from "node:path";
-import {
-  errorCode,
-  fs,
-  isDenied,
-  isNotFound,
-  lstatOrUndefined,
-} from "../_fs.ts";
+import { errorCode, fs, isNotFound } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { quote } from "../format/errors.ts";
 import { openRegular, readFull } from "../read/_open.ts";
 import { writeAtomically } from "../write/_atomic_file.ts";
 import { makeFolders, writeAll } from "../write/_files.ts";
+import { isThere, touch } from "./_blob_file.ts";
 
 /** Options for the {@linkcode BlobStore} constructor. */
 export interface BlobStoreOptions {
@@ -183,7 +178,7 @@ export class BlobStore {
     const hex = await _sha256(bytes);
     await this.#ensureDir();
     const path = join(this.#dir, hex);
-    if (!await _isThere(path, "file") || !await _touch(path)) {
+    if (!await isThere(path, "file") || !await touch(path)) {
       await this.#writeAtomically(hex, bytes);
     }
     if (ext !== undefined) await this.#ensureTwin(hex, `${hex}.${ext}`, bytes);
@@ -236,8 +231,8 @@ export class BlobStore {
    */
   async has(ref: string): Promise<boolean> {
     const path = this.path(ref);
-    return await _isThere(this.#dir, "directory") &&
-      await _isThere(path, "file");
+    return await isThere(this.#dir, "directory") &&
+      await isThere(path, "file");
   }
 
   /**
@@ -324,10 +319,10 @@ export class BlobStore {
   }
 
   async #ensureDir(): Promise<void> {
-    if (await _isThere(this.#dir, "directory")) return;
+    if (await isThere(this.#dir, "directory")) return;
     // Each folder made (the data dir too, when new) is 0700 whatever the umask.
     await makeFolders(this.#dir, this.#dir);
-    await _isThere(this.#dir, "directory");
+    await isThere(this.#dir, "directory");
   }
 
   /** Writes `<dir>/<name>` through a temp file and a rename. */
@@ -348,7 +343,7 @@ export class BlobStore {
     twin: string,
     bytes: Uint8Array,
   ): Promise<void> {
-    if (await _isThere(join(this.#dir, twin), "file")) return;
+    if (await isThere(join(this.#dir, twin), "file")) return;
     try {
       await fs().link(join(this.#dir, hex), join(this.#dir, twin));
       return;
@@ -360,49 +355,10 @@ export class BlobStore {
   }
 }
 
-/**
- * Sets a stored blob's modification time to now: what tells gc that it is
- * in use again. False when it is gone (gc moved it away in between: the
- * caller writes it anew); true when it is there, its time set or not (a
- * read-only store or another user's file: the blob is stored all the same).
- */
-async function _touch(path: string): Promise<boolean> {
-  const now = Date.now();
-  try {
-    await fs().utime(path, now, now);
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    if (!isDenied(err) && errorCode(err) !== "EROFS") throw err;
-  }
-  return true;
-}
-
 /** The SHA-256 digest of `bytes`, in lowercase hex: a blob's name. */
 async function _sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
   return toHex(new Uint8Array(digest));
-}
-
-/**
- * Whether `path` is there as a `kind`; throws when it is a symbolic link
- * (a hostile data dir's way to point reads or writes elsewhere) or
- * anything else.
- */
-async function _isThere(
-  path: string,
-  kind: "file" | "directory",
-): Promise<boolean> {
-  const info = await lstatOrUndefined(path);
-  if (info === undefined) return false;
-  const what = kind === "file" ? "blob" : "blob folder";
-  if (info.kind === "symlink") {
-    throw new Error(`Cannot use ${what} "${path}": it is a symbolic link`);
-  }
-  if (info.kind !== kind) {
-    const not = kind === "file" ? "not a regular file" : "not a folder";
-    throw new Error(`Cannot use ${what} "${path}": ${not}`);
-  }
-  return true;
 }
 
 const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([

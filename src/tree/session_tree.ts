@@ -9,12 +9,8 @@
 import type { SessionEntry } from "../format/entries.ts";
 import type { SessionHeader } from "../format/header.ts";
 import type { LoadIssue } from "../format/issues.ts";
-import { headerVersion } from "../format/header.ts";
 import { openRegular } from "../read/_open.ts";
-import { IssueLog } from "../read/_decode.ts";
-import { HEAD_LINE_MAX_BYTES, HeadReader } from "../read/_head.ts";
 import { HEAD_BYTES, readLines } from "../read/lines.ts";
-import { DEFAULT_MAX_LINE_BYTES } from "../read/lines.ts";
 import {
   MISSING_PARENT,
   PREVIEW_LATER,
@@ -23,6 +19,7 @@ import {
 } from "./_table.ts";
 import type { TreeFilter } from "./_table.ts";
 import { describe } from "./_preview.ts";
+import { readTable } from "./_read_table.ts";
 
 /** One entry of a {@linkcode SessionTree}. */
 export interface TreeNode {
@@ -81,15 +78,6 @@ export interface SessionTreeReadOptions {
    */
   previews?: boolean;
 }
-
-/**
- * The line source's limits for a tree: the loader's, so a line too long for
- * the loader is left out of the tree too.
- */
-const _LIMITS = {
-  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-  maxFirstLineBytes: HEAD_LINE_MAX_BYTES,
-};
 
 /**
  * The entry tree of a session file: every entry's id, parent, type, role,
@@ -163,34 +151,18 @@ export class SessionTree {
       `Cannot read the tree of "${path}"`,
     );
     try {
-      const log = new IssueLog(options.onIssue);
-      // The head's own damage is the loader's to report, not the tree's.
-      const head = new HeadReader(path, new IssueLog());
-      let table: TreeTable | undefined;
-      let lines = 0;
-      let end = 0;
-      for await (const line of readLines(file, _LIMITS)) {
-        lines++;
-        end = line.offset + line.size;
-        if (table !== undefined) table.take(line);
-        else if (head.take(line)) {
-          const version = headerVersion(head.head!.header);
-          table = new TreeTable(version, log, options.previews === false);
-        }
-      }
-      const { header, slot } = head.finish(lines, end);
-      table!.settle(options.leafId);
-      if (options.leafId !== undefined && !table!.byId.has(options.leafId)) {
+      const { head, end, table } = await readTable(file, path, options);
+      if (options.leafId !== undefined && !table.byId.has(options.leafId)) {
         throw new Error(
           `Cannot read the tree of "${path}" at "${options.leafId}": no entry has that id`,
         );
       }
       return new SessionTree(
         path,
-        header,
-        slot?.title || undefined,
+        head.header,
+        head.slot?.title || undefined,
         end,
-        table!,
+        table,
       );
     } finally {
       await file?.[Symbol.asyncDispose]();

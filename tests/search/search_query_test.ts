@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { caseVariants, fold, foldCodePoint } from "../../src/search/_fold.ts";
 import { ByteNeedle } from "../../src/search/_needle.ts";
 import { regexMatcher, SearchQuery } from "../../src/search/_query.ts";
-import { ftsMatch, shortWords } from "../../src/index/_search_query.ts";
+import { ftsMatch, shortWords } from "../../src/index/_narrowing.ts";
 
 Deno.test("caseVariants() gives every code point with the same fold, checked against all of them", () => {
   const groups = new Map<number, number[]>();
