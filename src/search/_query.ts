@@ -7,7 +7,7 @@
  * @module
  */
 
-import { RE2JS, RE2JSException } from "re2js";
+import type { RE2JS } from "re2js";
 import { fold } from "./_fold.ts";
 
 /** What decides whether a text matches: a query, or a regular expression. */
@@ -144,18 +144,20 @@ function _escape(word: string): string {
  * linear in the text, whatever the pattern, so no pattern can hang a
  * search. RE2 has no backreferences and no lookaround; `\d`, `\w`, `\s`
  * and `\b` are ASCII, `\p{L}` and the like Unicode; `.` is any character
- * but a newline, `^` and `$` the text's ends.
+ * but a newline, `^` and `$` the text's ends. The engine loads with the
+ * first regular expression, not with the library.
  *
  * @param pattern The pattern.
  * @returns The matcher.
  * @throws {TypeError} When the pattern is empty, holds a NUL or is not
  * valid RE2 syntax (a backreference, a lookaround, a repeat over 1,000).
  */
-export function regexMatcher(pattern: string): Matcher {
+export async function regexMatcher(pattern: string): Promise<Matcher> {
   if (pattern === "") throw new TypeError("Cannot search: the query is empty");
   if (pattern.includes("\0")) {
     throw new TypeError("Cannot search: the query holds a NUL character");
   }
+  const { RE2JS, RE2JSException } = await import("re2js");
   let re: RE2JS;
   try {
     re = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);

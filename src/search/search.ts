@@ -176,7 +176,7 @@ export async function runSearch(
 ): Promise<SearchResult> {
   dataDir = resolve(dataDir); // the index keeps absolute paths
   const regex = options.regex === true;
-  const matcher = regex ? regexMatcher(query) : SearchQuery.parse(query);
+  const matcher = regex ? await regexMatcher(query) : SearchQuery.parse(query);
   const limit = _limit(options.limit);
   const since = _since(options.since);
   const filter = { role: _role(options.role), since: since?.toISOString() };
