@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type SessionEntry } from "../format/entries.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import { branchMarkerTarget } from "../format/_branch_marker.ts";
 
 /** How a walk from the leaf ended. */

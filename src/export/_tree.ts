@@ -13,7 +13,7 @@ import { basename } from "node:path";
 import { toMessage } from "../context/messages.ts";
 import { collectLabels } from "../context/labels.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
-import { type OpaqueEntry, type SessionEntry } from "../format/entries.ts";
+import type { OpaqueEntry, SessionEntry } from "../format/entries.ts";
 import {
   BRANCH_MARKER_TYPE,
   branchMarkerTarget,

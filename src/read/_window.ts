@@ -27,7 +27,7 @@ import { LatestLabels } from "../context/labels.ts";
 import { LatestSettings } from "../context/settings.ts";
 import type { PathEnd } from "../context/tree.ts";
 import { asCheckpoint, type SettingsCheckpoint } from "../format/checkpoint.ts";
-import { type SessionEntry } from "../format/entries.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import { branchMarkerTarget } from "../format/_branch_marker.ts";
 import { BackwardLines } from "./_backward_lines.ts";
 import { decodeEntry, type IssueLog } from "./_decode.ts";

@@ -14,7 +14,7 @@ import {
 import { collectLabels } from "../context/labels.ts";
 import { foldSettings, type Settings } from "../context/settings.ts";
 import { pathTo, resolveLeaf } from "../context/tree.ts";
-import { type SessionEntry } from "../format/entries.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import { branchMarkerTarget } from "../format/_branch_marker.ts";
 import { headerTitleSource } from "../format/header.ts";
 import type { TitleSource } from "../format/title_slot.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type SessionEntry } from "../format/entries.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import { branchMarkerTarget } from "../format/_branch_marker.ts";
 import { summaryText } from "../format/messages.ts";
 import { isCut } from "../read/_json_prefix.ts";

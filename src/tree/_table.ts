@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type SessionEntry } from "../format/entries.ts";
+import type { SessionEntry } from "../format/entries.ts";
 import { branchMarkerTarget } from "../format/_branch_marker.ts";
 import type { LoadIssue } from "../format/issues.ts";
 import { recordMigrator } from "../format/_migrate.ts";

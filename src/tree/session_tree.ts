@@ -15,7 +15,7 @@ import {
   MISSING_PARENT,
   PREVIEW_LATER,
   TOOL_ONLY,
-  TreeTable,
+  type TreeTable,
 } from "./_table.ts";
 import type { TreeFilter } from "./_table.ts";
 import { describe } from "./_preview.ts";
