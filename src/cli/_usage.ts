@@ -133,21 +133,21 @@ export const command: Command = defineCommand<_Flag>({
         onSkip: noteSkipped(io),
       };
       const index = await existingIndex(d.dataDir, !call.has("no-index"), io);
+      let report: UsageReport;
       try {
-        const report = await attempt(
+        report = await attempt(
           `report the usage of "${d.dataDir}"`,
           () =>
             index === undefined
               ? usageReport(d.dataDir, options)
               : index.usageReport(options),
         );
-        bar.finish();
-        noteOversized(io, report.oversizedLines, "a call on it is not counted");
-        reports.push([d, report]);
       } finally {
         bar.finish(); // a bar is never left on screen, even under an error
         index?.[Symbol.dispose]();
       }
+      noteOversized(io, report.oversizedLines, "a call on it is not counted");
+      reports.push([d, report]);
       if (by === "session" && !call.has("json") && !call.has("csv")) {
         const use = { indexed: !call.has("no-index"), create: false };
         const found = await attempt(

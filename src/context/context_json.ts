@@ -5,7 +5,7 @@
  * @module
  */
 
-import { fromBase64, toHex } from "../format/_encoding.ts";
+import { fromBase64, sha256Hex } from "../format/_encoding.ts";
 import type { SessionContext } from "./context.ts";
 import type { ContextMessage } from "./messages.ts";
 import { BLOB_REF_PREFIX } from "../format/blob_ref.ts";
@@ -190,13 +190,10 @@ async function _block(block: unknown): Promise<unknown> {
         return { type: "image", mimeType: b.mimeType, unresolvedRef: data };
       }
       const bytes = _fromBase64(data);
-      const digest = new Uint8Array(
-        await crypto.subtle.digest("SHA-256", bytes),
-      );
       return {
         type: "image",
         mimeType: b.mimeType,
-        sha256: toHex(digest),
+        sha256: await sha256Hex(bytes),
         bytes: bytes.length,
       };
     }

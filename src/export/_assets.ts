@@ -6,7 +6,7 @@
  * @module
  */
 
-import { fromBase64, toBase64, toHex } from "../format/_encoding.ts";
+import { fromBase64, sha256Hex, toBase64 } from "../format/_encoding.ts";
 import { basename, join } from "node:path";
 import type { FileInfo } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
@@ -146,7 +146,7 @@ export class Assets {
       if (!(err instanceof SyntaxError)) throw err;
       return "its data is not base64";
     }
-    return { bytes, hex: await _sha256(bytes) };
+    return { bytes, hex: await sha256Hex(bytes) };
   }
 
   /** A blob's verified bytes, or why they cannot be had. */
@@ -162,16 +162,13 @@ export class Assets {
       return "its blob cannot be used";
     }
     if (bytes === undefined) return "its blob is missing";
-    if (await _sha256(bytes) !== hex) return "its blob does not match its name";
+    if (await sha256Hex(bytes) !== hex) {
+      return "its blob does not match its name";
+    }
     return bytes;
   }
 }
 
 function _starts(bytes: Uint8Array, prefix: readonly number[]): boolean {
   return prefix.every((b, i) => bytes[i] === b);
-}
-
-async function _sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return toHex(new Uint8Array(digest));
 }

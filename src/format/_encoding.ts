@@ -45,6 +45,28 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 /**
+ * The SHA-256 digest of the bytes, in lowercase hex: a blob's name.
+ *
+ * @example
+ * ```ts
+ * import { sha256Hex } from "./_encoding.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   await sha256Hex(new Uint8Array()),
+ *   "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+ * );
+ * ```
+ *
+ * @param bytes The bytes.
+ * @returns Sixty-four hex digits.
+ */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+  return toHex(new Uint8Array(digest));
+}
+
+/**
  * The bytes as padded standard base64 (`+`, `/`, `=`).
  *
  * @param bytes The bytes.

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { toBase64, toHex } from "../format/_encoding.ts";
+import { sha256Hex, toBase64 } from "../format/_encoding.ts";
 import { isOsError } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
 import { mapLoadedSlots } from "../format/_blob_slots.ts";
@@ -158,8 +158,7 @@ async function _read(
     return { kind: "missing-blob", why: `cannot be used (${err.message})` };
   }
   if (bytes === undefined) return { kind: "missing-blob", why: "is missing" };
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  if (toHex(new Uint8Array(digest)) !== hex) {
+  if (await sha256Hex(bytes) !== hex) {
     return {
       kind: "corrupt-blob",
       why:

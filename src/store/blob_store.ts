@@ -4,7 +4,7 @@
  * @module
  */
 
-import { toHex } from "../format/_encoding.ts";
+import { sha256Hex } from "../format/_encoding.ts";
 import { join } from "node:path";
 import { errorCode, fs, isNotFound } from "../_fs.ts";
 import { BLOB_REF_PREFIX, parseBlobRef } from "../format/blob_ref.ts";
@@ -175,7 +175,7 @@ export class BlobStore {
         `Cannot store blob: extension ${quote(ext)} is not [a-z0-9]{1,8}`,
       );
     }
-    const hex = await _sha256(bytes);
+    const hex = await sha256Hex(bytes);
     await this.#ensureDir();
     const path = join(this.#dir, hex);
     if (!await isThere(path, "file") || !await touch(path)) {
@@ -260,7 +260,7 @@ export class BlobStore {
   async verify(ref: string): Promise<boolean> {
     const bytes = await this.#read(ref, Infinity);
     return bytes !== undefined &&
-      `${BLOB_REF_PREFIX}${await _sha256(bytes)}` === ref;
+      `${BLOB_REF_PREFIX}${await sha256Hex(bytes)}` === ref;
   }
 
   /**
@@ -353,12 +353,6 @@ export class BlobStore {
     }
     await this.#writeAtomically(twin, bytes);
   }
-}
-
-/** The SHA-256 digest of `bytes`, in lowercase hex: a blob's name. */
-async function _sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return toHex(new Uint8Array(digest));
 }
 
 const _IMAGE_EXTENSIONS: ReadonlyMap<string, string> = new Map([

@@ -38,13 +38,7 @@ import { CONTEXT_JSON_FIELDS } from "../../src/context/context_json.ts";
 import { encodeEntry } from "../../src/format/entries.ts";
 import { crashAtEveryByte } from "./_crash.ts";
 import { raceWithDeno } from "./_race.ts";
-
-/** The runtime this is, by what it defines. */
-const RUNTIME: string = "Bun" in globalThis
-  ? "bun"
-  : "Deno" in globalThis
-  ? "deno"
-  : "node";
+import { RUNTIME } from "./_runtime.ts";
 
 const FIXTURES = new URL("../../fixtures/omp/", import.meta.url);
 const T = Date.parse("2026-10-01T09:00:00.000Z");

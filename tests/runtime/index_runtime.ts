@@ -34,13 +34,9 @@ import {
   usageReport,
 } from "../../mod.ts";
 import { sqlite } from "../../src/index/_sqlite.ts";
+import { RUNTIME } from "./_runtime.ts";
 
-const g = globalThis as { Bun?: unknown; Deno?: unknown };
-const runtime = g.Bun !== undefined
-  ? "bun"
-  : g.Deno !== undefined
-  ? "deno"
-  : "node";
+const runtime = RUNTIME;
 const FIXTURES = fileURLToPath(new URL("../../fixtures/omp/", import.meta.url));
 const dataDir = await mkdtemp(join(tmpdir(), "xdev-index-"));
 

@@ -30,13 +30,9 @@ import {
   sqliteCode,
 } from "../../src/index/_sqlite_errors.ts";
 import { checkedRows, returnArrays } from "../../src/index/_prepared.ts";
+import { RUNTIME } from "./_runtime.ts";
 
-const g = globalThis as { Bun?: unknown; Deno?: unknown };
-const runtime = g.Bun !== undefined
-  ? "bun"
-  : g.Deno !== undefined
-  ? "deno"
-  : "node";
+const runtime = RUNTIME;
 const dir = mkdtempSync(join(tmpdir(), "xdev-sqlite-"));
 const open = await sqlite();
 
