@@ -34,11 +34,21 @@ export class PathSteps {
 
   /** Add the step before the ones added so far (walking from the leaf). */
   add(id: string, type: string, offset = -1): void {
+    const key = hexKey(id);
+    if (key >= 0) return this.addKey(key, type, offset);
+    this.#others.set(this.#count, id);
+    this.#addStep(0, type, offset);
+  }
+
+  /** {@linkcode add} for an id of 8 hex digits, by its {@linkcode hexKey}. */
+  addKey(key: number, type: string, offset = -1): void {
+    this.#addStep(key, type, offset);
+  }
+
+  #addStep(key: number, type: string, offset: number): void {
     if (this.#count === this.#keys.length) this.#grow();
     const i = this.#count++;
-    const key = hexKey(id);
-    if (key < 0) this.#others.set(i, id);
-    else this.#keys[i] = key;
+    this.#keys[i] = key;
     const code = this.#code(type);
     if (code === undefined) this.#otherTypes.set(i, type); // a hostile file's many types
     else this.#types[i] = code;

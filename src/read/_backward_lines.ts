@@ -138,13 +138,48 @@ export class BackwardLines {
   }
 
   /**
-   * Step to the previous line.
+   * Step to the previous line: at once when the buffer holds all of it (the
+   * most lines of a long walk, which then cost no promise), else after the
+   * reads that bring it.
    *
    * @returns The line, or undefined before the first.
    */
-  async prev(): Promise<Line | undefined> {
+  prev(): Line | undefined | Promise<Line | undefined> {
     const end = this.#cursor;
     if (end <= this.#floor) return undefined;
+    return this.#atHand(end) ?? this.#read(end);
+  }
+
+  /**
+   * The line ending at `end` when the buffer holds it whole (with the "\n"
+   * before it, or the floor); undefined when a read is needed.
+   */
+  #atHand(end: number): Line | undefined {
+    const base = this.#bufferStart;
+    if (end - 1 < base || end > this.#bufferEnd) return undefined;
+    const terminated = this.#byteAt(end - 1) === LF;
+    let contentEnd = terminated ? end - 1 : end;
+    if (terminated && contentEnd > this.#floor) {
+      if (contentEnd - 1 < base) return undefined;
+      if (this.#byteAt(contentEnd - 1) === CR) contentEnd--;
+    }
+    // base >= floor, so a "\n" found is above the floor.
+    const found = contentEnd - 1 >= base
+      ? this.#buffer.lastIndexOf(LF, contentEnd - 1 - base)
+      : -1;
+    const start = found >= 0
+      ? found + base + 1
+      : base === this.#floor
+      ? this.#floor
+      : -1;
+    if (start < 0) return undefined;
+    this.lastByte = start < contentEnd ? this.#byteAt(contentEnd - 1) : -1;
+    this.#cursor = start;
+    return this.#line(start, contentEnd, end, terminated);
+  }
+
+  /** {@linkcode prev} when the line is not all at hand: block by block. */
+  async #read(end: number): Promise<Line> {
     await this.#cover(end - 1);
     const terminated = this.#byteAt(end - 1) === LF;
     let contentEnd = terminated ? end - 1 : end;

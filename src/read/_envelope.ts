@@ -10,6 +10,7 @@
  */
 
 import { KNOWN_ENTRY_TYPES } from "../format/entries.ts";
+import { hexKey, hexKeyOfBytes } from "../format/_entry_id.ts";
 
 /** The envelope fields a walk over the tree needs. */
 export interface Envelope {
@@ -78,29 +79,54 @@ export class EnvelopeAt {
 
 /**
  * The id the walk wants next (the parent of the last path entry), matched
- * against a line's envelope without decoding the line's id: an ASCII id
- * (the 8 hex digits omp and this library mint) byte for character, any
- * other by its UTF-8 bytes.
+ * against a line's envelope without decoding the line's id. An id of 8
+ * lowercase hex digits (what omp and this library mint) is held as its
+ * {@linkcode hexKey}, and its text made only when asked for: the walk over
+ * a long path sets one from every line's parent bytes. Any other id is
+ * held as text and matched by its UTF-8 bytes.
  */
 export class WantedId {
-  /** The id, or null when the path has reached its root. */
-  id: string | null = null;
-  /** Its UTF-8 bytes, when it is not ASCII. */
+  /** The id as a hex key, or -1 (none, or not 8 hex digits). */
+  key = -1;
+  /** The id's text; undefined until asked for when it is held as a key. */
+  #id: string | null | undefined = null;
+  /** Its UTF-8 bytes, when it is neither a hex key nor ASCII. */
   #bytes: Uint8Array | undefined;
+
+  /** The id, or null when the path has reached its root. */
+  get id(): string | null {
+    return this.#id === undefined
+      ? (this.#id = this.key.toString(16).padStart(8, "0"))
+      : this.#id;
+  }
 
   /** Want `id` (null: nothing). */
   set(id: string | null): void {
-    this.id = id;
+    this.#id = id;
+    this.key = id === null ? -1 : hexKey(id);
     // deno-lint-ignore no-control-regex
-    this.#bytes = id === null || /^[\x00-\x7f]*$/.test(id)
+    this.#bytes = this.key >= 0 || id === null || /^[\x00-\x7f]*$/.test(id)
       ? undefined
       : _encoder.encode(id);
   }
 
+  /** Want the parent of the envelope at hand (none for a root). */
+  setParent(at: EnvelopeAt): void {
+    if (at.parentStart < 0) return this.set(null);
+    const key = hexKeyOfBytes(at.bytes, at.parentStart, at.parentEnd);
+    if (key < 0) return this.set(at.parentId());
+    this.key = key;
+    this.#id = undefined;
+    this.#bytes = undefined;
+  }
+
   /** Whether the envelope at hand carries the wanted id. */
   matches(at: EnvelopeAt): boolean {
-    const id = this.id;
-    if (id === null) return false;
+    if (this.key >= 0) {
+      return hexKeyOfBytes(at.bytes, at.idStart, at.idEnd) === this.key;
+    }
+    const id = this.#id;
+    if (id === null || id === undefined) return false;
     const bytes = at.bytes;
     const start = at.idStart;
     const want = this.#bytes;

@@ -61,6 +61,19 @@ export class IdFlags {
     return this.add(_utf8.decode(bytes.subarray(start, end)), flags);
   }
 
+  /**
+   * The flags of the id whose {@linkcode hexKey} is `key` (>= 0), the
+   * walk's way to ask without making the id's text.
+   */
+  getKey(key: number): number {
+    return this.#getKey(key);
+  }
+
+  /** Add `flags` to the id whose key is `key` (>= 0); returns the flags it had. */
+  addKey(key: number, flags: number): number {
+    return this.#addKey(key, flags);
+  }
+
   /** Add every id of `other` with its flags. */
   addAll(other: IdFlags): void {
     for (let i = 0; i < other.#keys.length; i++) {

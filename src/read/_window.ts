@@ -169,8 +169,7 @@ class _BackwardWalk {
         // Trusted on its envelope, as a full read keeps a damaged line with
         // an intact envelope; a line cut short is no entry in either.
         if (!line.terminated || lines.lastByte !== _CLOSE_BRACE) return "more";
-        const id = this.#wanted.id!;
-        return this.#follow(id, type, at.parentId(), undefined, line.offset);
+        return this.#followEnvelope(at, type, line.offset);
       }
     }
     if (line.bytes !== undefined || line.oversized || line.nul) {
@@ -322,15 +321,10 @@ class _BackwardWalk {
       return this.#passed(this.#ids.add(id, _PASSED), offset);
     }
     if ((this.#ids.add(id, _PASSED | _ON_PATH) & _ON_PATH) !== 0) {
-      this.#pathEnd = "cycle";
-      this.#wanted.set(null);
-      this.#phase = "settings";
-      return "more";
+      return this.#cycle();
     }
     this.#wanted.set(parentId);
-    // The wanted entry has a later duplicate, which a full read would take
-    // (or its parent was written after it): only a full read settles that.
-    if (this.#wanted.id !== null && this.#ids.get(this.#wanted.id) !== 0) {
+    if (this.#wantedSeen()) {
       this.#unsettled = true;
       return "done";
     }
@@ -338,6 +332,56 @@ class _BackwardWalk {
     return this.#phase === "settings"
       ? this.#pastWindow(id, type, entry, offset)
       : this.#inWindow(entry!);
+  }
+
+  /**
+   * {@linkcode #follow} through the wanted entry known by its envelope
+   * alone: past the window, a line not parsed (only then is it not
+   * parsed). An id of 8 hex digits stays a number, so no text is made for
+   * the line: the long walk of a file without checkpoints takes this way
+   * for nearly every line.
+   */
+  #followEnvelope(at: EnvelopeAt, type: string, offset: number): _Step {
+    const key = this.#wanted.key;
+    if (key < 0) {
+      return this.#follow(
+        this.#wanted.id!,
+        type,
+        at.parentId(),
+        undefined,
+        offset,
+      );
+    }
+    if ((this.#ids.addKey(key, _PASSED | _ON_PATH) & _ON_PATH) !== 0) {
+      return this.#cycle();
+    }
+    this.#wanted.setParent(at);
+    if (this.#wantedSeen()) {
+      this.#unsettled = true;
+      return "done";
+    }
+    this.#path.addKey(key, type, offset);
+    this.#before.addKey(key, type, offset);
+    return "more";
+  }
+
+  /** The path came back to an entry already on it: it ends there. */
+  #cycle(): "more" {
+    this.#pathEnd = "cycle";
+    this.#wanted.set(null);
+    this.#phase = "settings";
+    return "more";
+  }
+
+  /**
+   * Whether the id now wanted was walked past already: it has a later
+   * duplicate, which a full read would take (or the parent was written
+   * after its child), and only a full read settles that.
+   */
+  #wantedSeen(): boolean {
+    const wanted = this.#wanted;
+    if (wanted.key >= 0) return this.#ids.getKey(wanted.key) !== 0;
+    return wanted.id !== null && this.#ids.get(wanted.id) !== 0;
   }
 
   /** An entry of the window (or a compaction's kept part). */

@@ -212,3 +212,48 @@ Deno.test("BackwardLines reading ahead reads a block again when its read ahead f
   assert.equal(failed, 2, "the failed block was read again");
   assert.deepEqual(got, lastIndexOfSteps(data, 0, Infinity));
 });
+
+Deno.test("BackwardLines gives a line the buffer holds at once, a promise only where a read is due", async () => {
+  // 100 lines of 100 bytes, in blocks of 1 KiB: about one step in ten reads.
+  const data = new TextEncoder().encode(
+    Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(99, ".") + "\n").join(
+      "",
+    ),
+  );
+  const reads: number[] = [];
+  const file: Pick<FileHandle, "read"> = {
+    read: (p, position) => {
+      reads.push(position);
+      const n = Math.min(p.length, data.length - position);
+      p.set(data.subarray(position, position + n));
+      return Promise.resolve(n);
+    },
+  };
+  const lines = new BackwardLines(file, {
+    size: data.length,
+    firstBlockBytes: 1024,
+    blockBytes: 1024,
+  });
+  let promised = 0;
+  const seen: string[] = [];
+  for (;;) {
+    const step = lines.prev();
+    if (step instanceof Promise) promised++;
+    const line = await step;
+    if (line === undefined) break;
+    seen.push(new TextDecoder().decode(line.bytes!.subarray(0, 3)));
+  }
+  assert.deepEqual(
+    seen,
+    Array.from(
+      { length: 100 },
+      (_, i) => `${99 - i}`.padEnd(3, ".").slice(0, 3),
+    ),
+  );
+  // A promise for each block read (and for a line across two), none for the rest.
+  assert.ok(
+    promised >= reads.length && promised <= 2 * reads.length,
+    `${promised} promises, ${reads.length} reads`,
+  );
+  assert.ok(promised <= 25, `${promised} promises for 100 lines`);
+});

@@ -5,6 +5,7 @@ import {
   readEnvelope,
   text,
   typeName,
+  WantedId,
 } from "../../src/read/_envelope.ts";
 
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -65,5 +66,40 @@ Deno.test("an envelope's id, parent and type read from the bytes equal the parse
         assert.equal(at.parentId(), parent);
       },
     ),
+  );
+});
+
+Deno.test("WantedId matches exactly the envelopes carrying its id, held as a hex key or as text", () => {
+  // An id: 8 hex digits (held as a number), or anything else (held as text).
+  const anyId = fc.oneof(
+    fc.stringMatching(/^[0-9a-f]{8}$/),
+    fc.stringMatching(/^[0-9a-fA-F]{7,9}$/),
+    fc.string({ minLength: 1, maxLength: 12 }),
+  );
+  fc.assert(
+    fc.property(anyId, anyId, fc.option(anyId), (wanted, id, parent) => {
+      const bytes = encode(
+        JSON.stringify({ type: "message", id, parentId: parent }),
+      );
+      const at = new EnvelopeAt();
+      if (!readEnvelope(bytes, 0, bytes.length, at)) return; // an escape
+      const w = new WantedId();
+      w.set(wanted);
+      assert.equal(w.id, wanted);
+      assert.equal(w.matches(at), wanted === id);
+      // Wanting the line's parent, from its bytes: the same id as its text.
+      w.setParent(at);
+      assert.equal(w.id, parent);
+      if (parent !== null) {
+        const child = encode(
+          JSON.stringify({ type: "x", id: parent, parentId: null }),
+        );
+        assert.ok(readEnvelope(child, 0, child.length, at));
+        assert.equal(w.matches(at), true);
+      }
+      w.set(null);
+      assert.equal(w.id, null);
+      assert.equal(w.matches(at), false);
+    }),
   );
 });

@@ -404,7 +404,7 @@ Deno.test("BackwardLines throws when the file ends before its size", async () =>
     size: 10,
   });
   await assert.rejects(
-    lines.prev(),
+    async () => await lines.prev(),
     /Cannot read lines backward: the file ended at byte 4, before its size 10/,
   );
 });

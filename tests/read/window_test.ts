@@ -172,6 +172,134 @@ Deno.test("Session.open() windowed falls back to a full read where the backward 
   }
 });
 
+Deno.test("Session.open() windowed walks the path before a compaction as a full read does, hex ids or not", async (t) => {
+  // Past the window the walk knows entries by their envelopes alone, and
+  // holds ids of 8 hex digits as numbers: each case is decided there.
+  await using dir = await tempDir();
+  const compaction = (id: string, parentId: string, kept: string) => ({
+    type: "compaction",
+    id,
+    parentId,
+    timestamp: "2026-10-01T09:00:00.000Z",
+    summary: "so far",
+    firstKeptEntryId: kept,
+    tokensBefore: 1000,
+  });
+  const model = (id: string, parentId: string | null, m: string) => ({
+    type: "model_change",
+    id,
+    parentId,
+    timestamp: "2026-10-01T09:00:00.000Z",
+    model: m,
+  });
+  /** A path `ids[0]` (the root) … `ids[n-1]`, then a compaction keeping `ids[n-1]`, and two messages. */
+  const pathThenWindow = (ids: string[]): Record<string, unknown>[] => {
+    const out: Record<string, unknown>[] = [model(ids[0]!, null, "a/first")];
+    for (let i = 1; i < ids.length; i++) {
+      out.push(user(ids[i]!, ids[i - 1]!, `line ${i}`));
+    }
+    const last = ids.at(-1)!;
+    out.push(compaction("c0000001", last, last)); // keeps the last entry before it
+    out.push(user("c0000002", "c0000001", "kept"));
+    out.push(user("c0000003", "c0000002", "after"));
+    return out;
+  };
+  const hex = ["0000000a", "0000000b", "0000000c", "0000000d"];
+  const text = ["root-α", "msg-2", "MSG_3", "0000000D"]; // none is 8 lowercase hex digits
+  const cases: [string, Record<string, unknown>[], boolean][] = [
+    ["hex ids", pathThenWindow(hex), true],
+    ["ids that are not hex", pathThenWindow(text), true],
+    [
+      "hex and other ids mixed",
+      pathThenWindow(["0000000a", "msg-2", "0000000c", "x"]),
+      true,
+    ],
+    [
+      "a parent written after its child",
+      (() => {
+        const e = pathThenWindow(hex);
+        return [e[2]!, e[0]!, e[1]!, ...e.slice(3)];
+      })(),
+      false,
+    ],
+    [
+      "a parent written after its child (not hex)",
+      (() => {
+        const e = pathThenWindow(text);
+        return [e[2]!, e[0]!, e[1]!, ...e.slice(3)];
+      })(),
+      false,
+    ],
+    [
+      "an id written twice before the window",
+      (() => {
+        const e = pathThenWindow(hex);
+        return [
+          e[0]!,
+          e[1]!,
+          user("0000000b", "0000000a", "again"),
+          ...e.slice(2),
+        ];
+      })(),
+      true,
+    ],
+    // A later line with the id the path wants next wins in a full read.
+    [
+      "an id written again after its child",
+      (() => {
+        const e = pathThenWindow(hex);
+        return [
+          ...e.slice(0, 3),
+          user("0000000b", null, "later"),
+          ...e.slice(3),
+        ];
+      })(),
+      false,
+    ],
+    [
+      "an id written again after its child (not hex)",
+      (() => {
+        const e = pathThenWindow(text);
+        return [...e.slice(0, 3), user("msg-2", null, "later"), ...e.slice(3)];
+      })(),
+      false,
+    ],
+    // A cycle needs a parent written after its child: a full read settles it.
+    [
+      "a cycle before the window",
+      (() => {
+        const e = pathThenWindow(hex);
+        return [{ ...e[0]!, parentId: "0000000b" }, ...e.slice(1)];
+      })(),
+      false,
+    ],
+    [
+      "a cycle before the window (not hex)",
+      (() => {
+        const e = pathThenWindow(text);
+        return [{ ...e[0]!, parentId: "msg-2" }, ...e.slice(1)];
+      })(),
+      false,
+    ],
+  ];
+  for (const [name, entries, windowed] of cases) {
+    await t.step(name, async () => {
+      const path = `${dir.path}/x.jsonl`;
+      await Deno.writeFile(path, sessionBytes(entries));
+      const { windowed: w0, full, w, f } = await both(path);
+      deepStrictEqual(w, f);
+      deepStrictEqual(
+        w0.issues.map((i) => i.kind).sort(),
+        full.issues.map((i) => i.kind).sort(),
+      );
+      // The walk kept the window (the compaction on), or fell back to a full read.
+      equal(w0.entries.length < full.entries.length, windowed);
+      await w0.close();
+      await full.close();
+    });
+  }
+});
+
 Deno.test("Session.open() windowed ignores a malformed settings checkpoint", async () => {
   await using dir = await tempDir();
   const path = `${dir.path}/x.jsonl`;
