@@ -1,7 +1,7 @@
 /**
  * The line source, backward half: a file's lines from the last to the
  * first, over positional reads that go backwards in large blocks, each
- * line's start found with `lastIndexOf`. A line's head is always at hand
+ * line's start found with `findLastByte` (`lastIndexOf`). A line's head is always at hand
  * (every block keeps the bytes just after it); its whole content only when
  * it lies in the block, else {@linkcode BackwardLines.complete} reads it.
  * Nothing is allocated for a line that is passed over.
@@ -10,6 +10,7 @@
  */
 
 import type { FileHandle } from "../_fs.ts";
+import { findLastByte } from "./_find_byte.ts";
 import {
   checkLimits,
   CR,
@@ -165,7 +166,7 @@ export class BackwardLines {
     }
     // base >= floor, so a "\n" found is above the floor.
     const found = contentEnd - 1 >= base
-      ? this.#buffer.lastIndexOf(LF, contentEnd - 1 - base)
+      ? findLastByte(this.#buffer, LF, contentEnd - 1 - base)
       : -1;
     const start = found >= 0
       ? found + base + 1
@@ -228,7 +229,7 @@ export class BackwardLines {
       await this.#cover(at - 1);
       const base = this.#bufferStart;
       // lastIndexOf counts a negative position from the end: stay at >= 0.
-      const found = this.#buffer.lastIndexOf(LF, at - 1 - base);
+      const found = findLastByte(this.#buffer, LF, at - 1 - base);
       if (found >= 0) return found + base + 1;
       at = base;
     }

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { findByte } from "./_find_byte.ts";
 import type { FileHandle } from "../_fs.ts";
 
 /**
@@ -149,7 +150,11 @@ export class LineSplitter {
   push(chunk: Uint8Array): Line[] {
     const lines: Line[] = [];
     let start = 0;
-    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
+    for (
+      let nl = findByte(chunk, LF, 0);
+      nl !== -1;
+      nl = findByte(chunk, LF, start)
+    ) {
       lines.push(this.#line(chunk, start, nl, true));
       start = nl + 1;
     }

@@ -8,7 +8,7 @@
  * A line holds a match only if the stretch is written in it, each of its
  * characters in one of those forms. One character of the stretch, the
  * pivot, is then written raw or escaped. Raw, it is looked for with
- * `Uint8Array.prototype.indexOf` by one byte of it (an anchor, chosen rare
+ * `findByte` (`Uint8Array.prototype.indexOf`) by one byte of it (an anchor, chosen rare
  * and with few values); escaped, at each `\u` of the line (rare in most
  * transcripts: writers escape little). Around each place it is, the
  * characters before it are checked backwards, those after it forwards.
@@ -21,6 +21,7 @@
  * @module
  */
 
+import { findByte } from "../read/_find_byte.ts";
 import { caseVariants } from "./_fold.ts";
 import type { SearchQuery } from "./_query.ts";
 
@@ -120,11 +121,11 @@ export class ByteNeedle {
     const { values, back } = this.#anchor;
     const raw = this.#chars[this.#pivot]!.raw;
     for (const b of values) {
-      for (let i = bytes.indexOf(b, back); i !== -1;) {
+      for (let i = findByte(bytes, b, back); i !== -1;) {
         const at = i - back;
         const n = _formAt(bytes, at, raw);
         if (n !== 0 && this.#around(bytes, at, at + n)) return true;
-        i = bytes.indexOf(b, i + 1);
+        i = findByte(bytes, b, i + 1);
       }
     }
     return this.#escapedIn(bytes);
