@@ -3,11 +3,13 @@
  * it (Deno, Node 22 or Bun): `bench/runtimes.ts` spawns it fresh for each
  * run and reads the JSON line it prints.
  *
- *     node --expose-gc bench/_open_child.ts ours|pi FILE
- *     bun bench/_open_child.ts ours|pi FILE
+ *     node --expose-gc bench/_open_child.ts ours|pi FILE [PI_ENTRY]
+ *     bun bench/_open_child.ts ours|pi FILE [PI_ENTRY]
  *
  * It loads only the reader it measures (no `Deno`, no `using`, so Node 22
  * parses it), so the heap held is that reader's code and its session.
+ * `PI_ENTRY` is pi's module, by default the one in `bench/peers/pi/`
+ * (given when the child runs bundled, from another folder).
  *
  * @module
  */
@@ -41,7 +43,7 @@ export interface Run {
 
 const MB = 1 << 20;
 const round = (n: number): number => Math.round(n * 10) / 10;
-const PI_ENTRY = new URL(
+const PI_ENTRY = process.argv[4] ?? new URL(
   "./peers/pi/node_modules/@mariozechner/pi-coding-agent/dist/index.js",
   import.meta.url,
 ).href;

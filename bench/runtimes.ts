@@ -24,6 +24,10 @@
  *
  * The driver runs on Deno; the children are `bench/_open_child.ts`, under
  * `npx --yes node@22` or `npx --yes bun@1.4.5`; omp's are its oracle's.
+ * On Node the child runs as JavaScript (`deno bundle`), as Node users get
+ * the package (JSR serves npm JavaScript): run as TypeScript, Node's type
+ * stripper would add its own heap (some 3 MB) to every reader's figure.
+ * Bun runs the TypeScript as it is.
  *
  * @module
  */
@@ -40,6 +44,10 @@ const MB = 1 << 20;
 const round = (n: number): number => Math.round(n * 10) / 10;
 const CHILD = new URL("./_open_child.ts", import.meta.url).pathname;
 const PI_DIR = new URL("./peers/pi/", import.meta.url).pathname;
+const PI_ENTRY = new URL(
+  "./peers/pi/node_modules/@mariozechner/pi-coding-agent/dist/index.js",
+  import.meta.url,
+).href;
 const RUNTIMES: Record<Runtime, { npx: string; peer: Reader }> = {
   node: { npx: "node@22", peer: "pi" },
   bun: { npx: "bun@1.4.5", peer: "omp" },
@@ -57,15 +65,48 @@ async function executable(spec: string): Promise<string> {
   return path;
 }
 
-/** A fresh `_open_child.ts` under `exe`; its last JSON line. */
+/**
+ * `_open_child.ts` as JavaScript, for Node (made once a run): split where
+ * it imports a reader, so each reader's modules load as the child asks for
+ * them, as from a package.
+ */
+async function bundledChild(): Promise<string> {
+  const dir = `${OUT_DIR}open_child/`;
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      "--code-splitting",
+      "--outdir",
+      dir,
+      CHILD,
+    ],
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  if (!r.success) throw new Error("deno bundle of bench/_open_child.ts failed");
+  return `${dir}_open_child.js`;
+}
+
+/** A fresh child (`child`: the .ts, or its bundle) under `exe`; its last JSON line. */
 async function spawnChild(
   runtime: Runtime,
   exe: string,
+  child: string,
   reader: "ours" | "pi",
   file: string,
 ): Promise<Run> {
   const flags = runtime === "node" ? ["--expose-gc"] : [];
-  const r = await childJson<Run>(exe, [...flags, CHILD, reader, file]);
+  const r = await childJson<Run>(exe, [
+    ...flags,
+    child,
+    reader,
+    file,
+    PI_ENTRY,
+  ]);
   return "json" in r
     ? r.json
     : { reader, runtime, file, bytes: 0, error: r.error };
@@ -194,6 +235,10 @@ async function main(args: string[]): Promise<void> {
   if (runtimes.includes("node")) await piInstalled();
   const exe: Partial<Record<Runtime, string>> = {};
   for (const rt of runtimes) exe[rt] = await executable(RUNTIMES[rt].npx);
+  const child: Record<Runtime, string> = {
+    node: runtimes.includes("node") ? await bundledChild() : CHILD,
+    bun: CHILD,
+  };
   const rows: string[] = [];
   for (const size of sizes) {
     const ompStyle = await benchFile(size, { checkpoints: false });
@@ -205,13 +250,13 @@ async function main(args: string[]): Promise<void> {
       const file = rt === "node" ? await withoutTitleSlot(ompStyle) : ompStyle;
       const by: Record<string, Run[]> = { ours: [], [peer]: [] };
       for (let i = 0; i < runs; i++) {
-        const ours = await spawnChild(rt, exe[rt]!, "ours", file);
+        const ours = await spawnChild(rt, exe[rt]!, child[rt], "ours", file);
         by.ours!.push(ours);
         console.log(JSON.stringify({ size: label, ...ours }));
         // A peer that cannot open the file fails the same way each time.
         if (by[peer]!.some((r) => r.error !== undefined)) continue;
         const theirs = peer === "pi"
-          ? await spawnChild(rt, exe[rt]!, "pi", file)
+          ? await spawnChild(rt, exe[rt]!, child[rt], "pi", file)
           : oracle === undefined
           ? { reader: peer, runtime: rt, file, bytes: 0, error: "no oracle" }
           : await ompRun(oracle, file);
