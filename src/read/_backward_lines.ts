@@ -11,6 +11,7 @@
 
 import type { FileHandle } from "../_fs.ts";
 import { findLastByte } from "./_find_byte.ts";
+import { alignDown, PAGE_BYTES, readBuffer } from "./_read_buffer.ts";
 import {
   checkLimits,
   CR,
@@ -26,6 +27,8 @@ import {
  */
 const _FIRST_BLOCK_BYTES = 64 << 10;
 const _BLOCK_BYTES = 4 << 20;
+/** Blocks at least this large start on a page (see `_read_buffer.ts`). */
+const _ALIGNED_BLOCK_BYTES = 64 << 10;
 
 /** Options of {@linkcode BackwardLines}. */
 export interface BackwardLinesOptions extends LineLimits {
@@ -109,6 +112,13 @@ export class BackwardLines {
   #block: number;
   readonly #maxBlock: number;
   readonly #readAhead: boolean;
+  /** Head bytes kept after a block. */
+  readonly #headBytes: number;
+  /**
+   * Blocks start at a multiple of this (a page: see `_read_buffer.ts`), or
+   * of 1 where blocks are too small for it to matter (tests' tiny ones).
+   */
+  readonly #align: number;
   #ahead: _Ahead | undefined;
   /** The buffer blocks are read ahead into (one at a time), made on first use, as large as `#buffer`. */
   #aheadBuffer: Uint8Array | undefined;
@@ -129,9 +139,11 @@ export class BackwardLines {
       _FIRST_BLOCK_BYTES;
     this.#maxBlock = options.blockBytes ?? _blocks.blockBytes ?? _BLOCK_BYTES;
     this.#readAhead = options.readAhead === true;
+    this.#align = this.#maxBlock >= _ALIGNED_BLOCK_BYTES ? PAGE_BYTES : 1;
     const span = Math.max(0, this.#size - this.#floor);
-    this.#buffer = new Uint8Array(
-      Math.min(this.#maxBlock, span) + Math.min(this.#limits.headBytes, span),
+    this.#headBytes = Math.min(this.#limits.headBytes, span);
+    this.#buffer = readBuffer(
+      Math.min(this.#maxBlock, span) + this.#headBytes + this.#align - 1,
     );
     this.#bufferStart = this.#size;
     this.#bufferEnd = this.#size;
@@ -279,12 +291,11 @@ export class BackwardLines {
   /** Make the buffer hold `offset`: the block ending there, and head bytes after it. */
   async #cover(offset: number): Promise<void> {
     if (offset >= this.#bufferStart && offset < this.#bufferEnd) return;
-    const headBytes = this.#buffer.length -
-      Math.min(this.#maxBlock, this.#size - this.#floor);
-    const capacity = Math.min(this.#block, this.#buffer.length - headBytes);
+    const headBytes = this.#headBytes;
+    const capacity = Math.min(this.#block, this.#maxBlock);
     this.#block = Math.min(2 * this.#block, this.#maxBlock);
     const blockEnd = Math.min(offset + 1, this.#size);
-    const blockStart = Math.max(this.#floor, blockEnd - capacity);
+    const blockStart = this.#blockStart(blockEnd - capacity);
     const end = Math.min(this.#size, blockEnd + headBytes);
     // Bytes at hand that the new range holds (the old block's start) move
     // to their place, and only the rest is read.
@@ -345,12 +356,18 @@ export class BackwardLines {
 
   /** Read the largest block ending at `end` (but not below the floor), ahead. */
   #startAhead(end: number): void {
-    const start = Math.max(this.#floor, end - this.#maxBlock);
+    const start = this.#blockStart(end - this.#maxBlock);
     if (start >= end) return;
-    this.#aheadBuffer ??= new Uint8Array(this.#buffer.length);
+    this.#aheadBuffer ??= readBuffer(this.#buffer.length);
     const bytes = this.#aheadBuffer.subarray(0, end - start);
     const read = this.#readFully(bytes, start).then(() => true, () => false);
     this.#ahead = { start, bytes, read };
+  }
+
+  /** Where a block reaching back to `position` starts: aligned, not below the floor. */
+  #blockStart(position: number): number {
+    const start = Math.max(this.#floor, position);
+    return this.#align === 1 ? start : alignDown(start, this.#floor);
   }
 
   /** Fill `into` from `position`, looping on short reads. */

@@ -15,6 +15,7 @@
  */
 
 import { findByte } from "./_find_byte.ts";
+import { PAGE_BYTES, readBuffer } from "./_read_buffer.ts";
 import type { FileHandle } from "../_fs.ts";
 
 /**
@@ -343,11 +344,15 @@ export async function* readLines(
   // are taken, so the wait for the disk overlaps the work on the bytes. A
   // line is valid until the next is asked for, and the buffer it lies in is
   // read into again only after its last line was taken.
-  const buffers = [new Uint8Array(size), new Uint8Array(size)];
-  const read = (i: number, at: number): Promise<number> =>
-    at < end
-      ? file.read(buffers[i]!.subarray(0, Math.min(size, end - at)), at)
-      : Promise.resolve(0);
+  const buffers = [readBuffer(size), readBuffer(size)];
+  // A read from the middle of a page stops at the next page, so the reads
+  // after it start on one (see `_read_buffer.ts`).
+  const read = (i: number, at: number): Promise<number> => {
+    if (at >= end) return Promise.resolve(0);
+    const rest = at % PAGE_BYTES;
+    const room = size > PAGE_BYTES && rest !== 0 ? size - rest : size;
+    return file.read(buffers[i]!.subarray(0, Math.min(room, end - at)), at);
+  };
   let next = read(0, start);
   try {
     for (let at = start, i = 0;; i ^= 1) {
