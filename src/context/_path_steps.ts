@@ -36,16 +36,12 @@ export class PathSteps {
   add(id: string, type: string, offset = -1): void {
     const key = hexKey(id);
     if (key >= 0) return this.addKey(key, type, offset);
-    this.#others.set(this.#count, id);
-    this.#addStep(0, type, offset);
+    this.#others.set(this.#count, id); // by position: the key stays unused
+    this.addKey(0, type, offset);
   }
 
   /** {@linkcode add} for an id of 8 hex digits, by its {@linkcode hexKey}. */
   addKey(key: number, type: string, offset = -1): void {
-    this.#addStep(key, type, offset);
-  }
-
-  #addStep(key: number, type: string, offset: number): void {
     if (this.#count === this.#keys.length) this.#grow();
     const i = this.#count++;
     this.#keys[i] = key;

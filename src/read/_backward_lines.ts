@@ -1,10 +1,11 @@
 /**
  * The line source, backward half: a file's lines from the last to the
  * first, over positional reads that go backwards in large blocks, each
- * line's start found with `findLastByte` (`lastIndexOf`). A line's head is always at hand
- * (every block keeps the bytes just after it); its whole content only when
- * it lies in the block, else {@linkcode BackwardLines.complete} reads it.
- * Nothing is allocated for a line that is passed over.
+ * line's start found with `findLastByte` (`lastIndexOf`). A line's head is
+ * always at hand (every block keeps the bytes just after it); its whole
+ * content only when it lies in the block, else
+ * {@linkcode BackwardLines.complete} reads it. Nothing is allocated for a
+ * line that is passed over.
  *
  * @module
  */

@@ -29,7 +29,7 @@ export class IdFlags {
   /** The flags of an id (0: absent). */
   get(id: string): number {
     const key = hexKey(id);
-    return key < 0 ? this.#other.get(id) ?? 0 : this.#getKey(key);
+    return key < 0 ? this.#other.get(id) ?? 0 : this.getKey(key);
   }
 
   /** The flags of the id in `bytes[start, end)`. */
@@ -37,13 +37,13 @@ export class IdFlags {
     const key = hexKeyOfBytes(bytes, start, end);
     return key < 0
       ? this.#other.get(_utf8.decode(bytes.subarray(start, end))) ?? 0
-      : this.#getKey(key);
+      : this.getKey(key);
   }
 
   /** Add `flags` to an id's; returns the flags it had. */
   add(id: string, flags: number): number {
     const key = hexKey(id);
-    if (key >= 0) return this.#addKey(key, flags);
+    if (key >= 0) return this.addKey(key, flags);
     const old = this.#other.get(id) ?? 0;
     this.#other.set(id, old | flags);
     return old;
@@ -57,28 +57,15 @@ export class IdFlags {
     flags: number,
   ): number {
     const key = hexKeyOfBytes(bytes, start, end);
-    if (key >= 0) return this.#addKey(key, flags);
+    if (key >= 0) return this.addKey(key, flags);
     return this.add(_utf8.decode(bytes.subarray(start, end)), flags);
-  }
-
-  /**
-   * The flags of the id whose {@linkcode hexKey} is `key` (>= 0), the
-   * walk's way to ask without making the id's text.
-   */
-  getKey(key: number): number {
-    return this.#getKey(key);
-  }
-
-  /** Add `flags` to the id whose key is `key` (>= 0); returns the flags it had. */
-  addKey(key: number, flags: number): number {
-    return this.#addKey(key, flags);
   }
 
   /** Add every id of `other` with its flags. */
   addAll(other: IdFlags): void {
     for (let i = 0; i < other.#keys.length; i++) {
       const f = other.#flags[i]!;
-      if (f !== 0) this.#addKey(other.#keys[i]!, f);
+      if (f !== 0) this.addKey(other.#keys[i]!, f);
     }
     for (const [id, f] of other.#other) this.add(id, f);
   }
@@ -115,7 +102,7 @@ export class IdFlags {
     const out = new IdFlags();
     out.#reserve(n);
     for (let i = 0; i < n; i++) {
-      out.#addKey(view.getUint32(4 + i * 4, true), flags);
+      out.addKey(view.getUint32(4 + i * 4, true), flags);
     }
     const others = JSON.parse(
       new TextDecoder().decode(bytes.subarray(4 + n * 4)),
@@ -127,7 +114,11 @@ export class IdFlags {
     return out;
   }
 
-  #getKey(key: number): number {
+  /**
+   * The flags of the id whose {@linkcode hexKey} is `key` (>= 0), the
+   * walk's way to ask without making the id's text.
+   */
+  getKey(key: number): number {
     const mask = this.#keys.length - 1;
     for (let i = hashKey(key) & mask;; i = (i + 1) & mask) {
       const f = this.#flags[i]!;
@@ -136,7 +127,8 @@ export class IdFlags {
     }
   }
 
-  #addKey(key: number, flags: number): number {
+  /** Add `flags` to the id whose key is `key` (>= 0); returns the flags it had. */
+  addKey(key: number, flags: number): number {
     if ((this.#count + 1) * 2 > this.#keys.length) this.#grow();
     const mask = this.#keys.length - 1;
     for (let i = hashKey(key) & mask;; i = (i + 1) & mask) {
@@ -165,7 +157,7 @@ export class IdFlags {
     this.#flags = new Uint8Array(size);
     this.#count = 0;
     for (let i = 0; i < keys.length; i++) {
-      if (flags[i] !== 0) this.#addKey(keys[i]!, flags[i]!);
+      if (flags[i] !== 0) this.addKey(keys[i]!, flags[i]!);
     }
   }
 
@@ -176,7 +168,7 @@ export class IdFlags {
     this.#flags = new Uint8Array(keys.length * 2);
     this.#count = 0;
     for (let i = 0; i < keys.length; i++) {
-      if (flags[i] !== 0) this.#addKey(keys[i]!, flags[i]!);
+      if (flags[i] !== 0) this.addKey(keys[i]!, flags[i]!);
     }
   }
 }
